@@ -1,0 +1,435 @@
+package btree
+
+import (
+	"encoding/binary"
+
+	"github.com/pagodadb/pagoda/internal/format"
+)
+
+// Pages is what a b-tree needs from the pager: one snapshot's pages.
+type Pages interface {
+	Page(pgno uint32) ([]byte, error)
+	UsableSize() int
+	PageCount() uint32
+}
+
+// MaxDepth bounds the height of a tree, as SQLite's BTCURSOR_MAX_DEPTH does;
+// a deeper descent means a cycle.
+const MaxDepth = 20
+
+type level struct {
+	page format.Page
+	// idx is, on a leaf, the current cell; on an interior page, the child
+	// the cursor descended into, or (index trees, when this level is the
+	// top of the stack) the interior cell the cursor is on.
+	idx int
+}
+
+// Cursor walks one b-tree. The zero value is unusable; call Init.
+type Cursor struct {
+	src     Pages
+	root    uint32
+	table   bool
+	usable  int
+	kinfo   *format.KeyInfo
+	depth   int
+	valid   bool
+	err     error
+	scratch []byte // overflow payloads assembled for comparisons
+	stack   [MaxDepth]level
+}
+
+// Init prepares c for the tree rooted at root; table selects a table b-tree
+// (rowid keys) rather than an index b-tree, whose keys compare by kinfo.
+func (c *Cursor) Init(src Pages, root uint32, table bool, kinfo *format.KeyInfo) {
+	c.src, c.root, c.table, c.kinfo = src, root, table, kinfo
+	c.usable = src.UsableSize()
+	c.depth, c.valid, c.err = 0, false, nil
+}
+
+// Valid reports whether the cursor is on an entry.
+func (c *Cursor) Valid() bool { return c.valid }
+
+// Err returns the error that stopped the cursor, if any.
+func (c *Cursor) Err() error { return c.err }
+
+// Root returns the root page of the tree.
+func (c *Cursor) Root() uint32 { return c.root }
+
+func (c *Cursor) fail(err error) bool {
+	c.err, c.valid = err, false
+	return false
+}
+
+func (c *Cursor) reset() {
+	c.depth, c.valid, c.err = 0, false, nil
+}
+
+// push reads page pgno and makes it the top of the stack.
+func (c *Cursor) push(pgno uint32) error {
+	if c.depth >= MaxDepth {
+		return format.Corruptf(pgno, "b-tree rooted at page %d deeper than %d levels (cycle?)", c.root, MaxDepth)
+	}
+	data, err := c.src.Page(pgno)
+	if err != nil {
+		return err
+	}
+	pg, err := format.ParsePage(data, pgno, c.usable)
+	if err != nil {
+		return err
+	}
+	if pg.Type.IsTable() != c.table {
+		kind := "index"
+		if c.table {
+			kind = "table"
+		}
+		return format.CorruptAt(pgno, pg.Hdr, "%s page in the %s b-tree rooted at page %d", pg.Type, kind, c.root)
+	}
+	c.stack[c.depth] = level{page: pg}
+	c.depth++
+	return nil
+}
+
+func (c *Cursor) top() *level { return &c.stack[c.depth-1] }
+
+// pushChild descends into child top.idx of the interior page on top.
+func (c *Cursor) pushChild() error {
+	t := c.top()
+	child, err := t.page.Child(t.idx)
+	if err != nil {
+		return err
+	}
+	return c.push(child)
+}
+
+// descendLeft descends from the interior page on top, into child top.idx,
+// to the first entry of that subtree.
+func (c *Cursor) descendLeft() bool {
+	for {
+		if err := c.pushChild(); err != nil {
+			return c.fail(err)
+		}
+		t := c.top()
+		t.idx = 0
+		if t.page.Type.IsLeaf() {
+			if t.page.NCells == 0 {
+				return c.climbForward()
+			}
+			c.valid = true
+			return true
+		}
+	}
+}
+
+// descendRight descends from the interior page on top, into child top.idx,
+// to the last entry of that subtree.
+func (c *Cursor) descendRight() bool {
+	for {
+		if err := c.pushChild(); err != nil {
+			return c.fail(err)
+		}
+		t := c.top()
+		if t.page.Type.IsLeaf() {
+			t.idx = t.page.NCells - 1
+			if t.idx < 0 {
+				return c.climbBackward()
+			}
+			c.valid = true
+			return true
+		}
+		t.idx = t.page.NCells
+	}
+}
+
+// climbForward leaves a finished subtree and moves to the next entry.
+func (c *Cursor) climbForward() bool {
+	for {
+		c.depth--
+		if c.depth == 0 {
+			c.valid = false
+			return false
+		}
+		t := c.top()
+		if t.idx < t.page.NCells {
+			if !c.table {
+				c.valid = true // on interior cell t.idx
+				return true
+			}
+			t.idx++
+			return c.descendLeft()
+		}
+	}
+}
+
+// climbBackward leaves a finished subtree and moves to the previous entry.
+func (c *Cursor) climbBackward() bool {
+	for {
+		c.depth--
+		if c.depth == 0 {
+			c.valid = false
+			return false
+		}
+		t := c.top()
+		if t.idx > 0 {
+			t.idx--
+			if !c.table {
+				c.valid = true
+				return true
+			}
+			return c.descendRight()
+		}
+	}
+}
+
+func (c *Cursor) start() bool {
+	c.reset()
+	if err := c.push(c.root); err != nil {
+		return c.fail(err)
+	}
+	return true
+}
+
+// First moves to the first entry; false if the tree is empty or on error.
+func (c *Cursor) First() bool {
+	if !c.start() {
+		return false
+	}
+	t := c.top()
+	if t.page.Type.IsLeaf() {
+		if t.page.NCells == 0 {
+			return false
+		}
+		c.valid = true
+		return true
+	}
+	return c.descendLeft()
+}
+
+// Last moves to the last entry.
+func (c *Cursor) Last() bool {
+	if !c.start() {
+		return false
+	}
+	t := c.top()
+	if t.page.Type.IsLeaf() {
+		t.idx = t.page.NCells - 1
+		c.valid = t.idx >= 0
+		return c.valid
+	}
+	t.idx = t.page.NCells
+	return c.descendRight()
+}
+
+// Next moves to the next entry.
+func (c *Cursor) Next() bool {
+	if !c.valid {
+		return false
+	}
+	t := c.top()
+	t.idx++
+	if t.page.Type.IsLeaf() {
+		if t.idx < t.page.NCells {
+			return true
+		}
+		return c.climbForward()
+	}
+	return c.descendLeft() // index interior cell k: next is child k+1's first
+}
+
+// Prev moves to the previous entry.
+func (c *Cursor) Prev() bool {
+	if !c.valid {
+		return false
+	}
+	t := c.top()
+	if t.page.Type.IsLeaf() {
+		t.idx--
+		if t.idx >= 0 {
+			return true
+		}
+		return c.climbBackward()
+	}
+	return c.descendRight() // index interior cell k: previous is child k's last
+}
+
+// SeekRowid moves a table cursor to the first row whose rowid is >= rowid
+// and reports whether that row has exactly this rowid.
+func (c *Cursor) SeekRowid(rowid int64) bool {
+	if !c.start() {
+		return false
+	}
+	for {
+		t := c.top()
+		pg := &t.page
+		lo, hi := 0, pg.NCells
+		if !pg.Type.IsLeaf() {
+			for lo < hi {
+				m := int(uint(lo+hi) >> 1)
+				k, err := pg.TableInteriorKey(m)
+				if err != nil {
+					return c.fail(err)
+				}
+				if k < rowid {
+					lo = m + 1
+				} else {
+					hi = m
+				}
+			}
+			t.idx = lo
+			if err := c.pushChild(); err != nil {
+				return c.fail(err)
+			}
+			continue
+		}
+		var found int64
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			k, err := pg.TableLeafRowid(m)
+			if err != nil {
+				return c.fail(err)
+			}
+			if k < rowid {
+				lo = m + 1
+			} else {
+				hi = m
+				found = k
+			}
+		}
+		t.idx = lo
+		if lo < pg.NCells {
+			c.valid = true
+			return found == rowid
+		}
+		c.climbForward()
+		return false
+	}
+}
+
+// SeekKey moves an index cursor to the first entry that is >= key, where an
+// entry equal to key on key's fields (a prefix) counts as equal, and reports
+// whether that entry matches key on all of key's fields.
+func (c *Cursor) SeekKey(key []byte) bool {
+	if !c.start() {
+		return false
+	}
+	for {
+		t := c.top()
+		pg := &t.page
+		lo, hi := 0, pg.NCells
+		exact := false
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			cmp, err := c.compareCell(pg, m, key)
+			if err != nil {
+				return c.fail(err)
+			}
+			if cmp < 0 {
+				lo = m + 1
+			} else {
+				hi = m
+				exact = cmp == 0
+			}
+		}
+		t.idx = lo
+		if !pg.Type.IsLeaf() {
+			if err := c.pushChild(); err != nil {
+				return c.fail(err)
+			}
+			continue
+		}
+		if lo < pg.NCells {
+			c.valid = true
+			return exact
+		}
+		if !c.climbForward() {
+			return false
+		}
+		cmp, err := c.compareCell(&c.top().page, c.top().idx, key)
+		if err != nil {
+			return c.fail(err)
+		}
+		return cmp == 0
+	}
+}
+
+// compareCell compares the key of cell i of pg with key.
+func (c *Cursor) compareCell(pg *format.Page, i int, key []byte) (int, error) {
+	cell, err := pg.Cell(i)
+	if err != nil {
+		return 0, err
+	}
+	payload := cell.Local
+	if cell.Overflow != 0 {
+		c.scratch, err = readOverflow(c.src, c.scratch[:0], cell, pg.Pgno)
+		if err != nil {
+			return 0, err
+		}
+		payload = c.scratch
+	}
+	cmp, err := format.CompareRecords(payload, key, c.kinfo)
+	if err != nil {
+		return 0, format.Corruptf(pg.Pgno, "cell %d: %v", i, err)
+	}
+	return cmp, nil
+}
+
+// Cell returns the current cell.
+func (c *Cursor) Cell() (format.Cell, error) {
+	t := c.top()
+	return t.page.Cell(t.idx)
+}
+
+// Rowid returns the rowid of the current row of a table cursor.
+func (c *Cursor) Rowid() int64 {
+	t := c.top()
+	r, err := t.page.TableLeafRowid(t.idx)
+	if err != nil {
+		c.fail(err)
+		return 0
+	}
+	return r
+}
+
+// Payload returns the current entry's payload (the row record, or the index
+// key). It aliases the page when the payload is all local; an overflowing
+// payload is assembled into a new slice.
+func (c *Cursor) Payload() ([]byte, error) {
+	t := c.top()
+	cell, err := t.page.Cell(t.idx)
+	if err != nil {
+		return nil, err
+	}
+	if cell.Overflow == 0 {
+		return cell.Local, nil
+	}
+	return readOverflow(c.src, make([]byte, 0, cell.PayloadLen), cell, t.page.Pgno)
+}
+
+// Page returns the page the cursor is on and the cell index there.
+func (c *Cursor) Page() (*format.Page, int) {
+	t := c.top()
+	return &t.page, t.idx
+}
+
+// readOverflow appends cell's whole payload to dst: the local part, then the
+// overflow chain, which must hold exactly the pages the payload needs.
+func readOverflow(src Pages, dst []byte, cell format.Cell, pgno uint32) ([]byte, error) {
+	dst = append(dst, cell.Local...)
+	rest := cell.PayloadLen - int64(len(cell.Local))
+	per := int64(src.UsableSize() - format.OverflowPageHeaderSize)
+	next := cell.Overflow
+	for rest > 0 {
+		if next == 0 {
+			return nil, format.Corruptf(pgno, "overflow chain ends %d bytes short of the payload", rest)
+		}
+		data, err := src.Page(next)
+		if err != nil {
+			return nil, err
+		}
+		n := min(rest, per)
+		dst = append(dst, data[format.OverflowPageHeaderSize:format.OverflowPageHeaderSize+n]...)
+		rest -= n
+		next = binary.BigEndian.Uint32(data)
+	}
+	return dst, nil
+}

@@ -1,0 +1,98 @@
+package format
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// Cell layouts by page type:
+//
+//	table leaf (13):     varint payloadLen, varint rowid, local payload, [u32 first overflow]
+//	table interior (5):  u32 left child, varint rowid
+//	index leaf (10):     varint payloadLen, local payload, [u32 first overflow]
+//	index interior (2):  u32 left child, varint payloadLen, local payload, [u32 first overflow]
+//
+// The overflow page number is present only when payloadLen exceeds the
+// local size (payload.go).
+
+// MaxPayload bounds a payload length; SQLite's own limit is about 1e9 bytes.
+const MaxPayload = math.MaxInt32
+
+// Cell is one parsed cell. Local aliases the page.
+type Cell struct {
+	Child      uint32 // left child (interior pages)
+	Rowid      int64  // table pages
+	PayloadLen int64  // total payload length (leaf and index pages)
+	Local      []byte // the payload bytes stored on the page
+	Overflow   uint32 // first overflow page, 0 if the payload is all local
+	Size       int    // bytes the cell occupies in the content area (at least 4)
+}
+
+// Cell parses cell i of the page.
+func (p *Page) Cell(i int) (Cell, error) {
+	off, err := p.CellOffset(i)
+	if err != nil {
+		return Cell{}, err
+	}
+	return p.CellAt(off)
+}
+
+// CellAt parses the cell that starts at offset off.
+func (p *Page) CellAt(off int) (Cell, error) {
+	var c Cell
+	b := p.Data[:p.Usable]
+	if off < 0 || off > len(b)-minCellSize {
+		return c, CorruptAt(p.Pgno, off, "cell offset out of range 0..%d", len(b)-minCellSize)
+	}
+	pos := off
+	if !p.Type.IsLeaf() {
+		if pos+4 > len(b) {
+			return c, CorruptAt(p.Pgno, off, "cell extends off the end of the page")
+		}
+		c.Child = binary.BigEndian.Uint32(b[pos:])
+		pos += 4
+		if p.Type == PageTableInterior {
+			v, n := Uvarint(b[pos:])
+			if n == 0 {
+				return c, CorruptAt(p.Pgno, off, "cell extends off the end of the page")
+			}
+			c.Rowid = int64(v)
+			c.Size = max(pos+n-off, minCellSize)
+			return c, nil
+		}
+	}
+	v, n := Uvarint(b[pos:])
+	if n == 0 {
+		return c, CorruptAt(p.Pgno, off, "cell extends off the end of the page")
+	}
+	if v > MaxPayload {
+		return c, CorruptAt(p.Pgno, off, "payload length %d too large", v)
+	}
+	c.PayloadLen = int64(v)
+	pos += n
+	if p.Type == PageTableLeaf {
+		r, m := Uvarint(b[pos:])
+		if m == 0 {
+			return c, CorruptAt(p.Pgno, off, "cell extends off the end of the page")
+		}
+		c.Rowid = int64(r)
+		pos += m
+	}
+	local := LocalSize(c.PayloadLen, p.Usable, p.Type == PageTableLeaf)
+	end := pos + local
+	if local < int(c.PayloadLen) {
+		end += 4
+	}
+	if end > len(b) {
+		return c, CorruptAt(p.Pgno, off, "cell of %d bytes extends off the end of the page", end-off)
+	}
+	c.Local = b[pos : pos+local : pos+local]
+	if local < int(c.PayloadLen) {
+		c.Overflow = binary.BigEndian.Uint32(b[pos+local:])
+		if c.Overflow == 0 {
+			return c, CorruptAt(p.Pgno, off, "overflowing cell has no overflow page")
+		}
+	}
+	c.Size = max(end-off, minCellSize)
+	return c, nil
+}

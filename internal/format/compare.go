@@ -1,0 +1,171 @@
+package format
+
+import (
+	"bytes"
+	"math"
+)
+
+// Collation is a text comparison rule of SQLite.
+type Collation uint8
+
+const (
+	CollBinary Collation = iota // memcmp, then shorter first
+	CollNoCase                  // ASCII A-Z folded to a-z, then binary
+	CollRTrim                   // trailing spaces ignored, then binary
+)
+
+// KeyInfo tells how index key fields compare: field i uses Colls[i] and is
+// inverted when Desc[i]; fields beyond the slices compare BINARY ascending.
+type KeyInfo struct {
+	Colls []Collation
+	Desc  []bool
+}
+
+// classOrder ranks storage classes: NULL < numbers < TEXT < BLOB. A NaN
+// float ranks as the NULL it is stored as.
+func classOrder(v Value) int {
+	switch v.Kind {
+	case KindNull:
+		return 0
+	case KindInt:
+		return 1
+	case KindFloat:
+		if math.IsNaN(math.Float64frombits(v.num)) {
+			return 0
+		}
+		return 1
+	case KindText:
+		return 2
+	}
+	return 3
+}
+
+// CompareValues orders two values as SQLite does for index keys.
+func CompareValues(a, b Value, coll Collation) int {
+	ca, cb := classOrder(a), classOrder(b)
+	if ca != cb {
+		return cmpInt(ca, cb)
+	}
+	switch ca {
+	case 0:
+		return 0
+	case 1:
+		return compareNumbers(a, b)
+	case 2:
+		return CompareText(a.Bytes, b.Bytes, coll)
+	}
+	return bytes.Compare(a.Bytes, b.Bytes)
+}
+
+func cmpInt[T int | int64 | float64](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// compareNumbers compares by exact value, ints against reals included.
+func compareNumbers(a, b Value) int {
+	switch {
+	case a.Kind == KindInt && b.Kind == KindInt:
+		return cmpInt(int64(a.num), int64(b.num))
+	case a.Kind == KindFloat && b.Kind == KindFloat:
+		return cmpInt(a.Float(), b.Float())
+	case a.Kind == KindInt:
+		return compareIntFloat(int64(a.num), b.Float())
+	}
+	return -compareIntFloat(int64(b.num), a.Float())
+}
+
+// compareIntFloat compares i with f without rounding i to a float.
+func compareIntFloat(i int64, f float64) int {
+	switch {
+	case math.IsNaN(f):
+		return 1 // NaN is stored as NULL; treat as smallest number
+	case f < -9223372036854775808.0:
+		return 1
+	case f >= 9223372036854775808.0:
+		return -1
+	}
+	t := int64(f) // exact truncation toward zero in range
+	if i != t {
+		return cmpInt(i, t)
+	}
+	return cmpInt(float64(0), f-float64(t))
+}
+
+// CompareText compares two UTF-8 strings under a collation.
+func CompareText(a, b []byte, coll Collation) int {
+	switch coll {
+	case CollNoCase:
+		// sqlite3StrNICmp stops at a NUL byte: after a NUL both strings
+		// share, only the lengths decide ('a\x00b' = 'a\x00c').
+		n := min(len(a), len(b))
+		for i := 0; i < n; i++ {
+			x, y := foldASCII(a[i]), foldASCII(b[i])
+			if x != y {
+				return cmpInt(int(x), int(y))
+			}
+			if x == 0 {
+				break
+			}
+		}
+		return cmpInt(len(a), len(b))
+	case CollRTrim:
+		return bytes.Compare(bytes.TrimRight(a, " "), bytes.TrimRight(b, " "))
+	}
+	return bytes.Compare(a, b)
+}
+
+func foldASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + ('a' - 'A')
+	}
+	return c
+}
+
+// CompareRecords compares two records field by field over the fields both
+// have, and returns 0 when those are all equal: the caller decides what a
+// shorter key (a prefix) means.
+func CompareRecords(a, b []byte, k *KeyInfo) (int, error) {
+	ra, err := NewRecordReader(a)
+	if err != nil {
+		return 0, err
+	}
+	rb, err := NewRecordReader(b)
+	if err != nil {
+		return 0, err
+	}
+	for i := 0; ; i++ {
+		va, oka, err := ra.Next()
+		if err != nil {
+			return 0, err
+		}
+		vb, okb, err := rb.Next()
+		if err != nil {
+			return 0, err
+		}
+		if !oka || !okb {
+			return 0, nil
+		}
+		coll := CollBinary
+		desc := false
+		if k != nil {
+			if i < len(k.Colls) {
+				coll = k.Colls[i]
+			}
+			if i < len(k.Desc) {
+				desc = k.Desc[i]
+			}
+		}
+		if c := CompareValues(va, vb, coll); c != 0 {
+			if desc {
+				return -c, nil
+			}
+			return c, nil
+		}
+	}
+}

@@ -1,0 +1,49 @@
+package format
+
+import (
+	"errors"
+	"fmt"
+)
+
+// The engine's sentinel errors that every layer may wrap. The root package
+// re-exports them under the same names; callers test with errors.Is.
+var (
+	// ErrCorrupt reports bytes that break a rule of the file format.
+	ErrCorrupt = errors.New("database is corrupt")
+	// ErrUnsupported reports a valid file (or request) using a feature
+	// pagoda does not implement.
+	ErrUnsupported = errors.New("unsupported")
+)
+
+// CorruptError says where a file breaks the format: the page (0 when the
+// problem is not tied to one page, e.g. the WAL), the byte offset in that
+// page (-1 when unknown) and what is wrong. It unwraps to ErrCorrupt.
+type CorruptError struct {
+	Page   uint32
+	Offset int
+	Msg    string
+}
+
+func (e *CorruptError) Error() string {
+	switch {
+	case e.Page == 0:
+		return "database is corrupt: " + e.Msg
+	case e.Offset < 0:
+		return fmt.Sprintf("database is corrupt: page %d: %s", e.Page, e.Msg)
+	default:
+		return fmt.Sprintf("database is corrupt: page %d offset %d: %s", e.Page, e.Offset, e.Msg)
+	}
+}
+
+// Unwrap makes errors.Is(err, ErrCorrupt) true.
+func (e *CorruptError) Unwrap() error { return ErrCorrupt }
+
+// Corruptf returns a *CorruptError for page pgno (offset unknown).
+func Corruptf(pgno uint32, format string, args ...any) error {
+	return &CorruptError{Page: pgno, Offset: -1, Msg: fmt.Sprintf(format, args...)}
+}
+
+// CorruptAt returns a *CorruptError for a byte offset of page pgno.
+func CorruptAt(pgno uint32, off int, format string, args ...any) error {
+	return &CorruptError{Page: pgno, Offset: off, Msg: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,239 @@
+package format
+
+import "encoding/binary"
+
+// A b-tree page. The header starts at offset 100 on page 1, at 0 elsewhere;
+// every offset stored in the page is measured from byte 0 of the page.
+//
+//	[hdr .. hdr+7 or +11]   page header (8 bytes on leaves, 12 on interior pages)
+//	[.. + 2*nCells]         cell pointer array, 2-byte offsets in key order
+//	[.. contentStart-1]     unallocated gap
+//	[contentStart .. U-1]   cells, freeblocks and fragments, any physical order
+//	[U .. P-1]              reserved bytes
+//
+// Page header:
+//
+//	OFF SIZE FIELD
+//	  0    1 page type (2, 5, 10, 13)
+//	  1    2 offset of the first freeblock, 0 if none
+//	  3    2 number of cells
+//	  5    2 start of the cell content area (0 means 65536)
+//	  7    1 fragmented free bytes in the content area
+//	  8    4 right-most child page (interior pages only)
+//
+// A freeblock: 2 bytes offset of the next freeblock (0 = last), 2 bytes
+// size of this freeblock including these 4 bytes.
+
+// PageType is the first byte of a b-tree page header.
+type PageType byte
+
+const (
+	PageIndexInterior PageType = 2
+	PageTableInterior PageType = 5
+	PageIndexLeaf     PageType = 10
+	PageTableLeaf     PageType = 13
+)
+
+// Valid reports whether t is one of the four b-tree page types.
+func (t PageType) Valid() bool {
+	return t == PageIndexInterior || t == PageTableInterior || t == PageIndexLeaf || t == PageTableLeaf
+}
+
+// IsLeaf reports whether pages of type t have no children.
+func (t PageType) IsLeaf() bool { return t == PageIndexLeaf || t == PageTableLeaf }
+
+// IsTable reports whether t belongs to a table (rowid) b-tree.
+func (t PageType) IsTable() bool { return t == PageTableInterior || t == PageTableLeaf }
+
+// HeaderSize returns the size of the page header for pages of type t.
+func (t PageType) HeaderSize() int {
+	if t.IsLeaf() {
+		return PageHeaderSizeLeaf
+	}
+	return PageHeaderSizeInterior
+}
+
+func (t PageType) String() string {
+	switch t {
+	case PageIndexInterior:
+		return "index interior"
+	case PageTableInterior:
+		return "table interior"
+	case PageIndexLeaf:
+		return "index leaf"
+	case PageTableLeaf:
+		return "table leaf"
+	}
+	return "invalid"
+}
+
+const (
+	PageHeaderSizeLeaf     = 8
+	PageHeaderSizeInterior = 12
+
+	pageHdrType           = 0
+	pageHdrFirstFreeblock = 1
+	pageHdrNumCells       = 3
+	pageHdrContentStart   = 5
+	pageHdrFragmented     = 7
+	pageHdrRightChild     = 8
+
+	freeblockHeaderSize = 4
+	// minCellSize is the least content area a cell owns, whatever its encoding.
+	minCellSize = 4
+)
+
+// HeaderOffset returns where the b-tree header of page pgno starts.
+func HeaderOffset(pgno uint32) int {
+	if pgno == 1 {
+		return HeaderSize
+	}
+	return 0
+}
+
+// Page is a checked view of one b-tree page. It holds no copy: Data is the
+// page as the pager handed it out.
+type Page struct {
+	Data     []byte // the whole page; only Data[:Usable] is b-tree content
+	Pgno     uint32
+	Type     PageType
+	Hdr      int // offset of the page header
+	NCells   int
+	Usable   int
+	cellPtrs int // offset of the cell pointer array
+}
+
+// ParsePage checks the page header of page pgno (cheap checks only: the type,
+// and that the cell pointer array fits) and returns a view of it.
+func ParsePage(data []byte, pgno uint32, usable int) (Page, error) {
+	hdr := HeaderOffset(pgno)
+	if usable > len(data) || hdr+PageHeaderSizeLeaf > usable {
+		return Page{}, Corruptf(pgno, "page of %d bytes shorter than usable size %d", len(data), usable)
+	}
+	t := PageType(data[hdr+pageHdrType])
+	if !t.Valid() {
+		return Page{}, CorruptAt(pgno, hdr, "invalid b-tree page type %d", byte(t))
+	}
+	n := int(binary.BigEndian.Uint16(data[hdr+pageHdrNumCells:]))
+	ptrs := hdr + t.HeaderSize()
+	if ptrs+2*n > usable {
+		return Page{}, CorruptAt(pgno, hdr+pageHdrNumCells, "%d cells do not fit in the page", n)
+	}
+	return Page{Data: data, Pgno: pgno, Type: t, Hdr: hdr, NCells: n, Usable: usable, cellPtrs: ptrs}, nil
+}
+
+// RightChild returns the right-most child of an interior page.
+func (p *Page) RightChild() uint32 {
+	return binary.BigEndian.Uint32(p.Data[p.Hdr+pageHdrRightChild:])
+}
+
+// FirstFreeblock returns the offset of the first freeblock, 0 if none.
+func (p *Page) FirstFreeblock() int {
+	return int(binary.BigEndian.Uint16(p.Data[p.Hdr+pageHdrFirstFreeblock:]))
+}
+
+// ContentStart returns the start of the cell content area.
+func (p *Page) ContentStart() int {
+	v := int(binary.BigEndian.Uint16(p.Data[p.Hdr+pageHdrContentStart:]))
+	if v == 0 {
+		return MaxPageSize
+	}
+	return v
+}
+
+// FragmentedBytes returns header byte 7.
+func (p *Page) FragmentedBytes() int { return int(p.Data[p.Hdr+pageHdrFragmented]) }
+
+// CellPointerEnd returns the offset just past the cell pointer array.
+func (p *Page) CellPointerEnd() int { return p.cellPtrs + 2*p.NCells }
+
+// CellOffset returns the offset of cell i, checked to lie in the content area
+// with room for the 4 bytes every cell owns (SQLite's range is up to U-4).
+func (p *Page) CellOffset(i int) (int, error) {
+	off := int(binary.BigEndian.Uint16(p.Data[p.cellPtrs+2*i:]))
+	if off < p.cellPtrs+2*p.NCells || off > p.Usable-minCellSize {
+		return 0, CorruptAt(p.Pgno, p.cellPtrs+2*i, "cell %d offset %d out of range %d..%d",
+			i, off, p.cellPtrs+2*p.NCells, p.Usable-minCellSize)
+	}
+	return off, nil
+}
+
+// Child returns the child page left of cell i of an interior page; i ==
+// NCells returns the right-most child.
+func (p *Page) Child(i int) (uint32, error) {
+	if i == p.NCells {
+		return p.RightChild(), nil
+	}
+	off, err := p.CellOffset(i)
+	if err != nil {
+		return 0, err
+	}
+	if off+4 > p.Usable {
+		return 0, CorruptAt(p.Pgno, off, "cell %d extends off the end of the page", i)
+	}
+	return binary.BigEndian.Uint32(p.Data[off:]), nil
+}
+
+// TableInteriorKey returns the rowid separator of cell i of a table interior page.
+func (p *Page) TableInteriorKey(i int) (int64, error) {
+	off, err := p.CellOffset(i)
+	if err != nil {
+		return 0, err
+	}
+	v, n := Uvarint(p.Data[min(off+4, p.Usable):p.Usable])
+	if n == 0 {
+		return 0, CorruptAt(p.Pgno, off, "cell %d extends off the end of the page", i)
+	}
+	return int64(v), nil
+}
+
+// TableLeafRowid returns the rowid of cell i of a table leaf page.
+func (p *Page) TableLeafRowid(i int) (int64, error) {
+	off, err := p.CellOffset(i)
+	if err != nil {
+		return 0, err
+	}
+	b := p.Data[off:p.Usable]
+	_, n := Uvarint(b)
+	if n == 0 {
+		return 0, CorruptAt(p.Pgno, off, "cell %d extends off the end of the page", i)
+	}
+	v, m := Uvarint(b[n:])
+	if m == 0 {
+		return 0, CorruptAt(p.Pgno, off, "cell %d extends off the end of the page", i)
+	}
+	return int64(v), nil
+}
+
+// FreeSpace returns the page's free bytes: the gap between the cell pointer
+// array and the content area, the freeblocks and the fragmented bytes. It
+// checks the freeblock chain as sqlite3's integrity_check does.
+func (p *Page) FreeSpace() (int, error) {
+	start := p.ContentStart()
+	end := p.CellPointerEnd()
+	if start < end || start > p.Usable {
+		return 0, CorruptAt(p.Pgno, p.Hdr+pageHdrContentStart, "content area starts at %d, outside %d..%d", start, end, p.Usable)
+	}
+	free := start - end + p.FragmentedBytes()
+	prev := 0
+	for fb := p.FirstFreeblock(); fb != 0; {
+		if fb < start || fb+freeblockHeaderSize > p.Usable || (prev != 0 && fb <= prev) {
+			return 0, CorruptAt(p.Pgno, fb, "free space corruption: freeblock at %d", fb)
+		}
+		next := int(binary.BigEndian.Uint16(p.Data[fb:]))
+		size := int(binary.BigEndian.Uint16(p.Data[fb+2:]))
+		if size < freeblockHeaderSize || fb+size > p.Usable {
+			return 0, CorruptAt(p.Pgno, fb, "free space corruption: freeblock of %d bytes at %d", size, fb)
+		}
+		if next != 0 && next <= fb+size+3 {
+			return 0, CorruptAt(p.Pgno, fb, "free space corruption: freeblock at %d overlaps or touches the next at %d", fb, next)
+		}
+		free += size
+		prev = fb
+		fb = next
+	}
+	if free > p.Usable-end {
+		return 0, CorruptAt(p.Pgno, p.Hdr+pageHdrFragmented, "free space %d exceeds the %d bytes after the cell pointers", free, p.Usable-end)
+	}
+	return free, nil
+}

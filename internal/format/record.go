@@ -1,0 +1,331 @@
+package format
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// A record (the payload of a table row or an index entry):
+//
+//	varint H                  header length in bytes, counting this varint
+//	varint serialType[0..n-1] the rest of the header
+//	body[0] .. body[n-1]      the values, concatenated, no padding
+//
+// Serial types:
+//
+//	TYPE   BODY      MEANING
+//	0      0         NULL
+//	1..4   1,2,3,4   big-endian two's complement integer
+//	5      6         48-bit integer
+//	6      8         64-bit integer
+//	7      8         IEEE-754 binary64, big-endian
+//	8, 9   0         the integers 0 and 1 (schema format 4)
+//	10, 11 -         reserved, never valid
+//	N>=12, even      BLOB of (N-12)/2 bytes
+//	N>=13, odd       TEXT of (N-13)/2 bytes, UTF-8, no terminator
+
+// Kind is the storage class of a value.
+type Kind uint8
+
+const (
+	KindNull Kind = iota
+	KindInt
+	KindFloat
+	KindText
+	KindBlob
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindNull:
+		return "NULL"
+	case KindInt:
+		return "INTEGER"
+	case KindFloat:
+		return "REAL"
+	case KindText:
+		return "TEXT"
+	case KindBlob:
+		return "BLOB"
+	}
+	return "invalid"
+}
+
+// Value is one decoded field. Bytes (text and blob) alias the record.
+type Value struct {
+	Kind  Kind
+	num   uint64 // int64 or float64 bits
+	Bytes []byte
+}
+
+// IntValue, FloatValue, TextValue, BlobValue and NullValue build values.
+func IntValue(v int64) Value     { return Value{Kind: KindInt, num: uint64(v)} }
+func FloatValue(f float64) Value { return Value{Kind: KindFloat, num: math.Float64bits(f)} }
+func TextValue(b []byte) Value   { return Value{Kind: KindText, Bytes: b} }
+func BlobValue(b []byte) Value   { return Value{Kind: KindBlob, Bytes: b} }
+func NullValue() Value           { return Value{} }
+
+// Int returns an integer value (0 for other kinds; floats are truncated).
+func (v Value) Int() int64 {
+	switch v.Kind {
+	case KindInt:
+		return int64(v.num)
+	case KindFloat:
+		return int64(math.Float64frombits(v.num))
+	}
+	return 0
+}
+
+// Float returns a float value (integers are converted; 0 for other kinds).
+func (v Value) Float() float64 {
+	switch v.Kind {
+	case KindInt:
+		return float64(int64(v.num))
+	case KindFloat:
+		return math.Float64frombits(v.num)
+	}
+	return 0
+}
+
+// SerialTypeSize returns the body size of serial type t; ok is false for the
+// reserved types 10 and 11.
+func SerialTypeSize(t uint64) (n int64, ok bool) {
+	switch {
+	case t >= 12:
+		return int64((t - 12) / 2), true // divide first: t may exceed MaxInt64
+	case t <= 4:
+		return int64(t), true
+	case t == 5:
+		return 6, true
+	case t == 6 || t == 7:
+		return 8, true
+	case t == 8 || t == 9:
+		return 0, true
+	}
+	return 0, false
+}
+
+// DecodeValue decodes a body of serial type t. body must hold exactly
+// SerialTypeSize(t) bytes.
+func DecodeValue(t uint64, body []byte) Value {
+	switch {
+	case t == 0:
+		return Value{}
+	case t <= 6:
+		return IntValue(decodeInt(body))
+	case t == 7:
+		f := math.Float64frombits(binary.BigEndian.Uint64(body))
+		if math.IsNaN(f) {
+			return Value{} // SQLite reads a stored NaN as NULL
+		}
+		return Value{Kind: KindFloat, num: math.Float64bits(f)}
+	case t == 8:
+		return IntValue(0)
+	case t == 9:
+		return IntValue(1)
+	case t&1 == 0:
+		return BlobValue(body)
+	}
+	return TextValue(body)
+}
+
+// decodeInt sign-extends a 1..8 byte big-endian integer.
+func decodeInt(b []byte) int64 {
+	switch len(b) {
+	case 1:
+		return int64(int8(b[0]))
+	case 2:
+		return int64(int16(binary.BigEndian.Uint16(b)))
+	case 8:
+		return int64(binary.BigEndian.Uint64(b))
+	}
+	v := int64(int8(b[0]))
+	for _, c := range b[1:] {
+		v = v<<8 | int64(c)
+	}
+	return v
+}
+
+// RecordReader walks the fields of a record in order without allocating.
+type RecordReader struct {
+	rec     []byte
+	hdr     int // next position in the header
+	hdrEnd  int
+	body    int // next position in the body
+	nFields int // fields read so far
+}
+
+// NewRecordReader checks the header length of rec and returns a reader.
+func NewRecordReader(rec []byte) (RecordReader, error) {
+	h, n := Uvarint(rec)
+	if n == 0 || h < uint64(n) || h > uint64(len(rec)) {
+		return RecordReader{}, &CorruptError{Offset: -1, Msg: "record header length out of range"}
+	}
+	return RecordReader{rec: rec, hdr: n, hdrEnd: int(h), body: int(h)}, nil
+}
+
+// Next returns the next field; ok is false at the end of the record.
+func (r *RecordReader) Next() (v Value, ok bool, err error) {
+	if r.hdr >= r.hdrEnd {
+		return Value{}, false, nil
+	}
+	t, n := Uvarint(r.rec[r.hdr:r.hdrEnd])
+	if n == 0 {
+		return Value{}, false, &CorruptError{Offset: -1, Msg: "record header ends inside a serial type"}
+	}
+	size, valid := SerialTypeSize(t)
+	if !valid {
+		return Value{}, false, &CorruptError{Offset: -1, Msg: "reserved serial type in record"}
+	}
+	if size > int64(len(r.rec)-r.body) {
+		return Value{}, false, &CorruptError{Offset: -1, Msg: "record body shorter than its header says"}
+	}
+	r.hdr += n
+	v = DecodeValue(t, r.rec[r.body:r.body+int(size):r.body+int(size)])
+	r.body += int(size)
+	r.nFields++
+	return v, true, nil
+}
+
+// Skip passes over the next field without decoding it; ok is false at the end.
+func (r *RecordReader) Skip() (ok bool, err error) {
+	if r.hdr >= r.hdrEnd {
+		return false, nil
+	}
+	t, n := Uvarint(r.rec[r.hdr:r.hdrEnd])
+	if n == 0 {
+		return false, &CorruptError{Offset: -1, Msg: "record header ends inside a serial type"}
+	}
+	size, valid := SerialTypeSize(t)
+	if !valid {
+		return false, &CorruptError{Offset: -1, Msg: "reserved serial type in record"}
+	}
+	if size > int64(len(r.rec)-r.body) {
+		return false, &CorruptError{Offset: -1, Msg: "record body shorter than its header says"}
+	}
+	r.hdr += n
+	r.body += int(size)
+	r.nFields++
+	return true, nil
+}
+
+// RecordField returns field i of rec, or ok false when the record has fewer
+// fields (a row written before ALTER TABLE ADD COLUMN).
+func RecordField(rec []byte, i int) (v Value, ok bool, err error) {
+	r, err := NewRecordReader(rec)
+	if err != nil {
+		return Value{}, false, err
+	}
+	for ; i > 0; i-- {
+		ok, err := r.Skip()
+		if !ok || err != nil {
+			return Value{}, false, err
+		}
+	}
+	return r.Next()
+}
+
+// RecordFieldCount returns the number of fields in rec.
+func RecordFieldCount(rec []byte) (int, error) {
+	r, err := NewRecordReader(rec)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for r.hdr < r.hdrEnd {
+		_, m := Uvarint(r.rec[r.hdr:r.hdrEnd])
+		if m == 0 {
+			return 0, &CorruptError{Offset: -1, Msg: "record header ends inside a serial type"}
+		}
+		r.hdr += m
+		n++
+	}
+	return n, nil
+}
+
+// SerialType returns the serial type pagoda writes for v: the smallest
+// integer type (8 and 9 for 0 and 1), 7 for floats, the length-coded
+// text and blob types. NaN is stored as NULL, as SQLite does.
+func SerialType(v Value) uint64 {
+	switch v.Kind {
+	case KindInt:
+		i := int64(v.num)
+		switch {
+		case i == 0:
+			return 8
+		case i == 1:
+			return 9
+		case i >= math.MinInt8 && i <= math.MaxInt8:
+			return 1
+		case i >= math.MinInt16 && i <= math.MaxInt16:
+			return 2
+		case i >= -1<<23 && i < 1<<23:
+			return 3
+		case i >= math.MinInt32 && i <= math.MaxInt32:
+			return 4
+		case i >= -1<<47 && i < 1<<47:
+			return 5
+		}
+		return 6
+	case KindFloat:
+		if math.IsNaN(math.Float64frombits(v.num)) {
+			return 0
+		}
+		return 7
+	case KindText:
+		return uint64(len(v.Bytes))*2 + 13
+	case KindBlob:
+		return uint64(len(v.Bytes))*2 + 12
+	}
+	return 0
+}
+
+// RecordSize returns the encoded size of a record holding vals.
+func RecordSize(vals []Value) int {
+	hdr, body := 0, 0
+	for _, v := range vals {
+		t := SerialType(v)
+		hdr += VarintLen(t)
+		n, _ := SerialTypeSize(t)
+		body += int(n)
+	}
+	return headerLenSize(hdr) + hdr + body
+}
+
+// headerLenSize is the size of the header-length varint for a header whose
+// serial types take hdr bytes (the varint counts itself).
+func headerLenSize(hdr int) int {
+	n := VarintLen(uint64(hdr + 1))
+	if VarintLen(uint64(hdr+n)) > n {
+		n++
+	}
+	return n
+}
+
+// AppendRecord appends the record encoding of vals to dst.
+func AppendRecord(dst []byte, vals []Value) []byte {
+	hdr := 0
+	for _, v := range vals {
+		hdr += VarintLen(SerialType(v))
+	}
+	dst = AppendUvarint(dst, uint64(hdr+headerLenSize(hdr)))
+	for _, v := range vals {
+		dst = AppendUvarint(dst, SerialType(v))
+	}
+	for _, v := range vals {
+		t := SerialType(v)
+		switch {
+		case t >= 1 && t <= 6:
+			n, _ := SerialTypeSize(t)
+			x := v.num
+			for i := int(n) - 1; i >= 0; i-- {
+				dst = append(dst, byte(x>>(8*uint(i))))
+			}
+		case t == 7:
+			dst = binary.BigEndian.AppendUint64(dst, v.num)
+		case t >= 12:
+			dst = append(dst, v.Bytes...)
+		}
+	}
+	return dst
+}

@@ -1,0 +1,51 @@
+package pager
+
+import (
+	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/wal"
+)
+
+// Snapshot is one consistent view of the database: the pages as of one
+// commit. Page returns slices of the mappings; they stay valid until the
+// pager is closed.
+type Snapshot struct {
+	data     []byte
+	dbPages  uint32
+	nPages   uint32
+	pageSize int
+	usable   int
+	log      *wal.Log
+	walData  []byte
+	maxFrame uint32
+}
+
+// PageCount returns the database size in pages in this snapshot.
+func (s *Snapshot) PageCount() uint32 { return s.nPages }
+
+// PageSize returns the page size.
+func (s *Snapshot) PageSize() int { return s.pageSize }
+
+// UsableSize returns the usable bytes per page.
+func (s *Snapshot) UsableSize() int { return s.usable }
+
+// Page returns page pgno as of the snapshot, without copying.
+func (s *Snapshot) Page(pgno uint32) ([]byte, error) {
+	if pgno == 0 || pgno > s.nPages {
+		return nil, format.Corruptf(pgno, "page number %d out of range 1..%d", pgno, s.nPages)
+	}
+	if s.maxFrame != 0 {
+		if f := s.log.Index.Find(pgno, s.maxFrame); f != 0 {
+			return s.log.FrameData(s.walData, f), nil
+		}
+	}
+	if pgno > s.dbPages {
+		return nil, format.Corruptf(pgno, "page %d is beyond the end of the file (%d pages) and not in the WAL", pgno, s.dbPages)
+	}
+	off := int(pgno-1) * s.pageSize
+	return s.data[off : off+s.pageSize : off+s.pageSize], nil
+}
+
+// InWAL reports whether pgno is served from the WAL in this snapshot.
+func (s *Snapshot) InWAL(pgno uint32) bool {
+	return s.maxFrame != 0 && s.log.Index.Find(pgno, s.maxFrame) != 0
+}
