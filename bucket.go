@@ -1,0 +1,171 @@
+package pagoda
+
+import (
+	"fmt"
+
+	"github.com/pagodadb/pagoda/internal/btree"
+	"github.com/pagodadb/pagoda/internal/format"
+)
+
+// Bucket fields in the stored record: (key, value).
+const (
+	bucketFieldKey   = 0
+	bucketFieldValue = 1
+)
+
+// Bucket is a key/value table:
+//
+//	CREATE TABLE "<name>"(key BLOB PRIMARY KEY, value BLOB) STRICT, WITHOUT ROWID
+//
+// Keys are ordered as SQLite orders BLOBs (bytes.Compare). Any table of
+// that shape, whoever created it, is a bucket.
+type Bucket struct {
+	tx   *Tx
+	name string
+	root uint32
+	cur  btree.Cursor // for Get
+	key  []byte       // Get's search key record
+}
+
+// Bucket returns the bucket called name (ErrNotFound if there is none; a
+// table of another shape is an error wrapping ErrUnsupported).
+func (tx *Tx) Bucket(name string) (*Bucket, error) {
+	if err := tx.check(); err != nil {
+		return nil, err
+	}
+	ti := tx.cat.Table(name)
+	if ti == nil {
+		return nil, fmt.Errorf("pagoda: bucket %q: %w", name, ErrNotFound)
+	}
+	if ti.Err != nil {
+		return nil, schemaErr("bucket", name, ti.Err)
+	}
+	if !ti.Table.IsBucket() {
+		return nil, fmt.Errorf("pagoda: table %q is not a bucket (key BLOB PRIMARY KEY, value BLOB) WITHOUT ROWID: %w", name, ErrUnsupported)
+	}
+	if err := tx.rootOK("bucket", name, ti.Entry.RootPage); err != nil {
+		return nil, err
+	}
+	return &Bucket{tx: tx, name: ti.Entry.Name, root: ti.Entry.RootPage}, nil
+}
+
+// Name returns the bucket's name.
+func (b *Bucket) Name() string { return b.name }
+
+// Get returns the value stored under key, or ErrNotFound. The slice aliases
+// the page (or, for values spilling onto overflow pages, a slice assembled
+// for this call) and is valid until the transaction ends; do not modify it.
+func (b *Bucket) Get(key []byte) ([]byte, error) {
+	if err := b.tx.check(); err != nil {
+		return nil, err
+	}
+	b.key = format.AppendRecord(b.key[:0], []format.Value{format.BlobValue(key)})
+	b.cur.Init(&b.tx.snap, b.root, false, nil)
+	if !b.cur.SeekKey(b.key) {
+		if err := b.cur.Err(); err != nil {
+			return nil, err
+		}
+		return nil, ErrNotFound
+	}
+	_, v, err := bucketEntry(&b.cur)
+	return v, err
+}
+
+// bucketEntry decodes the key and value of the cursor's current entry.
+func bucketEntry(c *btree.Cursor) (k, v []byte, err error) {
+	payload, err := c.Payload()
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := format.NewRecordReader(payload)
+	if err == nil {
+		var kv, vv format.Value
+		var ok bool
+		if kv, ok, err = r.Next(); err == nil && ok {
+			if vv, ok, err = r.Next(); err == nil && ok {
+				return kv.Bytes, vv.Bytes, nil
+			}
+		}
+		if err == nil {
+			err = &format.CorruptError{Msg: "bucket record has fewer than 2 fields"}
+		}
+	}
+	pg, _ := c.Page()
+	return nil, nil, format.Corruptf(pg.Pgno, "bucket entry: %s", corruptMsg(err))
+}
+
+// Cursor returns a cursor over the bucket in key order.
+func (b *Bucket) Cursor() *Cursor {
+	c := &Cursor{tx: b.tx}
+	c.c.Init(&b.tx.snap, b.root, false, nil)
+	return c
+}
+
+// Cursor iterates a bucket in key order. Moving methods return false at
+// either end or on error; Err says which. Key and Value are valid until the
+// transaction ends.
+type Cursor struct {
+	tx   *Tx
+	c    btree.Cursor
+	k, v []byte
+	err  error
+	seek []byte
+}
+
+func (c *Cursor) load(ok bool) bool {
+	c.k, c.v = nil, nil
+	if !ok {
+		return false
+	}
+	k, v, err := bucketEntry(&c.c)
+	if err != nil {
+		c.err = err
+		return false
+	}
+	c.k, c.v = k, v
+	return true
+}
+
+func (c *Cursor) ready() bool {
+	if err := c.tx.check(); err != nil {
+		c.err = err
+		return false
+	}
+	return c.err == nil
+}
+
+// First moves to the first key.
+func (c *Cursor) First() bool { return c.ready() && c.load(c.c.First()) }
+
+// Last moves to the last key.
+func (c *Cursor) Last() bool { return c.ready() && c.load(c.c.Last()) }
+
+// Next moves to the next key.
+func (c *Cursor) Next() bool { return c.ready() && c.load(c.c.Next()) }
+
+// Prev moves to the previous key.
+func (c *Cursor) Prev() bool { return c.ready() && c.load(c.c.Prev()) }
+
+// Seek moves to the first key >= key.
+func (c *Cursor) Seek(key []byte) bool {
+	if !c.ready() {
+		return false
+	}
+	c.seek = format.AppendRecord(c.seek[:0], []format.Value{format.BlobValue(key)})
+	c.c.SeekKey(c.seek)
+	return c.load(c.c.Valid())
+}
+
+// Key returns the current key (nil when the cursor is not on an entry).
+func (c *Cursor) Key() []byte { return c.k }
+
+// Value returns the current value.
+func (c *Cursor) Value() []byte { return c.v }
+
+// Err returns the error that stopped the cursor, if any.
+func (c *Cursor) Err() error {
+	if c.err != nil {
+		return c.err
+	}
+	return c.c.Err()
+}

@@ -1,0 +1,169 @@
+package pagoda
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/schema"
+)
+
+// toValue converts a Go value: nil, the integer types, float32/64, bool,
+// string, []byte, or a Value.
+func toValue(x any) (format.Value, error) {
+	switch v := x.(type) {
+	case nil:
+		return format.NullValue(), nil
+	case Value:
+		return v.v, nil
+	case int:
+		return format.IntValue(int64(v)), nil
+	case int8:
+		return format.IntValue(int64(v)), nil
+	case int16:
+		return format.IntValue(int64(v)), nil
+	case int32:
+		return format.IntValue(int64(v)), nil
+	case int64:
+		return format.IntValue(v), nil
+	case uint8:
+		return format.IntValue(int64(v)), nil
+	case uint16:
+		return format.IntValue(int64(v)), nil
+	case uint32:
+		return format.IntValue(int64(v)), nil
+	case uint:
+		if uint64(v) > math.MaxInt64 {
+			return format.Value{}, fmt.Errorf("pagoda: %w: integer %d overflows int64", ErrUnsupported, v)
+		}
+		return format.IntValue(int64(v)), nil
+	case uint64:
+		if v > math.MaxInt64 {
+			return format.Value{}, fmt.Errorf("pagoda: %w: integer %d overflows int64", ErrUnsupported, v)
+		}
+		return format.IntValue(int64(v)), nil
+	case float32:
+		return format.FloatValue(float64(v)), nil
+	case float64:
+		return format.FloatValue(v), nil
+	case bool:
+		if v {
+			return format.IntValue(1), nil
+		}
+		return format.IntValue(0), nil
+	case string:
+		return format.TextValue([]byte(v)), nil
+	case []byte:
+		if v == nil {
+			return format.NullValue(), nil
+		}
+		return format.BlobValue(v), nil
+	}
+	return format.Value{}, fmt.Errorf("pagoda: %w: cannot store a value of type %T", ErrUnsupported, x)
+}
+
+// applyAffinity converts v as SQLite does before storing it in (or comparing
+// it with) a column of affinity a.
+func applyAffinity(v format.Value, a schema.Affinity) format.Value {
+	switch a {
+	case schema.AffinityText:
+		switch v.Kind {
+		case format.KindInt:
+			return format.TextValue(strconv.AppendInt(nil, v.Int(), 10))
+		case format.KindFloat:
+			return format.TextValue([]byte(realText(v.Float())))
+		}
+	case schema.AffinityInteger, schema.AffinityNumeric:
+		switch v.Kind {
+		case format.KindText:
+			if n, ok := parseNumber(string(v.Bytes)); ok {
+				return integral(n)
+			}
+		case format.KindFloat:
+			return integral(v)
+		}
+	case schema.AffinityReal:
+		switch v.Kind {
+		case format.KindText:
+			if n, ok := parseNumber(string(v.Bytes)); ok {
+				return format.FloatValue(n.Float())
+			}
+		case format.KindInt:
+			return format.FloatValue(float64(v.Int()))
+		}
+	}
+	return v
+}
+
+// integral turns a REAL with an exact integer value into an INTEGER.
+func integral(v format.Value) format.Value {
+	if v.Kind != format.KindFloat {
+		return v
+	}
+	f := v.Float()
+	if f > -9223372036854775808.0 && f < 9223372036854775807.0 && f == math.Trunc(f) {
+		return format.IntValue(int64(f))
+	}
+	return v
+}
+
+// realText renders a REAL as SQLite converts it to TEXT ("%!.15g").
+func realText(f float64) string { return FormatFloat(f) }
+
+// parseNumber recognizes text that SQLite's numeric affinities convert: an
+// optional sign, digits with an optional fraction and exponent, surrounded
+// by optional spaces. Integers that fit int64 stay integers.
+func parseNumber(s string) (format.Value, bool) {
+	s = strings.Trim(s, " \t\n\f\r\v")
+	if s == "" {
+		return format.Value{}, false
+	}
+	body := s
+	if body[0] == '+' || body[0] == '-' {
+		body = body[1:]
+	}
+	digits, isInt := 0, true
+	i := 0
+	for i < len(body) && body[i] >= '0' && body[i] <= '9' {
+		i, digits = i+1, digits+1
+	}
+	if i < len(body) && body[i] == '.' {
+		isInt = false
+		i++
+		for i < len(body) && body[i] >= '0' && body[i] <= '9' {
+			i, digits = i+1, digits+1
+		}
+	}
+	if digits == 0 {
+		return format.Value{}, false
+	}
+	if i < len(body) && (body[i] == 'e' || body[i] == 'E') {
+		isInt = false
+		i++
+		if i < len(body) && (body[i] == '+' || body[i] == '-') {
+			i++
+		}
+		exp := 0
+		for i < len(body) && body[i] >= '0' && body[i] <= '9' {
+			i, exp = i+1, exp+1
+		}
+		if exp == 0 {
+			return format.Value{}, false
+		}
+	}
+	if i != len(body) {
+		return format.Value{}, false
+	}
+	if isInt {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return format.IntValue(n), true
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !strings.Contains(err.Error(), "range") {
+		return format.Value{}, false
+	}
+	return format.FloatValue(f), true
+}

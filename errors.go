@@ -1,0 +1,34 @@
+package pagoda
+
+import (
+	"errors"
+
+	"github.com/pagodadb/pagoda/internal/format"
+)
+
+// Sentinel errors. Errors returned by pagoda wrap one of these where one
+// applies; test with errors.Is.
+var (
+	// ErrNotFound: the key, row, bucket, table or index does not exist.
+	ErrNotFound = errors.New("pagoda: not found")
+	// ErrExists: the bucket, table, index or unique key already exists.
+	ErrExists = errors.New("pagoda: already exists")
+	// ErrCorrupt: the file breaks a rule of the SQLite format. The error
+	// in the chain is a *CorruptError naming the page.
+	ErrCorrupt = format.ErrCorrupt
+	// ErrReadOnly: a write was asked of a database opened read-only.
+	ErrReadOnly = errors.New("pagoda: database is read-only")
+	// ErrTxClosed: the transaction has already been committed or rolled back.
+	ErrTxClosed = errors.New("pagoda: transaction is closed")
+	// ErrTxNotWritable: a write was asked of a read transaction.
+	ErrTxNotWritable = errors.New("pagoda: transaction is not writable")
+	// ErrUnsupported: the file or the request uses a feature pagoda does
+	// not implement (UTF-16 text, virtual tables, expression indexes, ...).
+	ErrUnsupported = format.ErrUnsupported
+	// ErrLocked: another process holds the database's write lock.
+	ErrLocked = errors.New("pagoda: database is locked")
+)
+
+// CorruptError says where a file is corrupt: page, byte offset and what is
+// wrong. It unwraps to ErrCorrupt.
+type CorruptError = format.CorruptError

@@ -1,0 +1,187 @@
+package pagoda
+
+import (
+	"fmt"
+
+	"github.com/pagodadb/pagoda/internal/btree"
+	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/schema"
+)
+
+// Index is a SQLite index. Its entries are records holding the indexed
+// columns followed by the row's rowid (or, on a WITHOUT ROWID table, the
+// primary key columns not already indexed), in the index's order
+// (collations and DESC columns included).
+type Index struct {
+	tx   *Tx
+	info *schema.IndexInfo
+	meta *indexMeta
+	root uint32
+}
+
+// Index returns the index called name (case-insensitive), or ErrNotFound.
+func (tx *Tx) Index(name string) (*Index, error) {
+	if err := tx.check(); err != nil {
+		return nil, err
+	}
+	ii := tx.cat.Index(name)
+	if ii == nil {
+		return nil, fmt.Errorf("pagoda: index %q: %w", name, ErrNotFound)
+	}
+	if ii.Err != nil {
+		return nil, schemaErr("index", name, ii.Err)
+	}
+	if ii.Table == nil || ii.Table.Table == nil {
+		return nil, fmt.Errorf("pagoda: index %q: its table %q is missing or unreadable: %w", name, ii.Entry.TblName, ErrCorrupt)
+	}
+	if err := tx.rootOK("index", name, ii.Entry.RootPage); err != nil {
+		return nil, err
+	}
+	return &Index{tx: tx, info: ii, meta: tx.db.indexMeta(tx.cat, ii), root: ii.Entry.RootPage}, nil
+}
+
+// Name returns the index's name.
+func (ix *Index) Name() string { return ix.info.Entry.Name }
+
+// TableName returns the name of the indexed table.
+func (ix *Index) TableName() string { return ix.info.Entry.TblName }
+
+// Unique reports whether the index is UNIQUE.
+func (ix *Index) Unique() bool { return ix.info.Index.Unique }
+
+// Count returns the number of entries.
+func (ix *Index) Count() (int64, error) {
+	if err := ix.tx.check(); err != nil {
+		return 0, err
+	}
+	return btree.Count(&ix.tx.snap, ix.root, false)
+}
+
+// Cursor returns a cursor over the index's entries in index order.
+func (ix *Index) Cursor() *IndexCursor {
+	c := &IndexCursor{ix: ix}
+	c.c.Init(&ix.tx.snap, ix.root, false, &ix.meta.kinfo)
+	return c
+}
+
+// IndexCursor iterates an index. Moving methods return false at either end
+// or on error; Err says which.
+type IndexCursor struct {
+	ix  *Index
+	c   btree.Cursor
+	rec Record
+	err error
+	key []byte
+}
+
+func (c *IndexCursor) ready() bool {
+	if err := c.ix.tx.check(); err != nil {
+		c.err = err
+	}
+	return c.err == nil
+}
+
+func (c *IndexCursor) load(ok bool) bool {
+	c.rec = Record{}
+	if !ok {
+		return false
+	}
+	payload, err := c.c.Payload()
+	if err == nil {
+		pg, _ := c.c.Page()
+		c.rec, err = newRecord(payload, 0, &c.ix.meta.rec, pg.Pgno)
+	}
+	if err != nil {
+		c.err = err
+		return false
+	}
+	return true
+}
+
+// First moves to the first entry.
+func (c *IndexCursor) First() bool { return c.ready() && c.load(c.c.First()) }
+
+// Last moves to the last entry.
+func (c *IndexCursor) Last() bool { return c.ready() && c.load(c.c.Last()) }
+
+// Next moves to the next entry.
+func (c *IndexCursor) Next() bool { return c.ready() && c.load(c.c.Next()) }
+
+// Prev moves to the previous entry.
+func (c *IndexCursor) Prev() bool { return c.ready() && c.load(c.c.Prev()) }
+
+// Seek moves to the first entry that is >= prefix in index order, where
+// prefix gives values for the first len(prefix) key columns (converted by
+// the columns' affinities, as SQLite converts them). Use Match to tell
+// whether the entry starts with the prefix.
+func (c *IndexCursor) Seek(prefix ...any) bool {
+	if !c.ready() {
+		return false
+	}
+	key, err := c.ix.searchKey(c.key[:0], prefix)
+	if err != nil {
+		c.err = err
+		return false
+	}
+	c.key = key
+	c.c.SeekKey(c.key)
+	return c.load(c.c.Valid())
+}
+
+// Match reports whether the current entry equals prefix on its first
+// len(prefix) columns, under the index's collations.
+func (c *IndexCursor) Match(prefix ...any) bool {
+	if !c.c.Valid() {
+		return false
+	}
+	key, err := c.ix.searchKey(c.key[:0], prefix)
+	if err != nil {
+		c.err = err
+		return false
+	}
+	c.key = key
+	cmp, err := format.CompareRecords(c.rec.data, key, &c.ix.meta.kinfo)
+	if err != nil {
+		c.err = err
+		return false
+	}
+	return cmp == 0
+}
+
+// Key returns the current entry: the indexed columns, then the rowid (or
+// the remaining primary key columns).
+func (c *IndexCursor) Key() Record { return c.rec }
+
+// Rowid returns the rowid of the current entry's row (indexes on rowid
+// tables; 0 otherwise).
+func (c *IndexCursor) Rowid() int64 {
+	if c.ix.info.Table.Table.WithoutRowID || c.rec.data == nil {
+		return 0
+	}
+	return c.rec.Column(c.rec.Len() - 1).Int()
+}
+
+// Err returns the error that stopped the cursor, if any.
+func (c *IndexCursor) Err() error {
+	if c.err != nil {
+		return c.err
+	}
+	return c.c.Err()
+}
+
+// searchKey encodes prefix values as a key record.
+func (ix *Index) searchKey(dst []byte, prefix []any) ([]byte, error) {
+	if len(prefix) > len(ix.meta.aff) {
+		return nil, fmt.Errorf("pagoda: index %q has %d key columns, got %d values", ix.Name(), len(ix.meta.aff), len(prefix))
+	}
+	var buf [8]format.Value
+	vals := buf[:0]
+	for i, x := range prefix {
+		v, err := toValue(x)
+		if err != nil {
+			return nil, err
+		}
+		vals = append(vals, applyAffinity(v, ix.meta.aff[i]))
+	}
+	return format.AppendRecord(dst, vals), nil
+}

@@ -1,0 +1,160 @@
+// Package lint holds tests that make the house rules executable: imports
+// point only downward through the layers, unsafe appears only in the pager,
+// and the engine uses no reflection, binary.Read/Write or global logging.
+package lint
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/pagodadb/pagoda"
+
+// layers lists the engine's packages bottom-up; each may import only those
+// before it (and the standard library and golang.org/x/sys).
+var layers = []string{
+	"internal/format",
+	"internal/wal",
+	"internal/pager",
+	"internal/btree",
+	"internal/schema",
+	".",
+	"fsys",
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// sources parses the non-test Go files of a package directory.
+func sources(t *testing.T, dir string) map[string]*ast.File {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil
+		}
+		t.Fatal(err)
+	}
+	out := map[string]*ast.File{}
+	fset := token.NewFileSet()
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = f
+	}
+	return out
+}
+
+func isStdlib(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+func TestImportsPointDown(t *testing.T) {
+	root := repoRoot(t)
+	for i, layer := range layers {
+		allowed := map[string]bool{}
+		for _, below := range layers[:i] {
+			p := module
+			if below != "." {
+				p += "/" + below
+			}
+			allowed[p] = true
+		}
+		for name, f := range sources(t, filepath.Join(root, layer)) {
+			for _, imp := range f.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				switch {
+				case isStdlib(path):
+				case strings.HasPrefix(path, "golang.org/x/sys/"):
+				case allowed[path]:
+				default:
+					t.Errorf("%s/%s imports %s: the engine imports only lower layers, the standard library and golang.org/x/sys", layer, name, path)
+				}
+			}
+		}
+	}
+}
+
+func TestForbiddenInEngine(t *testing.T) {
+	root := repoRoot(t)
+	for _, layer := range layers {
+		for name, f := range sources(t, filepath.Join(root, layer)) {
+			for _, imp := range f.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				switch path {
+				case "unsafe":
+					if layer != "internal/pager" {
+						t.Errorf("%s/%s imports unsafe: only internal/pager may", layer, name)
+					}
+				case "reflect", "log", "encoding/gob", "encoding/json":
+					t.Errorf("%s/%s imports %s: not on the engine's paths", layer, name, path)
+				}
+			}
+			src, err := os.ReadFile(filepath.Join(root, layer, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, bad := range []string{"binary.Read(", "binary.Write("} {
+				if strings.Contains(string(src), bad) {
+					t.Errorf("%s/%s uses %s: decode with binary.BigEndian on slices", layer, name, bad)
+				}
+			}
+		}
+	}
+}
+
+// Every package has a doc comment on its role.
+func TestPackageDocs(t *testing.T) {
+	root := repoRoot(t)
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != root {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		fset := token.NewFileSet()
+		pkgs, err := parser.ParseDir(fset, path, func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, parser.PackageClauseOnly|parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		for name, pkg := range pkgs {
+			documented := false
+			for _, f := range pkg.Files {
+				if f.Doc != nil && len(f.Doc.Text()) > 20 {
+					documented = true
+				}
+			}
+			if !documented {
+				rel, _ := filepath.Rel(root, path)
+				t.Errorf("package %s (%s) has no doc comment", name, rel)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,81 @@
+package pagoda
+
+import "iter"
+
+// All returns an iterator over every key and value in key order. An error
+// stops the iteration; Tx.Err (and View) report it.
+func (b *Bucket) All() iter.Seq2[[]byte, []byte] { return b.Range(nil, nil) }
+
+// Range returns an iterator over the keys k with from <= k < to in key
+// order; a nil bound is open.
+func (b *Bucket) Range(from, to []byte) iter.Seq2[[]byte, []byte] {
+	return func(yield func([]byte, []byte) bool) {
+		c := b.Cursor()
+		var ok bool
+		if from == nil {
+			ok = c.First()
+		} else {
+			ok = c.Seek(from)
+		}
+		for ; ok; ok = c.Next() {
+			if to != nil && string(c.Key()) >= string(to) {
+				return
+			}
+			if !yield(c.Key(), c.Value()) {
+				return
+			}
+		}
+		if err := c.Err(); err != nil {
+			b.tx.setErr(err)
+		}
+	}
+}
+
+// All returns an iterator over every row in rowid (or primary key) order.
+// An error stops the iteration; Tx.Err (and View) report it.
+func (t *Table) All() iter.Seq2[int64, Record] {
+	return func(yield func(int64, Record) bool) {
+		c := t.Cursor()
+		for ok := c.First(); ok; ok = c.Next() {
+			if !yield(c.Rowid(), c.Record()) {
+				return
+			}
+		}
+		if err := c.Err(); err != nil {
+			t.tx.setErr(err)
+		}
+	}
+}
+
+// Range returns an iterator over the rows with from <= rowid < to, in rowid
+// order (rowid tables).
+func (t *Table) Range(from, to int64) iter.Seq2[int64, Record] {
+	return func(yield func(int64, Record) bool) {
+		c := t.Cursor()
+		for ok := c.SeekRowid(from); ok && c.Rowid() < to; ok = c.Next() {
+			if !yield(c.Rowid(), c.Record()) {
+				return
+			}
+		}
+		if err := c.Err(); err != nil {
+			t.tx.setErr(err)
+		}
+	}
+}
+
+// Prefix returns an iterator over the entries whose first key columns equal
+// prefix, in index order, yielding each entry's rowid (0 on WITHOUT ROWID
+// tables) and key record.
+func (ix *Index) Prefix(prefix ...any) iter.Seq2[int64, Record] {
+	return func(yield func(int64, Record) bool) {
+		c := ix.Cursor()
+		for ok := c.Seek(prefix...); ok && c.Match(prefix...); ok = c.Next() {
+			if !yield(c.Rowid(), c.Key()) {
+				return
+			}
+		}
+		if err := c.Err(); err != nil {
+			ix.tx.setErr(err)
+		}
+	}
+}

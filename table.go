@@ -1,0 +1,263 @@
+package pagoda
+
+import (
+	"fmt"
+
+	"github.com/pagodadb/pagoda/internal/btree"
+	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/schema"
+)
+
+// Table is a SQLite table: a rowid table, or a WITHOUT ROWID table (whose
+// rows are ordered by primary key).
+type Table struct {
+	tx   *Tx
+	info *schema.TableInfo
+	meta *tableMeta
+	root uint32
+	cur  btree.Cursor // for Get
+	key  []byte
+}
+
+// Column describes a table column.
+type Column struct {
+	Name       string
+	Type       string // declared type, "" if none
+	PrimaryKey bool
+	NotNull    bool
+}
+
+// Table returns the table called name (case-insensitive), or ErrNotFound.
+func (tx *Tx) Table(name string) (*Table, error) {
+	if err := tx.check(); err != nil {
+		return nil, err
+	}
+	ti := tx.cat.Table(name)
+	if ti == nil {
+		return nil, fmt.Errorf("pagoda: table %q: %w", name, ErrNotFound)
+	}
+	if ti.Err != nil {
+		return nil, schemaErr("table", name, ti.Err)
+	}
+	if err := tx.rootOK("table", name, ti.Entry.RootPage); err != nil {
+		return nil, err
+	}
+	return &Table{tx: tx, info: ti, meta: tx.db.tableMeta(tx.cat, ti), root: ti.Entry.RootPage}, nil
+}
+
+// Name returns the table's name as stored in the schema.
+func (t *Table) Name() string { return t.info.Entry.Name }
+
+// SQL returns the table's CREATE statement.
+func (t *Table) SQL() string { return t.info.Entry.SQL }
+
+// WithoutRowID reports whether the table is a WITHOUT ROWID table.
+func (t *Table) WithoutRowID() bool { return t.info.Table.WithoutRowID }
+
+// IsBucket reports whether the table has a bucket's shape.
+func (t *Table) IsBucket() bool { return t.info.Table.IsBucket() }
+
+// Columns returns the table's columns in declaration order.
+func (t *Table) Columns() []Column {
+	out := make([]Column, len(t.info.Table.Columns))
+	for i, c := range t.info.Table.Columns {
+		out[i] = Column{Name: c.Name, Type: c.Type, PrimaryKey: c.PrimaryKey, NotNull: c.NotNull}
+	}
+	return out
+}
+
+// Indexes returns the names of the table's indexes.
+func (t *Table) Indexes() []string {
+	var out []string
+	for _, ix := range t.info.Indexes {
+		out = append(out, ix.Entry.Name)
+	}
+	return out
+}
+
+// Count returns the number of rows. It reads only page headers.
+func (t *Table) Count() (int64, error) {
+	if err := t.tx.check(); err != nil {
+		return 0, err
+	}
+	return btree.Count(&t.tx.snap, t.root, !t.WithoutRowID())
+}
+
+// Get returns the row with the given rowid, or ErrNotFound. It allocates
+// nothing unless the row spills onto overflow pages. For WITHOUT ROWID
+// tables use GetKey.
+func (t *Table) Get(rowid int64) (Record, error) {
+	if err := t.tx.check(); err != nil {
+		return Record{}, err
+	}
+	if t.WithoutRowID() {
+		return Record{}, fmt.Errorf("pagoda: table %q is WITHOUT ROWID: use GetKey: %w", t.Name(), ErrUnsupported)
+	}
+	t.cur.Init(&t.tx.snap, t.root, true, nil)
+	if !t.cur.SeekRowid(rowid) {
+		if err := t.cur.Err(); err != nil {
+			return Record{}, err
+		}
+		return Record{}, ErrNotFound
+	}
+	return t.record(&t.cur)
+}
+
+// GetKey returns the row of a WITHOUT ROWID table whose primary key equals
+// pk (one value per key column), or ErrNotFound.
+func (t *Table) GetKey(pk ...any) (Record, error) {
+	if err := t.tx.check(); err != nil {
+		return Record{}, err
+	}
+	if !t.WithoutRowID() {
+		return Record{}, fmt.Errorf("pagoda: table %q has rowids: use Get: %w", t.Name(), ErrUnsupported)
+	}
+	if len(pk) != t.meta.nKey {
+		return Record{}, fmt.Errorf("pagoda: table %q: primary key has %d columns, got %d values", t.Name(), t.meta.nKey, len(pk))
+	}
+	var err error
+	if t.key, err = t.pkKey(t.key[:0], pk); err != nil {
+		return Record{}, err
+	}
+	t.cur.Init(&t.tx.snap, t.root, false, &t.meta.kinfo)
+	if !t.cur.SeekKey(t.key) {
+		if err := t.cur.Err(); err != nil {
+			return Record{}, err
+		}
+		return Record{}, ErrNotFound
+	}
+	return t.record(&t.cur)
+}
+
+// pkKey encodes primary key values (a prefix is allowed) as a search key,
+// with the key columns' affinities applied.
+func (t *Table) pkKey(dst []byte, pk []any) ([]byte, error) {
+	vals := make([]format.Value, len(pk))
+	for i, x := range pk {
+		v, err := toValue(x)
+		if err != nil {
+			return nil, err
+		}
+		if col := t.info.Table.PrimaryKey[i].Column; col >= 0 {
+			v = applyAffinity(v, t.info.Table.Columns[col].Affinity)
+		}
+		vals[i] = v
+	}
+	return format.AppendRecord(dst, vals), nil
+}
+
+// record decodes the cursor's current row.
+func (t *Table) record(c *btree.Cursor) (Record, error) {
+	payload, err := c.Payload()
+	if err != nil {
+		return Record{}, err
+	}
+	var rowid int64
+	if !t.WithoutRowID() {
+		rowid = c.Rowid()
+	}
+	pg, _ := c.Page()
+	return newRecord(payload, rowid, &t.meta.rec, pg.Pgno)
+}
+
+// Cursor returns a cursor over the table's rows in rowid order (primary key
+// order for WITHOUT ROWID tables).
+func (t *Table) Cursor() *TableCursor {
+	tc := &TableCursor{t: t}
+	tc.c.Init(&t.tx.snap, t.root, !t.WithoutRowID(), &t.meta.kinfo)
+	return tc
+}
+
+// TableCursor iterates a table's rows. Moving methods return false at
+// either end or on error; Err says which.
+type TableCursor struct {
+	t   *Table
+	c   btree.Cursor
+	rec Record
+	err error
+	key []byte
+}
+
+func (tc *TableCursor) load(ok bool) bool {
+	tc.rec = Record{}
+	if !ok {
+		return false
+	}
+	rec, err := tc.t.record(&tc.c)
+	if err != nil {
+		tc.err = err
+		return false
+	}
+	tc.rec = rec
+	return true
+}
+
+func (tc *TableCursor) ready() bool {
+	if err := tc.t.tx.check(); err != nil {
+		tc.err = err
+	}
+	return tc.err == nil
+}
+
+// First moves to the first row.
+func (tc *TableCursor) First() bool { return tc.ready() && tc.load(tc.c.First()) }
+
+// Last moves to the last row.
+func (tc *TableCursor) Last() bool { return tc.ready() && tc.load(tc.c.Last()) }
+
+// Next moves to the next row.
+func (tc *TableCursor) Next() bool { return tc.ready() && tc.load(tc.c.Next()) }
+
+// Prev moves to the previous row.
+func (tc *TableCursor) Prev() bool { return tc.ready() && tc.load(tc.c.Prev()) }
+
+// SeekRowid moves to the first row whose rowid is >= rowid (rowid tables).
+func (tc *TableCursor) SeekRowid(rowid int64) bool {
+	if !tc.ready() {
+		return false
+	}
+	if tc.t.WithoutRowID() {
+		tc.err = fmt.Errorf("pagoda: table %q is WITHOUT ROWID: use SeekKey: %w", tc.t.Name(), ErrUnsupported)
+		return false
+	}
+	tc.c.SeekRowid(rowid)
+	return tc.load(tc.c.Valid())
+}
+
+// SeekKey moves to the first row whose primary key is >= pk, a full key or
+// a prefix of it (WITHOUT ROWID tables).
+func (tc *TableCursor) SeekKey(pk ...any) bool {
+	if !tc.ready() {
+		return false
+	}
+	if !tc.t.WithoutRowID() {
+		tc.err = fmt.Errorf("pagoda: table %q has rowids: use SeekRowid: %w", tc.t.Name(), ErrUnsupported)
+		return false
+	}
+	if len(pk) > tc.t.meta.nKey {
+		tc.err = fmt.Errorf("pagoda: table %q: primary key has %d columns, got %d values", tc.t.Name(), tc.t.meta.nKey, len(pk))
+		return false
+	}
+	key, err := tc.t.pkKey(tc.key[:0], pk)
+	if err != nil {
+		tc.err = err
+		return false
+	}
+	tc.key = key
+	tc.c.SeekKey(tc.key)
+	return tc.load(tc.c.Valid())
+}
+
+// Rowid returns the current row's rowid (0 for WITHOUT ROWID tables).
+func (tc *TableCursor) Rowid() int64 { return tc.rec.rowid }
+
+// Record returns the current row.
+func (tc *TableCursor) Record() Record { return tc.rec }
+
+// Err returns the error that stopped the cursor, if any.
+func (tc *TableCursor) Err() error {
+	if tc.err != nil {
+		return tc.err
+	}
+	return tc.c.Err()
+}
