@@ -99,6 +99,9 @@ func (c *Cursor) pushChild() error {
 	if err != nil {
 		return err
 	}
+	if child == 0 || child > c.src.PageCount() {
+		return format.Corruptf(t.page.Pgno, "child %d is page %d, outside 1..%d", t.idx, child, c.src.PageCount())
+	}
 	return c.push(child)
 }
 
@@ -419,8 +422,8 @@ func readOverflow(src Pages, dst []byte, cell format.Cell, pgno uint32) ([]byte,
 	per := int64(src.UsableSize() - format.OverflowPageHeaderSize)
 	next := cell.Overflow
 	for rest > 0 {
-		if next == 0 {
-			return nil, format.Corruptf(pgno, "overflow chain ends %d bytes short of the payload", rest)
+		if next == 0 || next > src.PageCount() {
+			return nil, format.Corruptf(pgno, "overflow chain: next page %d is outside 1..%d with %d bytes to go", next, src.PageCount(), rest)
 		}
 		data, err := src.Page(next)
 		if err != nil {

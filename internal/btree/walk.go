@@ -68,6 +68,9 @@ func walk(src Pages, pgno, parent uint32, depth int, table, overflow bool, fn fu
 		if err != nil {
 			return err
 		}
+		if child == 0 || child > src.PageCount() {
+			return format.Corruptf(pgno, "child %d is page %d, outside 1..%d", i, child, src.PageCount())
+		}
 		if err := walk(src, child, pgno, depth+1, table, overflow, fn); err != nil {
 			return err
 		}
@@ -83,8 +86,8 @@ func walkOverflow(src Pages, cell format.Cell, owner uint32, fn func(PageVisit) 
 	per := int64(src.UsableSize() - format.OverflowPageHeaderSize)
 	next, parent := cell.Overflow, owner
 	for rest > 0 {
-		if next == 0 {
-			return format.Corruptf(owner, "overflow chain ends %d bytes short of the payload", rest)
+		if next == 0 || next > src.PageCount() {
+			return format.Corruptf(parent, "overflow chain of a cell on page %d: next page %d is outside 1..%d with %d bytes to go", owner, next, src.PageCount(), rest)
 		}
 		data, err := src.Page(next)
 		if err != nil {
