@@ -24,7 +24,6 @@ type Bucket struct {
 	name string
 	root uint32
 	cur  btree.Cursor // for Get
-	key  []byte       // Get's search key record
 }
 
 // Bucket returns the bucket called name (ErrNotFound if there is none; a
@@ -59,9 +58,8 @@ func (b *Bucket) Get(key []byte) ([]byte, error) {
 	if err := b.tx.check(); err != nil {
 		return nil, err
 	}
-	b.key = format.AppendRecord(b.key[:0], []format.Value{format.BlobValue(key)})
 	b.cur.Init(&b.tx.snap, b.root, false, nil)
-	if !b.cur.SeekKey(b.key) {
+	if !b.cur.SeekKey([]format.Value{format.BlobValue(key)}) {
 		if err := b.cur.Err(); err != nil {
 			return nil, err
 		}
@@ -73,25 +71,20 @@ func (b *Bucket) Get(key []byte) ([]byte, error) {
 
 // bucketEntry decodes the key and value of the cursor's current entry.
 func bucketEntry(c *btree.Cursor) (k, v []byte, err error) {
-	payload, err := c.Payload()
+	_, payload, pgno, err := c.Entry()
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := format.NewRecordReader(payload)
-	if err == nil {
-		var kv, vv format.Value
-		var ok bool
-		if kv, ok, err = r.Next(); err == nil && ok {
-			if vv, ok, err = r.Next(); err == nil && ok {
-				return kv.Bytes, vv.Bytes, nil
-			}
-		}
-		if err == nil {
-			err = &format.CorruptError{Msg: "bucket record has fewer than 2 fields"}
-		}
+	n, err := format.CheckRecord(payload)
+	if err != nil {
+		return nil, nil, format.Corruptf(pgno, "bucket entry: %s", corruptMsg(err))
 	}
-	pg, _ := c.Page()
-	return nil, nil, format.Corruptf(pg.Pgno, "bucket entry: %s", corruptMsg(err))
+	if n < 2 {
+		return nil, nil, format.Corruptf(pgno, "bucket entry has %d fields, want 2", n)
+	}
+	kv, _ := format.Field(payload, bucketFieldKey)
+	vv, _ := format.Field(payload, bucketFieldValue)
+	return kv.Bytes, vv.Bytes, nil
 }
 
 // Cursor returns a cursor over the bucket in key order.
@@ -109,7 +102,6 @@ type Cursor struct {
 	c    btree.Cursor
 	k, v []byte
 	err  error
-	seek []byte
 }
 
 func (c *Cursor) load(ok bool) bool {
@@ -151,8 +143,7 @@ func (c *Cursor) Seek(key []byte) bool {
 	if !c.ready() {
 		return false
 	}
-	c.seek = format.AppendRecord(c.seek[:0], []format.Value{format.BlobValue(key)})
-	c.c.SeekKey(c.seek)
+	c.c.SeekKey([]format.Value{format.BlobValue(key)})
 	return c.load(c.c.Valid())
 }
 

@@ -41,7 +41,7 @@ func Open(path string, opts *Options) (*DB, error) {
 	}
 	p, err := pager.Open(path, pager.Options{ReadOnly: true})
 	if err != nil {
-		return nil, fmt.Errorf("pagoda: open %s: %w", path, err)
+		return nil, fmt.Errorf("pagoda: %w", err)
 	}
 	return &DB{path: path, readOnly: opts.ReadOnly, pager: p}, nil
 }

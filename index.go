@@ -71,7 +71,7 @@ type IndexCursor struct {
 	c   btree.Cursor
 	rec Record
 	err error
-	key []byte
+	key []format.Value
 }
 
 func (c *IndexCursor) ready() bool {
@@ -86,10 +86,9 @@ func (c *IndexCursor) load(ok bool) bool {
 	if !ok {
 		return false
 	}
-	payload, err := c.c.Payload()
+	_, payload, pgno, err := c.c.Entry()
 	if err == nil {
-		pg, _ := c.c.Page()
-		c.rec, err = newRecord(payload, 0, &c.ix.meta.rec, pg.Pgno)
+		c.rec, err = newRecord(payload, 0, &c.ix.meta.rec, pgno)
 	}
 	if err != nil {
 		c.err = err
@@ -124,7 +123,7 @@ func (c *IndexCursor) Seek(prefix ...any) bool {
 		return false
 	}
 	c.key = key
-	c.c.SeekKey(c.key)
+	c.c.SeekKey(key)
 	return c.load(c.c.Valid())
 }
 
@@ -140,7 +139,7 @@ func (c *IndexCursor) Match(prefix ...any) bool {
 		return false
 	}
 	c.key = key
-	cmp, err := format.CompareRecords(c.rec.data, key, &c.ix.meta.kinfo)
+	cmp, err := format.CompareKey(c.rec.data, key, &c.ix.meta.kinfo)
 	if err != nil {
 		c.err = err
 		return false
@@ -169,19 +168,17 @@ func (c *IndexCursor) Err() error {
 	return c.c.Err()
 }
 
-// searchKey encodes prefix values as a key record.
-func (ix *Index) searchKey(dst []byte, prefix []any) ([]byte, error) {
+// searchKey converts prefix values to a search key, appending to dst.
+func (ix *Index) searchKey(dst []format.Value, prefix []any) ([]format.Value, error) {
 	if len(prefix) > len(ix.meta.aff) {
 		return nil, fmt.Errorf("pagoda: index %q has %d key columns, got %d values", ix.Name(), len(ix.meta.aff), len(prefix))
 	}
-	var buf [8]format.Value
-	vals := buf[:0]
 	for i, x := range prefix {
 		v, err := toValue(x)
 		if err != nil {
 			return nil, err
 		}
-		vals = append(vals, applyAffinity(v, ix.meta.aff[i]))
+		dst = append(dst, applyAffinity(v, ix.meta.aff[i]))
 	}
-	return format.AppendRecord(dst, vals), nil
+	return dst, nil
 }

@@ -8,10 +8,9 @@ import (
 // columns are decoded on access, text and blobs alias the page. A Record is
 // valid until its transaction ends.
 type Record struct {
-	data   []byte
-	rowid  int64
-	fields int // fields stored in data
-	meta   *recordMeta
+	data  []byte
+	rowid int64
+	meta  *recordMeta
 }
 
 // recordMeta maps declared columns to stored fields.
@@ -26,28 +25,17 @@ type recordMeta struct {
 // newRecord checks the record's header and body lengths once, so that
 // column access cannot fail later.
 func newRecord(data []byte, rowid int64, meta *recordMeta, pgno uint32) (Record, error) {
-	r, err := format.NewRecordReader(data)
-	if err != nil {
-		return Record{}, format.Corruptf(pgno, "row %d: %v", rowid, corruptMsg(err))
+	if _, err := format.CheckRecord(data); err != nil {
+		return Record{}, format.Corruptf(pgno, "row %d: %s", rowid, corruptMsg(err))
 	}
-	n := 0
-	for {
-		ok, err := r.Skip()
-		if err != nil {
-			return Record{}, format.Corruptf(pgno, "row %d: %v", rowid, corruptMsg(err))
-		}
-		if !ok {
-			break
-		}
-		n++
-	}
-	return Record{data: data, rowid: rowid, fields: n, meta: meta}, nil
+	return Record{data: data, rowid: rowid, meta: meta}, nil
 }
 
 // Len returns the number of columns.
 func (r Record) Len() int {
 	if r.meta == nil {
-		return r.fields
+		n, _ := format.CheckRecord(r.data)
+		return n
 	}
 	return len(r.meta.field)
 }
@@ -66,29 +54,30 @@ func (r Record) Name(i int) string {
 // Column returns column i in declaration order. The INTEGER PRIMARY KEY
 // column returns the rowid; a column missing from an old row returns its
 // default; an integer stored in a REAL column returns a float, as SQLite
-// does. An index out of range returns NULL.
+// does. A virtual generated column, whose value SQLite computes and never
+// stores, reads as NULL. An index out of range returns NULL.
 func (r Record) Column(i int) Value {
-	f := i
-	if m := r.meta; m != nil {
-		if i < 0 || i >= len(m.field) {
-			return Value{}
-		}
-		if i == m.alias {
-			return Value{format.IntValue(r.rowid)}
-		}
-		f = m.field[i]
+	m := r.meta
+	if m == nil {
+		v, _ := format.Field(r.data, i)
+		return Value{v}
+	}
+	if uint(i) >= uint(len(m.field)) {
+		return Value{}
+	}
+	if i == m.alias {
+		return Value{format.IntValue(r.rowid)}
+	}
+	f := m.field[i]
+	t, body, ok := format.FieldBody(r.data, f)
+	if !ok {
 		if f < 0 {
 			return Value{}
 		}
-		if f >= r.fields {
-			return Value{m.defaults[i]}
-		}
+		return Value{m.defaults[i]} // the row predates ALTER TABLE ADD COLUMN
 	}
-	v, ok, _ := format.RecordField(r.data, f)
-	if !ok {
-		return Value{}
-	}
-	if r.meta != nil && r.meta.real[i] && v.Kind == format.KindInt {
+	v := format.DecodeValue(t, body)
+	if v.Kind == format.KindInt && m.real[i] {
 		v = format.FloatValue(float64(v.Int()))
 	}
 	return Value{v}

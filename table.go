@@ -16,7 +16,6 @@ type Table struct {
 	meta *tableMeta
 	root uint32
 	cur  btree.Cursor // for Get
-	key  []byte
 }
 
 // Column describes a table column.
@@ -115,12 +114,12 @@ func (t *Table) GetKey(pk ...any) (Record, error) {
 	if len(pk) != t.meta.nKey {
 		return Record{}, fmt.Errorf("pagoda: table %q: primary key has %d columns, got %d values", t.Name(), t.meta.nKey, len(pk))
 	}
-	var err error
-	if t.key, err = t.pkKey(t.key[:0], pk); err != nil {
+	key, err := t.pkKey(pk)
+	if err != nil {
 		return Record{}, err
 	}
 	t.cur.Init(&t.tx.snap, t.root, false, &t.meta.kinfo)
-	if !t.cur.SeekKey(t.key) {
+	if !t.cur.SeekKey(key) {
 		if err := t.cur.Err(); err != nil {
 			return Record{}, err
 		}
@@ -129,9 +128,9 @@ func (t *Table) GetKey(pk ...any) (Record, error) {
 	return t.record(&t.cur)
 }
 
-// pkKey encodes primary key values (a prefix is allowed) as a search key,
+// pkKey converts primary key values (a prefix is allowed) to a search key,
 // with the key columns' affinities applied.
-func (t *Table) pkKey(dst []byte, pk []any) ([]byte, error) {
+func (t *Table) pkKey(pk []any) ([]format.Value, error) {
 	vals := make([]format.Value, len(pk))
 	for i, x := range pk {
 		v, err := toValue(x)
@@ -143,21 +142,16 @@ func (t *Table) pkKey(dst []byte, pk []any) ([]byte, error) {
 		}
 		vals[i] = v
 	}
-	return format.AppendRecord(dst, vals), nil
+	return vals, nil
 }
 
 // record decodes the cursor's current row.
 func (t *Table) record(c *btree.Cursor) (Record, error) {
-	payload, err := c.Payload()
+	rowid, payload, pgno, err := c.Entry()
 	if err != nil {
 		return Record{}, err
 	}
-	var rowid int64
-	if !t.WithoutRowID() {
-		rowid = c.Rowid()
-	}
-	pg, _ := c.Page()
-	return newRecord(payload, rowid, &t.meta.rec, pg.Pgno)
+	return newRecord(payload, rowid, &t.meta.rec, pgno)
 }
 
 // Cursor returns a cursor over the table's rows in rowid order (primary key
@@ -175,7 +169,6 @@ type TableCursor struct {
 	c   btree.Cursor
 	rec Record
 	err error
-	key []byte
 }
 
 func (tc *TableCursor) load(ok bool) bool {
@@ -193,8 +186,8 @@ func (tc *TableCursor) load(ok bool) bool {
 }
 
 func (tc *TableCursor) ready() bool {
-	if err := tc.t.tx.check(); err != nil {
-		tc.err = err
+	if tc.err == nil && tc.t.tx.closed {
+		tc.err = ErrTxClosed
 	}
 	return tc.err == nil
 }
@@ -238,13 +231,12 @@ func (tc *TableCursor) SeekKey(pk ...any) bool {
 		tc.err = fmt.Errorf("pagoda: table %q: primary key has %d columns, got %d values", tc.t.Name(), tc.t.meta.nKey, len(pk))
 		return false
 	}
-	key, err := tc.t.pkKey(tc.key[:0], pk)
+	key, err := tc.t.pkKey(pk)
 	if err != nil {
 		tc.err = err
 		return false
 	}
-	tc.key = key
-	tc.c.SeekKey(tc.key)
+	tc.c.SeekKey(key)
 	return tc.load(tc.c.Valid())
 }
 

@@ -1,7 +1,9 @@
 package pagoda
 
 import (
+	"math"
 	"strconv"
+	"strings"
 
 	"github.com/pagodadb/pagoda/internal/format"
 )
@@ -89,19 +91,24 @@ func (v Value) String() string {
 }
 
 // FormatFloat renders a REAL the way sqlite3 prints it: up to 15
-// significant digits, with ".0" on whole numbers.
+// significant digits, always with a decimal point in the mantissa ("3.0",
+// "1.0e+300", "1.5e-07"), Inf and -Inf for the infinities.
 func FormatFloat(f float64) string {
-	s := strconv.FormatFloat(f, 'g', 15, 64)
-	if s == "+Inf" || s == "Inf" {
+	switch {
+	case math.IsInf(f, 1):
 		return "Inf"
-	}
-	if s == "-Inf" {
+	case math.IsInf(f, -1):
 		return "-Inf"
+	case math.IsNaN(f):
+		return ""
 	}
-	for i := 0; i < len(s); i++ {
-		if s[i] == '.' || s[i] == 'e' || s[i] == 'n' || s[i] == 'N' {
-			return s
-		}
+	s := strconv.FormatFloat(f, 'g', 15, 64)
+	mant, exp, hasExp := strings.Cut(s, "e")
+	if !strings.Contains(mant, ".") {
+		mant += ".0"
 	}
-	return s + ".0"
+	if !hasExp {
+		return mant
+	}
+	return mant + "e" + exp
 }

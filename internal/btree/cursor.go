@@ -36,6 +36,8 @@ type Cursor struct {
 	valid   bool
 	err     error
 	scratch []byte // overflow payloads assembled for comparisons
+	cur     *level // &stack[depth-1] while depth > 0: the fast paths' view
+	leafN   int    // cells on the top page when it is a leaf, else 0
 	stack   [MaxDepth]level
 }
 
@@ -86,11 +88,28 @@ func (c *Cursor) push(pgno uint32) error {
 		return format.CorruptAt(pgno, pg.Hdr, "%s page in the %s b-tree rooted at page %d", pg.Type, kind, c.root)
 	}
 	c.stack[c.depth] = level{page: pg}
+	c.cur = &c.stack[c.depth]
 	c.depth++
+	c.leafN = 0
+	if pg.Type.IsLeaf() {
+		c.leafN = pg.NCells
+	}
 	return nil
 }
 
-func (c *Cursor) top() *level { return &c.stack[c.depth-1] }
+func (c *Cursor) top() *level { return c.cur }
+
+// pop leaves the top level; it reports false when the stack is empty.
+func (c *Cursor) pop() bool {
+	c.depth--
+	c.leafN = 0 // only leaves are pushed last; the level below is interior
+	if c.depth == 0 {
+		c.cur = nil
+		return false
+	}
+	c.cur = &c.stack[c.depth-1]
+	return true
+}
 
 // pushChild descends into child top.idx of the interior page on top.
 func (c *Cursor) pushChild() error {
@@ -147,8 +166,7 @@ func (c *Cursor) descendRight() bool {
 // climbForward leaves a finished subtree and moves to the next entry.
 func (c *Cursor) climbForward() bool {
 	for {
-		c.depth--
-		if c.depth == 0 {
+		if !c.pop() {
 			c.valid = false
 			return false
 		}
@@ -167,8 +185,7 @@ func (c *Cursor) climbForward() bool {
 // climbBackward leaves a finished subtree and moves to the previous entry.
 func (c *Cursor) climbBackward() bool {
 	for {
-		c.depth--
-		if c.depth == 0 {
+		if !c.pop() {
 			c.valid = false
 			return false
 		}
@@ -223,8 +240,16 @@ func (c *Cursor) Last() bool {
 	return c.descendRight()
 }
 
-// Next moves to the next entry.
+// Next moves to the next entry. Stepping within a leaf is inlined.
 func (c *Cursor) Next() bool {
+	if c.valid && c.cur.idx+1 < c.leafN {
+		c.cur.idx++
+		return true
+	}
+	return c.nextSlow()
+}
+
+func (c *Cursor) nextSlow() bool {
 	if !c.valid {
 		return false
 	}
@@ -310,8 +335,9 @@ func (c *Cursor) SeekRowid(rowid int64) bool {
 
 // SeekKey moves an index cursor to the first entry that is >= key, where an
 // entry equal to key on key's fields (a prefix) counts as equal, and reports
-// whether that entry matches key on all of key's fields.
-func (c *Cursor) SeekKey(key []byte) bool {
+// whether that entry matches key on all of key's fields. key holds the
+// values of the leading key fields.
+func (c *Cursor) SeekKey(key []format.Value) bool {
 	if !c.start() {
 		return false
 	}
@@ -356,7 +382,7 @@ func (c *Cursor) SeekKey(key []byte) bool {
 }
 
 // compareCell compares the key of cell i of pg with key.
-func (c *Cursor) compareCell(pg *format.Page, i int, key []byte) (int, error) {
+func (c *Cursor) compareCell(pg *format.Page, i int, key []format.Value) (int, error) {
 	cell, err := pg.Cell(i)
 	if err != nil {
 		return 0, err
@@ -369,11 +395,33 @@ func (c *Cursor) compareCell(pg *format.Page, i int, key []byte) (int, error) {
 		}
 		payload = c.scratch
 	}
-	cmp, err := format.CompareRecords(payload, key, c.kinfo)
+	cmp, err := format.CompareKey(payload, key, c.kinfo)
 	if err != nil {
 		return 0, format.Corruptf(pg.Pgno, "cell %d: %v", i, err)
 	}
 	return cmp, nil
+}
+
+// Entry returns the current entry's rowid (table trees), payload and page
+// number, parsing the cell once. The payload aliases the page unless it
+// spills onto overflow pages, when it is assembled into a new slice.
+func (c *Cursor) Entry() (rowid int64, payload []byte, pgno uint32, err error) {
+	t := c.top()
+	if t.page.Type.IsLeaf() {
+		rowid, local, overflow, err := t.page.LeafEntry(t.idx)
+		if err != nil || !overflow {
+			return rowid, local, t.page.Pgno, err
+		}
+	}
+	cell, err := t.page.Cell(t.idx)
+	if err != nil {
+		return 0, nil, t.page.Pgno, err
+	}
+	if cell.Overflow == 0 {
+		return cell.Rowid, cell.Local, t.page.Pgno, nil
+	}
+	payload, err = readOverflow(c.src, make([]byte, 0, cell.PayloadLen), cell, t.page.Pgno)
+	return cell.Rowid, payload, t.page.Pgno, err
 }
 
 // Cell returns the current cell.

@@ -204,8 +204,7 @@ func TestIndexCursor(t *testing.T) {
 				if i%3 == 0 {
 					prefix = fmt.Sprintf("%08d", r.IntN(500)*17)
 				}
-				k := format.AppendRecord(nil, []format.Value{format.TextValue([]byte(prefix))})
-				exact := c.SeekKey(k)
+				exact := c.SeekKey([]format.Value{format.TextValue([]byte(prefix))})
 				w := wantKeys(fmt.Sprintf("SELECT a, rowid FROM t WHERE a >= '%s' ORDER BY a, rowid LIMIT 1", prefix))
 				if len(w) == 0 {
 					if c.Valid() {

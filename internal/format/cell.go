@@ -96,3 +96,45 @@ func (p *Page) CellAt(off int) (Cell, error) {
 	c.Size = max(end-off, minCellSize)
 	return c, nil
 }
+
+// LeafEntry is the fast path of Cell for leaf pages: the rowid (table
+// leaves), and the payload when it is all local. overflow reports a payload
+// that spills onto overflow pages; callers then use Cell.
+func (p *Page) LeafEntry(i int) (rowid int64, local []byte, overflow bool, err error) {
+	off, err := p.CellOffset(i)
+	if err != nil {
+		return 0, nil, false, err
+	}
+	b := p.Data[off:p.Usable]
+	var n uint64
+	pos := 1
+	if len(b) > 0 && b[0] < 0x80 {
+		n = uint64(b[0])
+	} else {
+		n, pos = Uvarint(b)
+		if pos == 0 {
+			return 0, nil, false, CorruptAt(p.Pgno, off, "cell extends off the end of the page")
+		}
+	}
+	if p.Type == PageTableLeaf {
+		if pos < len(b) && b[pos] < 0x80 {
+			rowid = int64(b[pos])
+			pos++
+		} else {
+			r, m := Uvarint(b[min(pos, len(b)):])
+			if m == 0 {
+				return 0, nil, false, CorruptAt(p.Pgno, off, "cell extends off the end of the page")
+			}
+			rowid = int64(r)
+			pos += m
+		}
+	}
+	if n > uint64(p.maxLocal) {
+		return rowid, nil, true, nil
+	}
+	end := pos + int(n)
+	if end > len(b) {
+		return 0, nil, false, CorruptAt(p.Pgno, off, "cell of %d bytes extends off the end of the page", end)
+	}
+	return rowid, b[pos:end:end], false, nil
+}

@@ -101,6 +101,7 @@ type Page struct {
 	NCells   int
 	Usable   int
 	cellPtrs int // offset of the cell pointer array
+	maxLocal int // largest payload stored whole on this page
 }
 
 // ParsePage checks the page header of page pgno (cheap checks only: the type,
@@ -119,7 +120,8 @@ func ParsePage(data []byte, pgno uint32, usable int) (Page, error) {
 	if ptrs+2*n > usable {
 		return Page{}, CorruptAt(pgno, hdr+pageHdrNumCells, "%d cells do not fit in the page", n)
 	}
-	return Page{Data: data, Pgno: pgno, Type: t, Hdr: hdr, NCells: n, Usable: usable, cellPtrs: ptrs}, nil
+	return Page{Data: data, Pgno: pgno, Type: t, Hdr: hdr, NCells: n, Usable: usable, cellPtrs: ptrs,
+		maxLocal: MaxLocal(usable, t == PageTableLeaf)}, nil
 }
 
 // RightChild returns the right-most child of an interior page.

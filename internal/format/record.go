@@ -87,46 +87,49 @@ func (v Value) Float() float64 {
 	return 0
 }
 
+// smallSerialSize holds the body sizes of serial types 0..11 (-1: reserved).
+var smallSerialSize = [12]int8{0, 1, 2, 3, 4, 6, 8, 8, 0, 0, -1, -1}
+
 // SerialTypeSize returns the body size of serial type t; ok is false for the
 // reserved types 10 and 11.
 func SerialTypeSize(t uint64) (n int64, ok bool) {
-	switch {
-	case t >= 12:
-		return int64((t - 12) / 2), true // divide first: t may exceed MaxInt64
-	case t <= 4:
-		return int64(t), true
-	case t == 5:
-		return 6, true
-	case t == 6 || t == 7:
-		return 8, true
-	case t == 8 || t == 9:
-		return 0, true
+	if t >= 12 {
+		return int64((t - 12) >> 1), true // shift first: t may exceed MaxInt64
 	}
-	return 0, false
+	n = int64(smallSerialSize[t])
+	return n, n >= 0
 }
 
 // DecodeValue decodes a body of serial type t. body must hold exactly
-// SerialTypeSize(t) bytes.
+// SerialTypeSize(t) bytes. Text and blobs, the common case, inline.
 func DecodeValue(t uint64, body []byte) Value {
+	if t >= 12 {
+		return Value{Kind: KindBlob - Kind(t&1), Bytes: body} // odd: text
+	}
+	return decodeSmall(t, body)
+}
+
+// decodeSmall decodes the serial types below 12: NULL, integers, reals.
+func decodeSmall(t uint64, body []byte) Value {
 	switch {
 	case t == 0:
 		return Value{}
 	case t <= 6:
 		return IntValue(decodeInt(body))
 	case t == 7:
-		f := math.Float64frombits(binary.BigEndian.Uint64(body))
-		if math.IsNaN(f) {
-			return Value{} // SQLite reads a stored NaN as NULL
+		u := binary.BigEndian.Uint64(body)
+		if math.IsNaN(math.Float64frombits(u)) {
+			// SQLite reads a stored NaN as NULL (sqlite3VdbeSerialGet);
+			// keeping it would also break AppendRecord round trips.
+			return Value{}
 		}
-		return Value{Kind: KindFloat, num: math.Float64bits(f)}
+		return Value{Kind: KindFloat, num: u}
 	case t == 8:
 		return IntValue(0)
 	case t == 9:
 		return IntValue(1)
-	case t&1 == 0:
-		return BlobValue(body)
 	}
-	return TextValue(body)
+	return Value{}
 }
 
 // decodeInt sign-extends a 1..8 byte big-endian integer.

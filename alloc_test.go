@@ -1,0 +1,147 @@
+package pagoda
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+
+	"github.com/pagodadb/pagoda/internal/sqltest"
+)
+
+const benchRows = 50000
+
+func benchDB(t testing.TB) *DB {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "bench.db")
+	sqltest.Exec(t, path,
+		"CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)",
+		fmt.Sprintf("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<%d) INSERT INTO t SELECT x, randomblob(100) FROM c", benchRows),
+		`CREATE TABLE b(key BLOB PRIMARY KEY, value BLOB) STRICT, WITHOUT ROWID`,
+		fmt.Sprintf("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<%d) INSERT INTO b SELECT CAST(printf('k%%08d', x) AS BLOB), randomblob(100) FROM c", benchRows),
+		"CREATE INDEX tv ON t(v)")
+	db, err := Open(path, &Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// The hot read paths allocate nothing: Get by rowid, Get by key, column
+// access, cursor steps.
+func TestHotPathsAllocateNothing(t *testing.T) {
+	db := benchDB(t)
+	tx, err := db.Begin(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	tbl, err := tx.Table("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bkt, err := tx.Bucket("b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := []byte("k00001234")
+	id := int64(1)
+	checks := map[string]func(){
+		"Table.Get+Column": func() {
+			rec, err := tbl.Get(id%benchRows + 1)
+			if err != nil || len(rec.Column(1).Blob()) != 100 {
+				t.Fatal("bad row", err)
+			}
+			id += 7919
+		},
+		"Bucket.Get": func() {
+			v, err := bkt.Get(key)
+			if err != nil || len(v) != 100 {
+				t.Fatal("bad value", err)
+			}
+		},
+	}
+	c := tbl.Cursor()
+	c.First()
+	checks["TableCursor.Next"] = func() {
+		if !c.Next() {
+			c.First()
+		}
+		_ = c.Record().Column(1).Blob()
+	}
+	bc := bkt.Cursor()
+	bc.First()
+	checks["Cursor.Next"] = func() {
+		if !bc.Next() {
+			bc.First()
+		}
+		_ = bc.Value()
+	}
+	bs := bkt.Cursor()
+	checks["Cursor.Seek"] = func() {
+		if !bs.Seek(key) {
+			t.Fatal("seek")
+		}
+	}
+	for name, fn := range checks {
+		if a := testing.AllocsPerRun(1000, fn); a != 0 {
+			t.Errorf("%s: %v allocs per call", name, a)
+		}
+	}
+}
+
+func BenchmarkTableGet(b *testing.B) {
+	db := benchDB(b)
+	tx, _ := db.Begin(false)
+	defer tx.Rollback()
+	tbl, _ := tx.Table("t")
+	keys := make([]int64, 1<<12)
+	r := rand.New(rand.NewPCG(1, 1))
+	for i := range keys {
+		keys[i] = 1 + r.Int64N(benchRows)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		rec, err := tbl.Get(keys[i&(len(keys)-1)])
+		if err != nil || len(rec.Column(1).Blob()) != 100 {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkBucketGet(b *testing.B) {
+	db := benchDB(b)
+	tx, _ := db.Begin(false)
+	defer tx.Rollback()
+	bkt, _ := tx.Bucket("b")
+	keys := make([][]byte, 1<<12)
+	r := rand.New(rand.NewPCG(1, 1))
+	for i := range keys {
+		keys[i] = fmt.Appendf(nil, "k%08d", 1+r.IntN(benchRows))
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if v, err := bkt.Get(keys[i&(len(keys)-1)]); err != nil || len(v) != 100 {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkTableScan(b *testing.B) {
+	db := benchDB(b)
+	tx, _ := db.Begin(false)
+	defer tx.Rollback()
+	tbl, _ := tx.Table("t")
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		c := tbl.Cursor()
+		for ok := c.First(); ok; ok = c.Next() {
+			n += len(c.Record().Column(1).Blob())
+		}
+		if n != 100*benchRows {
+			b.Fatal(n, c.Err())
+		}
+	}
+}

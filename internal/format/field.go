@@ -1,0 +1,153 @@
+package format
+
+// Fast record access for the read path. CheckRecord validates a record once
+// (header length, every serial type, body length); Field then reads one
+// field of a checked record without error paths. Serial types below 128,
+// the common case, are one header byte each.
+
+// CheckRecord validates rec and returns its number of fields.
+func CheckRecord(rec []byte) (fields int, err error) {
+	hdrLen, pos := recordHeaderLen(rec)
+	if pos == 0 {
+		return 0, &CorruptError{Offset: -1, Msg: "record header length out of range"}
+	}
+	body := int64(hdrLen)
+	for pos < hdrLen {
+		t, n := headerVarint(rec[pos:hdrLen])
+		if n == 0 {
+			return 0, &CorruptError{Offset: -1, Msg: "record header ends inside a serial type"}
+		}
+		pos += n
+		size, ok := SerialTypeSize(t)
+		if !ok {
+			return 0, &CorruptError{Offset: -1, Msg: "reserved serial type in record"}
+		}
+		if size > int64(len(rec))-body { // no overflow: body <= len(rec)
+			return 0, &CorruptError{Offset: -1, Msg: "record body shorter than its header says"}
+		}
+		body += size
+		fields++
+	}
+	if body > int64(len(rec)) {
+		return 0, &CorruptError{Offset: -1, Msg: "record body shorter than its header says"}
+	}
+	return fields, nil
+}
+
+// recordHeaderLen returns the header length and the position after its
+// varint; pos is 0 when the header length is out of range.
+func recordHeaderLen(rec []byte) (hdrLen, pos int) {
+	if len(rec) == 0 {
+		return 0, 0
+	}
+	if rec[0] < 0x80 {
+		if int(rec[0]) > len(rec) || rec[0] == 0 {
+			return 0, 0
+		}
+		return int(rec[0]), 1
+	}
+	h, n := Uvarint(rec)
+	if n == 0 || h < uint64(n) || h > uint64(len(rec)) {
+		return 0, 0
+	}
+	return int(h), n
+}
+
+// Field returns field i of a record that CheckRecord accepted; ok is false
+// when the record has fewer fields. On an unchecked record it never panics
+// but may return ok false.
+func Field(rec []byte, i int) (v Value, ok bool) {
+	t, body, ok := FieldBody(rec, i)
+	if !ok {
+		return Value{}, false
+	}
+	return DecodeValue(t, body), true
+}
+
+// FieldBody returns the serial type and body bytes of field i.
+func FieldBody(rec []byte, i int) (t uint64, body []byte, ok bool) {
+	hdrLen, pos := recordHeaderLen(rec)
+	if pos == 0 {
+		return 0, nil, false
+	}
+	off := hdrLen
+	for k := 0; pos < hdrLen; k++ {
+		if c := rec[pos]; c < 0x80 {
+			t = uint64(c)
+			pos++
+		} else if pos+1 < hdrLen && rec[pos+1] < 0x80 {
+			t = uint64(c&0x7f)<<7 | uint64(rec[pos+1])
+			pos += 2
+		} else {
+			var n int
+			if t, n = Uvarint(rec[pos:hdrLen]); n == 0 {
+				return 0, nil, false
+			}
+			pos += n
+		}
+		size, valid := SerialTypeSize(t)
+		if !valid || size > int64(len(rec)-off) { // no overflow: off <= len(rec)
+			return 0, nil, false
+		}
+		if k == i {
+			return t, rec[off : off+int(size) : off+int(size)], true
+		}
+		off += int(size)
+	}
+	return 0, nil, false
+}
+
+// CompareKey compares record rec with an unpacked key over the fields both
+// have (0 when those are equal: the caller decides what a prefix means).
+// Field i compares under k's collation and order for i.
+func CompareKey(rec []byte, key []Value, k *KeyInfo) (int, error) {
+	hdrLen, pos := recordHeaderLen(rec)
+	if pos == 0 {
+		return 0, &CorruptError{Offset: -1, Msg: "record header length out of range"}
+	}
+	body := hdrLen
+	for i := 0; pos < hdrLen && i < len(key); i++ {
+		t, n := headerVarint(rec[pos:hdrLen])
+		if n == 0 {
+			return 0, &CorruptError{Offset: -1, Msg: "record header ends inside a serial type"}
+		}
+		pos += n
+		size, valid := SerialTypeSize(t)
+		if !valid {
+			return 0, &CorruptError{Offset: -1, Msg: "reserved serial type in record"}
+		}
+		if size > int64(len(rec)-body) {
+			return 0, &CorruptError{Offset: -1, Msg: "record body shorter than its header says"}
+		}
+		v := DecodeValue(t, rec[body:body+int(size):body+int(size)])
+		body += int(size)
+		coll, desc := CollBinary, false
+		if k != nil {
+			if i < len(k.Colls) {
+				coll = k.Colls[i]
+			}
+			if i < len(k.Desc) {
+				desc = k.Desc[i]
+			}
+		}
+		if c := CompareValues(v, key[i], coll); c != 0 {
+			if desc {
+				return -c, nil
+			}
+			return c, nil
+		}
+	}
+	return 0, nil
+}
+
+// headerVarint decodes a serial type, with the one- and two-byte forms
+// (every type below 16384: all but long texts and blobs) inline.
+func headerVarint(b []byte) (uint64, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1
+	}
+	if len(b) > 1 && b[1] < 0x80 {
+		return uint64(b[0]&0x7f)<<7 | uint64(b[1]), 2
+	}
+	return Uvarint(b)
+}
