@@ -1,0 +1,81 @@
+package command
+
+import (
+	"encoding/hex"
+	"errors"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pagodadb/pagoda"
+)
+
+func newGetCmd() *cobra.Command {
+	var isHex bool
+	cmd := &cobra.Command{
+		Use:   "get FILE TABLE [--] KEY",
+		Short: "Print one row, or one bucket value",
+		Long: `Print the row of TABLE whose key is KEY.
+
+KEY is the rowid for rowid tables, the key for buckets, and the primary-key
+value for other WITHOUT ROWID tables (an integer if it parses as one, else
+text; only single-column primary keys). A row is printed as one JSON array,
+as scan --json prints it. A bucket's value is printed raw, followed by a
+newline; with --hex, KEY is given in hex and the value is printed in hex.
+Give a negative KEY after "--": pagoda get app.db t -- -3.
+
+` + jsonHelp,
+		Args: cobra.ExactArgs(3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runView(cmd, args[0], func(tx *pagoda.Tx, out *output) error {
+				return get(tx, out, args[1], args[2], isHex)
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&isHex, "hex", false, "buckets: KEY is hex and the value is printed in hex")
+	return cmd
+}
+
+func get(tx *pagoda.Tx, out *output, table, key string, isHex bool) error {
+	t, err := openTable(tx, table)
+	if err != nil {
+		return err
+	}
+	k, err := parseKey(t, key, isHex)
+	if err != nil {
+		return err
+	}
+	notFound := func(err error) error {
+		if errors.Is(err, pagoda.ErrNotFound) {
+			return &cmdError{msg: t.Name() + ": key not found", err: err}
+		}
+		return err
+	}
+	if t.IsBucket() {
+		b, err := tx.Bucket(t.Name())
+		if err != nil {
+			return err
+		}
+		v, err := b.Get(k.pk.([]byte))
+		if err != nil {
+			return notFound(err)
+		}
+		if isHex {
+			out.Write(hex.AppendEncode(nil, v))
+		} else {
+			out.Write(v)
+		}
+		out.WriteString("\n")
+		return nil
+	}
+	var rec pagoda.Record
+	if t.WithoutRowID() {
+		rec, err = t.GetKey(k.pk)
+	} else {
+		rec, err = t.Get(k.rowid)
+	}
+	if err != nil {
+		return notFound(err)
+	}
+	out.Write(appendJSONRow(nil, rec))
+	return nil
+}

@@ -1,0 +1,107 @@
+package command
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestInfo(t *testing.T) {
+	path, sdb := fixture(t)
+	out := mustRun(t, "info", path)
+	field := func(name string) string {
+		m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + `: +(.*)$`).FindStringSubmatch(out)
+		if m == nil {
+			t.Errorf("no %q line in\n%s", name, out)
+			return ""
+		}
+		return m[1]
+	}
+	pragma := func(name string) string {
+		return strconv.FormatInt(sqliteRows(t, sdb, "PRAGMA "+name)[0][0].(int64), 10)
+	}
+	for name, want := range map[string]string{
+		"page size":               pragma("page_size"),
+		"page count":              pragma("page_count"),
+		"database size in header": pragma("page_count") + " pages",
+		"write format":            "1 (legacy)",
+		"read format":             "1 (legacy)",
+		"freelist pages":          pragma("freelist_count"),
+		"schema cookie":           pragma("schema_version"),
+		"text encoding":           "1 (utf8)",
+		"user version":            "0",
+		"application id":          "0",
+		"wal frames":              "0",
+	} {
+		if got := field(name); got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+	var version string
+	if err := sdb.QueryRow("SELECT sqlite_version()").Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	if got := field("sqlite version"); !strings.HasPrefix(got, version+" (") {
+		t.Errorf("sqlite version %q, want %s", got, version)
+	}
+
+	// Each table's row count and each index's entry count, in schema order.
+	counts := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) >= 4 && strings.HasPrefix(line, "  ") && (f[2] == "rows" || f[2] == "entries") {
+			counts[f[0]] = f[1] + " " + f[2] + " " + strings.Join(f[3:], " ")
+		}
+	}
+	for _, row := range sqliteRows(t, sdb, "SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'index')") {
+		name, typ := row[0].(string), row[1].(string)
+		var n int64
+		q := `SELECT count(*) FROM "` + name + `"`
+		if typ == "index" {
+			tbl := sqliteRows(t, sdb, "SELECT tbl_name FROM sqlite_schema WHERE name = '"+name+"'")[0][0].(string)
+			q = `SELECT count(*) FROM "` + tbl + `" INDEXED BY "` + name + `"`
+			if strings.HasPrefix(name, "sqlite_autoindex") {
+				q = `SELECT count(*) FROM "` + tbl + `"`
+			}
+		}
+		if err := sdb.QueryRow(q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		want := strconv.FormatInt(n, 10) + " rows table"
+		switch {
+		case typ == "index":
+			want = strconv.FormatInt(n, 10) + " entries index"
+		case name == "b":
+			want = strconv.FormatInt(n, 10) + " rows bucket"
+		case name == "wr" || name == "wi":
+			want = strconv.FormatInt(n, 10) + " rows table, without rowid"
+		}
+		if counts[name] != want {
+			t.Errorf("%s: %q, want %q", name, counts[name], want)
+		}
+	}
+}
+
+func TestSQLiteVersion(t *testing.T) {
+	for n, want := range map[uint32]string{3040001: "3.40.1 (3040001)", 3046000: "3.46.0 (3046000)", 0: "0 (unset)"} {
+		if got := sqliteVersion(n); got != want {
+			t.Errorf("sqliteVersion(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestInfoEmptyFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "empty.db")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := mustRun(t, "info", path)
+	if !strings.Contains(out, "page count:") || !strings.Contains(out, "0 tables") {
+		t.Errorf("info on an empty file:\n%s", out)
+	}
+	if out := mustRun(t, "tables", path); out != "" {
+		t.Errorf("tables on an empty file: %q", out)
+	}
+}

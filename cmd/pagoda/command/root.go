@@ -1,0 +1,153 @@
+// Package command implements the pagoda command-line tool: one file per
+// subcommand, each going through pagoda's public API only.
+package command
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pagodadb/pagoda"
+)
+
+// extraCommands holds constructors of subcommands that register themselves
+// from their own files (in an init func), such as bench.
+var extraCommands []func() *cobra.Command
+
+// NewRoot builds the pagoda command and its subcommands. Commands write
+// their output to cmd.OutOrStdout(); errors are returned, not printed (see
+// Execute).
+func NewRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "pagoda",
+		Short:         "Inspect pagoda (SQLite 3) database files",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(
+		newInfoCmd(),
+		newTablesCmd(),
+		newSchemaCmd(),
+		newGetCmd(),
+		newScanCmd(),
+		newPagesCmd(),
+	)
+	for _, c := range extraCommands {
+		root.AddCommand(c())
+	}
+	return root
+}
+
+// Execute runs the command line in os.Args and returns the process exit
+// code: 0, or 1 after printing "pagoda: <error>" on stderr.
+func Execute() int { return execute(NewRoot()) }
+
+// execute runs root and reports its error on root's error stream.
+func execute(root *cobra.Command) int {
+	if err := root.Execute(); err != nil {
+		fmt.Fprintf(root.ErrOrStderr(), "pagoda: %s\n", errorText(err))
+		return 1
+	}
+	return 0
+}
+
+// errorText is err's message without the "pagoda: " prefixes that engine
+// errors carry, since Execute adds one.
+func errorText(err error) string {
+	s := err.Error()
+	for strings.HasPrefix(s, "pagoda: ") {
+		s = s[len("pagoda: "):]
+	}
+	return s
+}
+
+// cmdError is an error whose message is msg and which wraps err, so that
+// errors.Is still sees the engine's sentinel behind a short message.
+type cmdError struct {
+	msg string
+	err error
+}
+
+func (e *cmdError) Error() string { return e.msg }
+func (e *cmdError) Unwrap() error { return e.err }
+
+// view opens the database at path read-only and runs fn in a read
+// transaction.
+func view(path string, fn func(tx *pagoda.Tx) error) error {
+	db, err := pagoda.Open(path, &pagoda.Options{ReadOnly: true})
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Path == path {
+			return pe // "open FILE: no such file or directory", without the engine's second "open FILE"
+		}
+		return err
+	}
+	defer db.Close()
+	return db.View(fn)
+}
+
+// openTable returns the table called name, with a short message when it
+// does not exist.
+func openTable(tx *pagoda.Tx, name string) (*pagoda.Table, error) {
+	t, err := tx.Table(name)
+	if errors.Is(err, pagoda.ErrNotFound) {
+		return nil, &cmdError{msg: "no such table: " + name, err: err}
+	}
+	return t, err
+}
+
+// output is a buffered writer over a command's output that remembers the
+// first write error.
+type output struct {
+	w   *bufio.Writer
+	err error
+}
+
+func newOutput(cmd *cobra.Command) *output {
+	return &output{w: bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)}
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
+	n, err := o.w.Write(p)
+	o.err = err
+	return n, err
+}
+
+func (o *output) WriteString(s string) (int, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
+	n, err := o.w.WriteString(s)
+	o.err = err
+	return n, err
+}
+
+// Flush flushes the buffer and returns the first write error.
+func (o *output) Flush() error {
+	if o.err == nil {
+		o.err = o.w.Flush()
+	}
+	return o.err
+}
+
+var _ io.StringWriter = (*output)(nil)
+
+// runView opens the database at path read-only and runs fn in a read
+// transaction with the command's buffered output, which it flushes (also
+// after an error, so that what fn printed comes before the error).
+func runView(cmd *cobra.Command, path string, fn func(tx *pagoda.Tx, out *output) error) error {
+	out := newOutput(cmd)
+	err := view(path, func(tx *pagoda.Tx) error { return fn(tx, out) })
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}

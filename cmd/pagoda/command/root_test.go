@@ -1,0 +1,233 @@
+package command
+
+import (
+	"bytes"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	_ "modernc.org/sqlite" // the "sqlite" driver: SQLite builds the fixtures
+
+	"github.com/pagodadb/pagoda"
+)
+
+// fixtureSQL builds a database with every storage class, an INTEGER
+// PRIMARY KEY table with an index, WITHOUT ROWID tables, a bucket, a view,
+// a trigger and an automatic index.
+var fixtureSQL = []string{
+	`CREATE TABLE all_types(a, b INTEGER, c REAL, d TEXT, e BLOB)`,
+	`INSERT INTO all_types VALUES (NULL, NULL, NULL, NULL, NULL)`,
+	`INSERT INTO all_types VALUES (-9223372036854775808, 9223372036854775807, 3.0,
+		'héllo "quoted" \ back' || char(10) || 'line 2 ☃ 𝄞', x'00ff10')`,
+	`INSERT INTO all_types VALUES (0.1, 1e300, 0.1, '', x'')`,
+	`INSERT INTO all_types VALUES ('text in a', -1, -2.5e-300, 'ctl' || char(1, 9, 13, 127), zeroblob(3))`,
+	`INSERT INTO all_types VALUES (x'0102', 1.5, 1e300, CAST(x'ff41' AS TEXT), 7)`,
+	`INSERT INTO all_types VALUES (printf('%.6000c', 'z'), 0, 12, 'big blob next', randomblob(9000))`,
+	`CREATE TABLE ipk(id INTEGER PRIMARY KEY, name TEXT UNIQUE)`,
+	`INSERT INTO ipk VALUES (1, 'one'), (5, 'five'), (-3, 'minus three'), (9223372036854775807, 'max')`,
+	`CREATE INDEX ipk_name ON ipk(name DESC)`,
+	`CREATE TABLE wr(k TEXT PRIMARY KEY, n INTEGER, r REAL) WITHOUT ROWID`,
+	`INSERT INTO wr VALUES ('b', 2, 2.5), ('a', 1, 1), ('c', NULL, NULL)`,
+	`CREATE TABLE wi(k INTEGER PRIMARY KEY, v) WITHOUT ROWID`,
+	`INSERT INTO wi VALUES (7, 'seven'), (-1, x'ff')`,
+	`CREATE TABLE "b"(key BLOB PRIMARY KEY, value BLOB) STRICT, WITHOUT ROWID`,
+	`INSERT INTO b VALUES (CAST('alpha' AS BLOB), CAST('first value' AS BLOB)),
+		(CAST('beta' AS BLOB), x'00010203'), (x'00', CAST('zero' AS BLOB)), (x'', x'')`,
+	`CREATE TABLE 'sq'(x)`,
+	"CREATE TABLE cmt(x /* block */, y -- line\n)",
+	`CREATE VIEW v AS SELECT id, name FROM ipk`,
+	`CREATE TRIGGER trg AFTER INSERT ON ipk BEGIN SELECT 1; END`,
+}
+
+// fixture builds the fixture database in a temporary directory and
+// returns its path and a SQLite handle on it.
+func fixture(t *testing.T) (string, *sql.DB) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "fixture.db")
+	sdb := sqliteDB(t, path)
+	for _, s := range fixtureSQL {
+		if _, err := sdb.Exec(s); err != nil {
+			t.Fatalf("sqlite: %s: %v", s, err)
+		}
+	}
+	return path, sdb
+}
+
+// sqliteDB opens path with SQLite, one connection, closed at cleanup.
+func sqliteDB(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	sdb, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdb.SetMaxOpenConns(1)
+	t.Cleanup(func() { sdb.Close() })
+	return sdb
+}
+
+// run runs the pagoda command line args in-process.
+func run(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	root := NewRoot()
+	var o, e bytes.Buffer
+	root.SetArgs(args)
+	root.SetOut(&o)
+	root.SetErr(&e)
+	err = root.Execute()
+	return o.String(), e.String(), err
+}
+
+// mustRun runs args and fails the test on error.
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	out, _, err := run(t, args...)
+	if err != nil {
+		t.Fatalf("pagoda %s: %v", strings.Join(args, " "), err)
+	}
+	return out
+}
+
+func TestExecuteReportsErrors(t *testing.T) {
+	path, _ := fixture(t)
+	root := NewRoot()
+	var o, e bytes.Buffer
+	root.SetArgs([]string{"get", path, "ipk", "2"})
+	root.SetOut(&o)
+	root.SetErr(&e)
+	if code := execute(root); code != 1 {
+		t.Errorf("exit code %d, want 1", code)
+	}
+	if o.Len() != 0 {
+		t.Errorf("stdout = %q, want nothing", o.String())
+	}
+	if got, want := e.String(), "pagoda: ipk: key not found\n"; got != want {
+		t.Errorf("stderr = %q, want %q", got, want)
+	}
+
+	root = NewRoot()
+	root.SetArgs([]string{"tables", path})
+	root.SetOut(&o)
+	root.SetErr(&e)
+	o.Reset()
+	e.Reset()
+	if code := execute(root); code != 0 || e.Len() != 0 {
+		t.Errorf("exit code %d, stderr %q; want 0 and nothing", code, e.String())
+	}
+}
+
+func TestExtraCommands(t *testing.T) {
+	old := extraCommands
+	defer func() { extraCommands = old }()
+	extraCommands = append(extraCommands, func() *cobra.Command {
+		return &cobra.Command{Use: "hello", RunE: func(cmd *cobra.Command, args []string) error {
+			cmd.OutOrStdout().Write([]byte("hi\n"))
+			return nil
+		}}
+	})
+	if out := mustRun(t, "hello"); out != "hi\n" {
+		t.Errorf("hello printed %q", out)
+	}
+}
+
+// TestErrors runs every command on bad input: each must fail without
+// printing anything on stdout.
+func TestErrors(t *testing.T) {
+	path, _ := fixture(t)
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.db")
+	notDB := filepath.Join(dir, "not.db")
+	if err := os.WriteFile(notDB, bytes.Repeat([]byte("this is not a SQLite database\n"), 200), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		is   error // nil: any error
+	}{
+		{[]string{"info", missing}, nil},
+		{[]string{"tables", missing}, nil},
+		{[]string{"schema", missing}, nil},
+		{[]string{"pages", missing}, nil},
+		{[]string{"scan", missing, "ipk"}, nil},
+		{[]string{"get", missing, "ipk", "1"}, nil},
+		{[]string{"info", notDB}, nil},
+		{[]string{"tables", notDB}, nil},
+		{[]string{"schema", notDB}, nil},
+		{[]string{"pages", notDB}, nil},
+		{[]string{"scan", notDB, "ipk"}, nil},
+		{[]string{"get", notDB, "ipk", "1"}, nil},
+		{[]string{"scan", path, "nosuch"}, pagoda.ErrNotFound},
+		{[]string{"get", path, "nosuch", "1"}, pagoda.ErrNotFound},
+		{[]string{"get", path, "ipk", "2"}, pagoda.ErrNotFound},
+		{[]string{"get", path, "b", "gamma"}, pagoda.ErrNotFound},
+		{[]string{"get", path, "wr", "zz"}, pagoda.ErrNotFound},
+		{[]string{"get", path, "ipk", "one"}, nil},
+		{[]string{"get", path, "b", "zz", "--hex"}, nil},
+		{[]string{"scan", path, "ipk", "--from", "x"}, nil},
+		{[]string{"scan", path, "ipk", "--limit", "-1"}, nil},
+		{[]string{"get", path, "ipk"}, nil},
+		{[]string{"tables"}, nil},
+		{[]string{"nosuchcommand"}, nil},
+	}
+	for _, tt := range tests {
+		out, _, err := run(t, tt.args...)
+		if err == nil {
+			t.Errorf("pagoda %s: no error", strings.Join(tt.args, " "))
+			continue
+		}
+		if tt.is != nil && !errors.Is(err, tt.is) {
+			t.Errorf("pagoda %s: error %v, want %v", strings.Join(tt.args, " "), err, tt.is)
+		}
+		if out != "" {
+			t.Errorf("pagoda %s: printed %q on stdout", strings.Join(tt.args, " "), out)
+		}
+	}
+}
+
+// TestCorruptFile damages a copy of the fixture in several ways and runs
+// every command on it: errors are fine, panics are not.
+func TestCorruptFile(t *testing.T) {
+	path, sdb := fixture(t)
+	sdb.Close()
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const pageSize = 4096
+	damages := map[string]func(b []byte){
+		"page 2 type":       func(b []byte) { b[pageSize] = 0xff },
+		"page 2 cell count": func(b []byte) { b[pageSize+3], b[pageSize+4] = 0xff, 0xff },
+		"page 2 zeroed":     func(b []byte) { clear(b[pageSize : 2*pageSize]) },
+		"schema cell ptrs":  func(b []byte) { clear(b[108:140]) },
+		"truncated":         func(b []byte) { clear(b[len(b)-pageSize:]) },
+		"freelist trunk":    func(b []byte) { b[32], b[33], b[34], b[35] = 0, 0, 0, 3 },
+	}
+	for name, damage := range damages {
+		b := bytes.Clone(orig)
+		damage(b)
+		p := filepath.Join(t.TempDir(), "corrupt.db")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// pages walks every page: it must see each damage, and still
+		// print a line per page before the error (when the schema is
+		// readable).
+		out, _, err := run(t, "pages", p)
+		if err == nil {
+			t.Errorf("%s: pagoda pages: no error", name)
+		} else if name != "schema cell ptrs" && strings.Count(out, "\n") != len(b)/pageSize+1 {
+			t.Errorf("%s: pagoda pages printed %d lines before %v:\n%s", name, strings.Count(out, "\n"), err, out)
+		}
+		for _, args := range [][]string{
+			{"info", p}, {"tables", p}, {"schema", p},
+			{"scan", p, "all_types"}, {"scan", p, "ipk", "--json"}, {"scan", p, "b"},
+			{"get", p, "all_types", "2"}, {"get", p, "b", "alpha"},
+		} {
+			_, _, err := run(t, args...)
+			t.Logf("%s: pagoda %s: %v", name, args[0], err)
+		}
+	}
+}
