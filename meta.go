@@ -86,16 +86,11 @@ func metaForIndex(ix *schema.Index, t *schema.Table) *indexMeta {
 		add("rowid", schema.CollBinary, false, schema.AffinityInteger)
 		return m
 	}
-	for _, pk := range t.PrimaryKey {
-		dup := false
-		for _, c := range ix.Columns {
-			if c.Column >= 0 && c.Column == pk.Column {
-				dup = true
-			}
-		}
-		if !dup {
-			add(pk.Name, pk.Collation, pk.Desc, affOf(pk.Column))
-		}
+	// The primary key columns not already a term with the same collation
+	// (sqlite3's isDupColumn compares collations too), ascending in an
+	// automatic index: schema's KeyOrder knows the rules.
+	for _, pk := range ix.KeyOrder(t)[len(ix.Columns):] {
+		add(pk.Name, pk.Collation, pk.Desc, affOf(pk.Column))
 	}
 	return m
 }

@@ -1,0 +1,16 @@
+package schema
+
+import "errors"
+
+// Sentinel errors. Every error returned by this package wraps exactly one of
+// them; callers translate them into the engine's own errors.
+var (
+	// ErrSyntax: the text is not a statement sqlite3 3.40 would accept.
+	ErrSyntax = errors.New("schema: syntax error")
+	// ErrUnsupported: valid SQL that this package cannot represent (virtual
+	// tables, CREATE TABLE ... AS SELECT, unknown collations, ...).
+	ErrUnsupported = errors.New("schema: unsupported")
+	// ErrInvalid: the rows of sqlite_schema do not fit together (an index on
+	// an unknown table or column, an orphan autoindex, duplicate names).
+	ErrInvalid = errors.New("schema: invalid schema")
+)
