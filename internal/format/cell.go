@@ -101,14 +101,19 @@ func (p *Page) CellAt(off int) (Cell, error) {
 // leaves), and the payload when it is all local. overflow reports a payload
 // that spills onto overflow pages; callers then use Cell.
 func (p *Page) LeafEntry(i int) (rowid int64, local []byte, overflow bool, err error) {
-	off, err := p.CellOffset(i)
-	if err != nil {
+	ptr := p.cellPtrs + 2*i
+	if ptr < 0 || ptr+2 > p.Usable {
+		return 0, nil, false, CorruptAt(p.Pgno, ptr, "cell %d is beyond the cell pointer array", i)
+	}
+	off := int(p.Data[ptr])<<8 | int(p.Data[ptr+1])
+	if off < p.cellPtrs+2*p.NCells || off > p.Usable-minCellSize {
+		_, err := p.CellOffset(i)
 		return 0, nil, false, err
 	}
 	b := p.Data[off:p.Usable]
 	var n uint64
 	pos := 1
-	if len(b) > 0 && b[0] < 0x80 {
+	if b[0] < 0x80 {
 		n = uint64(b[0])
 	} else {
 		n, pos = Uvarint(b)

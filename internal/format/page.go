@@ -108,7 +108,7 @@ type Page struct {
 // and that the cell pointer array fits) and returns a view of it.
 func ParsePage(data []byte, pgno uint32, usable int) (Page, error) {
 	hdr := HeaderOffset(pgno)
-	if usable > len(data) || hdr+PageHeaderSizeLeaf > usable {
+	if usable < MinUsableSize || usable > len(data) || hdr+PageHeaderSizeLeaf > usable {
 		return Page{}, Corruptf(pgno, "page of %d bytes shorter than usable size %d", len(data), usable)
 	}
 	t := PageType(data[hdr+pageHdrType])
