@@ -17,7 +17,7 @@ func toValue(x any) (format.Value, error) {
 	case nil:
 		return format.NullValue(), nil
 	case Value:
-		return v.v, nil
+		return v.format(), nil
 	case int:
 		return format.IntValue(int64(v)), nil
 	case int8:

@@ -59,14 +59,17 @@ func (r Record) Name(i int) string {
 func (r Record) Column(i int) Value {
 	m := r.meta
 	if m == nil {
-		v, _ := format.Field(r.data, i)
-		return Value{v}
+		t, body, ok := format.FieldBody(r.data, i)
+		if !ok {
+			return Value{}
+		}
+		return decodeValue(t, body)
 	}
 	if uint(i) >= uint(len(m.field)) {
 		return Value{}
 	}
 	if i == m.alias {
-		return Value{format.IntValue(r.rowid)}
+		return intValue(r.rowid)
 	}
 	f := m.field[i]
 	t, body, ok := format.FieldBody(r.data, f)
@@ -74,13 +77,12 @@ func (r Record) Column(i int) Value {
 		if f < 0 {
 			return Value{}
 		}
-		return Value{m.defaults[i]} // the row predates ALTER TABLE ADD COLUMN
+		return valueOf(m.defaults[i]) // the row predates ALTER TABLE ADD COLUMN
 	}
-	v := format.DecodeValue(t, body)
-	if v.Kind == format.KindInt && m.real[i] {
-		v = format.FloatValue(float64(v.Int()))
+	if t < 12 && m.real[i] && t != 0 && t != 7 {
+		return floatValue(float64(format.DecodeValue(t, body).Int()))
 	}
-	return Value{v}
+	return decodeValue(t, body)
 }
 
 // Raw returns the record's bytes in SQLite's record format.

@@ -172,16 +172,23 @@ type TableCursor struct {
 }
 
 func (tc *TableCursor) load(ok bool) bool {
-	tc.rec = Record{}
 	if !ok {
+		tc.rec = Record{}
 		return false
 	}
-	rec, err := tc.t.record(&tc.c)
+	rowid, payload, pgno, err := tc.c.Entry()
+	if err == nil {
+		_, err = format.CheckRecord(payload)
+		if err != nil {
+			err = format.Corruptf(pgno, "row %d: %s", rowid, corruptMsg(err))
+		}
+	}
 	if err != nil {
-		tc.err = err
+		tc.rec, tc.err = Record{}, err
 		return false
 	}
-	tc.rec = rec
+	// Field by field: building a Record and copying it stalls store forwarding.
+	tc.rec.data, tc.rec.rowid, tc.rec.meta = payload, rowid, &tc.t.meta.rec
 	return true
 }
 

@@ -39,53 +39,140 @@ func (t Type) String() string {
 // Value is one column of a record. Text and blob bytes alias the page (or
 // the assembled payload): they are valid until the transaction ends.
 type Value struct {
-	v format.Value
+	// Value is 32 bytes and two fields so that the compiler keeps it in
+	// registers: a larger struct is copied through memory, and the read
+	// path paid a store-forwarding stall per column for it.
+	b []byte // TEXT and BLOB bytes; a tag slice for INTEGER and REAL; nil for NULL
+	n uint64 // INTEGER or REAL bits; the Type of TEXT and BLOB
+}
+
+// typeTags back the tag slices that mark INTEGER and REAL values.
+var typeTags [2]byte
+
+func intValue(i int64) Value     { return Value{b: typeTags[0:0:1], n: uint64(i)} }
+func floatValue(f float64) Value { return Value{b: typeTags[1:1:2], n: math.Float64bits(f)} }
+
+// bytesValue makes a TEXT or BLOB value; b must not be nil.
+func bytesValue(t Type, b []byte) Value { return Value{b: b, n: uint64(t)} }
+
+// valueOf converts a decoded field.
+func valueOf(v format.Value) Value {
+	switch v.Kind {
+	case format.KindInt:
+		return intValue(v.Int())
+	case format.KindFloat:
+		return floatValue(v.Float())
+	case format.KindText, format.KindBlob:
+		b := v.Bytes
+		if b == nil {
+			b = typeTags[0:0:0]
+		}
+		return bytesValue(Type(v.Kind), b)
+	}
+	return Value{}
+}
+
+// decodeValue decodes a field body of serial type t.
+func decodeValue(t uint64, body []byte) Value {
+	if t >= 12 {
+		return Value{b: body, n: uint64(TypeBlob - Type(t&1))} // odd: TEXT
+	}
+	return valueOf(format.DecodeValue(t, body))
+}
+
+// format converts back to the format package's representation.
+func (v Value) format() format.Value {
+	switch v.Type() {
+	case TypeInteger:
+		return format.IntValue(int64(v.n))
+	case TypeFloat:
+		return format.FloatValue(math.Float64frombits(v.n))
+	case TypeText:
+		return format.TextValue(v.b)
+	case TypeBlob:
+		return format.BlobValue(v.b)
+	}
+	return format.NullValue()
 }
 
 // Type returns the value's storage class.
-func (v Value) Type() Type { return Type(v.v.Kind) }
+func (v Value) Type() Type {
+	if v.b == nil {
+		return TypeNull
+	}
+	if len(v.b) == 0 && cap(v.b) == 1 {
+		switch &v.b[:1][0] {
+		case &typeTags[0]:
+			return TypeInteger
+		case &typeTags[1]:
+			return TypeFloat
+		}
+	}
+	return Type(v.n)
+}
 
 // IsNull reports whether the value is NULL.
-func (v Value) IsNull() bool { return v.v.Kind == format.KindNull }
+func (v Value) IsNull() bool { return v.b == nil }
 
-// Int returns an integer value; a REAL is truncated, anything else is 0.
-func (v Value) Int() int64 { return v.v.Int() }
+// Int returns an INTEGER value; a REAL is truncated, anything else is 0.
+func (v Value) Int() int64 {
+	switch v.Type() {
+	case TypeInteger:
+		return int64(v.n)
+	case TypeFloat:
+		return int64(math.Float64frombits(v.n))
+	}
+	return 0
+}
 
 // Float returns a REAL value; an INTEGER is converted, anything else is 0.
-func (v Value) Float() float64 { return v.v.Float() }
+func (v Value) Float() float64 {
+	switch v.Type() {
+	case TypeInteger:
+		return float64(int64(v.n))
+	case TypeFloat:
+		return math.Float64frombits(v.n)
+	}
+	return 0
+}
 
-// Text returns a TEXT (or BLOB) value as a string (a copy).
-func (v Value) Text() string { return string(v.v.Bytes) }
+// Text returns a TEXT (or BLOB) value as a string (a copy); "" otherwise.
+func (v Value) Text() string { return string(v.Blob()) }
 
 // Blob returns the bytes of a BLOB or TEXT value without copying; nil for
 // other types. The slice is valid until the transaction ends.
-func (v Value) Blob() []byte { return v.v.Bytes }
+func (v Value) Blob() []byte {
+	if t := v.Type(); t == TypeText || t == TypeBlob {
+		return v.b
+	}
+	return nil
+}
 
 // Any returns the value as nil, int64, float64, string or []byte (the
 // []byte aliases the page, as Blob does).
 func (v Value) Any() any {
-	switch v.v.Kind {
-	case format.KindInt:
-		return v.v.Int()
-	case format.KindFloat:
-		return v.v.Float()
-	case format.KindText:
-		return string(v.v.Bytes)
-	case format.KindBlob:
-		return v.v.Bytes
+	switch v.Type() {
+	case TypeInteger:
+		return int64(v.n)
+	case TypeFloat:
+		return math.Float64frombits(v.n)
+	case TypeText:
+		return string(v.b)
+	case TypeBlob:
+		return v.b
 	}
 	return nil
 }
 
 // String renders the value as sqlite3's list mode does (NULL as "").
 func (v Value) String() string {
-	switch v.v.Kind {
-	case format.KindInt:
-		return strconv.FormatInt(v.v.Int(), 10)
-	case format.KindFloat:
-		return FormatFloat(v.v.Float())
-	case format.KindText, format.KindBlob:
-		return string(v.v.Bytes)
+	switch v.Type() {
+	case TypeInteger:
+		return strconv.FormatInt(int64(v.n), 10)
+	case TypeFloat:
+		return FormatFloat(math.Float64frombits(v.n))
+	case TypeText, TypeBlob:
+		return string(v.b)
 	}
 	return ""
 }

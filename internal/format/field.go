@@ -13,11 +13,20 @@ func CheckRecord(rec []byte) (fields int, err error) {
 	}
 	body := int64(hdrLen)
 	for pos < hdrLen {
-		t, n := headerVarint(rec[pos:hdrLen])
-		if n == 0 {
-			return 0, &CorruptError{Offset: -1, Msg: "record header ends inside a serial type"}
+		var t uint64
+		if c := rec[pos]; c < 0x80 {
+			t = uint64(c)
+			pos++
+		} else if pos+1 < hdrLen && rec[pos+1] < 0x80 {
+			t = uint64(c&0x7f)<<7 | uint64(rec[pos+1])
+			pos += 2
+		} else {
+			var n int
+			if t, n = Uvarint(rec[pos:hdrLen]); n == 0 {
+				return 0, &CorruptError{Offset: -1, Msg: "record header ends inside a serial type"}
+			}
+			pos += n
 		}
-		pos += n
 		size, ok := SerialTypeSize(t)
 		if !ok {
 			return 0, &CorruptError{Offset: -1, Msg: "reserved serial type in record"}
