@@ -1,0 +1,217 @@
+package bench_test
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pagodadb/pagoda/internal/bench"
+)
+
+var benchRows = flag.Int("bench.rows", 100_000, "rows in the fixture of BenchmarkLookup and BenchmarkScan")
+
+// benchFixture returns the benchmark fixture, cached across runs under the
+// OS temporary directory (building 100,000 rows takes a few seconds).
+func benchFixture(b *testing.B) *bench.Fixture {
+	b.Helper()
+	f, err := bench.LoadFixture(filepath.Join(os.TempDir(), "pagoda-bench"), bench.FixtureOptions{Rows: *benchRows})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return f
+}
+
+// runWorkload runs workload w against every peer as sub-benchmarks named
+// after the peers: BenchmarkLookup/pagoda, BenchmarkLookup/mattn, ...
+func runWorkload(b *testing.B, name string) {
+	w, err := bench.WorkloadByName(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := benchFixture(b)
+	for _, peer := range bench.PeerNames {
+		b.Run(peer, func(b *testing.B) {
+			p, err := bench.NewPeer(peer)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := p.Open(f); err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close()
+			if err := bench.Verify(p, f, 100); err != nil { // also warms the caches
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			if err := w.Run(b, p, f); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}
+
+func BenchmarkLookup(b *testing.B) { runWorkload(b, "lookup") }
+func BenchmarkScan(b *testing.B)   { runWorkload(b, "scan") }
+
+// smallFixture builds a fresh fixture of 2,000 rows in a test directory.
+func smallFixture(t *testing.T) *bench.Fixture {
+	t.Helper()
+	f, err := bench.LoadFixture(t.TempDir(), bench.FixtureOptions{Rows: 2000, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Built {
+		t.Fatal("a fixture in a new directory was not built")
+	}
+	return f
+}
+
+// TestPeersAgree checks that every peer returns the fixture's exact bytes
+// for every rowid, fails on missing rowids, and scans the same rows in the
+// same order, so that a broken peer cannot produce a pretty number.
+func TestPeersAgree(t *testing.T) {
+	f := smallFixture(t)
+	var want []byte
+	wantHash := fnv.New64a()
+	for id := int64(1); id <= int64(f.Rows); id++ {
+		want = f.Value(want[:0], id)
+		wantHash.Write(want)
+	}
+	for _, name := range bench.PeerNames {
+		t.Run(name, func(t *testing.T) {
+			p, err := bench.NewPeer(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Open(f); err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				if err := p.Close(); err != nil {
+					t.Error(err)
+				}
+			}()
+			if err := bench.Verify(p, f, 1000); err != nil {
+				t.Fatal(err)
+			}
+			for id := int64(1); id <= int64(f.Rows); id++ {
+				v, err := p.Get(id)
+				if err != nil {
+					t.Fatalf("get %d: %v", id, err)
+				}
+				if want = f.Value(want[:0], id); !bytes.Equal(v, want) {
+					t.Fatalf("get %d: %x, want %x", id, v, want)
+				}
+			}
+			for _, id := range []int64{0, -1, int64(f.Rows) + 1} {
+				if v, err := p.Get(id); err == nil {
+					t.Errorf("get %d (missing): %x, want an error", id, v)
+				}
+			}
+			h := fnv.New64a()
+			total := 0
+			n, err := p.Scan(func(v []byte) {
+				h.Write(v)
+				total += len(v)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != f.Rows || total != f.Rows*f.ValueSize || h.Sum64() != wantHash.Sum64() {
+				t.Fatalf("scan: %d rows, %d bytes, hash %x; want %d rows, %d bytes, hash %x",
+					n, total, h.Sum64(), f.Rows, f.Rows*f.ValueSize, wantHash.Sum64())
+			}
+		})
+	}
+}
+
+// TestFixture checks the files: the SQLite file is in WAL mode with nothing
+// left in a -wal file, and a second load reuses the cached files.
+func TestFixture(t *testing.T) {
+	dir := t.TempDir()
+	opt := bench.FixtureOptions{Rows: 500}
+	f, err := bench.LoadFixture(dir, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr := make([]byte, 100)
+	file, err := os.Open(f.SQLitePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = file.ReadAt(hdr, 0)
+	file.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(hdr[:16]) != "SQLite format 3\x00" || hdr[18] != 2 || hdr[19] != 2 {
+		t.Errorf("header %q, read/write versions %d/%d: want a SQLite file in WAL mode (2/2)", hdr[:16], hdr[18], hdr[19])
+	}
+	if st, err := os.Stat(f.SQLitePath + "-wal"); err == nil && st.Size() > 0 {
+		t.Errorf("fixture left a %d-byte -wal file", st.Size())
+	}
+	g, err := bench.LoadFixture(dir, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Built || g.SQLitePath != f.SQLitePath {
+		t.Errorf("second load: built=%v path %s, want the cached %s", g.Built, g.SQLitePath, f.SQLitePath)
+	}
+	// Values depend on the seed.
+	a := bench.FixtureOptions{Seed: 1}.Value(nil, 5)
+	b := bench.FixtureOptions{Seed: 2}.Value(nil, 5)
+	if len(a) != 100 || bytes.Equal(a, b) {
+		t.Errorf("values: %x (seed 1), %x (seed 2): want 100 bytes differing by seed", a, b)
+	}
+}
+
+// TestRun runs the whole harness on a small fixture with a tiny benchtime
+// and checks the report.
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	rep, err := bench.Run(bench.Config{
+		Dir:       dir,
+		Fixture:   bench.FixtureOptions{Rows: 2000},
+		Benchtime: 5 * time.Millisecond,
+		Count:     2,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(rep.Results), len(bench.PeerNames)*len(bench.Workloads); got != want {
+		t.Fatalf("%d results, want %d", got, want)
+	}
+	for _, r := range rep.Results {
+		if r.N == 0 || r.NsPerOp <= 0 || r.FileSize <= 0 || r.MinNs > r.NsPerOp || r.MaxNs < r.NsPerOp {
+			t.Errorf("result %+v: want operations, time within the spread and a file size", r)
+		}
+	}
+	var out strings.Builder
+	if err := rep.Print(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, peer := range bench.PeerNames {
+		for _, w := range bench.Workloads {
+			if !strings.Contains(out.String(), w.Name+"  ") || !strings.Contains(out.String(), peer) {
+				t.Errorf("report lacks %s/%s:\n%s", w.Name, peer, out.String())
+			}
+		}
+	}
+	t.Logf("\n%s", out.String())
+
+	_, err = bench.Run(bench.Config{Dir: dir, Fixture: bench.FixtureOptions{Rows: 2000}, Peers: []string{"nope"}})
+	if err == nil || !strings.Contains(err.Error(), "unknown peer") {
+		t.Errorf("unknown peer: err %v", err)
+	}
+	if _, err := bench.LoadFixture(dir, bench.FixtureOptions{}); err == nil {
+		t.Error("a fixture of zero rows: no error")
+	} else if errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a fixture of zero rows: %v", err)
+	}
+}

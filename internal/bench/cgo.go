@@ -1,0 +1,7 @@
+//go:build cgo
+
+package bench
+
+// cgoEnabled reports whether mattn/go-sqlite3, which is SQLite's C code
+// behind cgo, works in this binary.
+const cgoEnabled = true

@@ -1,0 +1,293 @@
+package bench
+
+import (
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// fixtureVersion is part of a cached fixture's directory name; bump it when
+// the way fixtures are built changes, so stale caches are not reused.
+const fixtureVersion = 1
+
+// Names inside a fixture directory.
+const (
+	sqliteName = "t.sqlite"
+	boltName   = "t.bolt"
+	doneName   = "ok" // written last: a directory without it is incomplete
+	tableName  = "t"
+	bucketName = "t"
+)
+
+// boltBatch is the number of rows per bbolt write transaction when loading.
+const boltBatch = 50_000
+
+// FixtureOptions are the parameters of a fixture; a cached fixture is reused
+// only when all of them match.
+type FixtureOptions struct {
+	Rows      int    // rows, with rowids 1..Rows
+	ValueSize int    // bytes per value (default 100)
+	Seed      uint64 // seed of the values (default 1)
+}
+
+func (o FixtureOptions) withDefaults() FixtureOptions {
+	if o.ValueSize == 0 {
+		o.ValueSize = 100
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	return o
+}
+
+// Fixture is a pair of files holding the same rows: a SQLite database
+// written by SQLite (table t, WAL mode, checkpointed) and a bbolt database
+// (bucket t, 8-byte big-endian rowid keys).
+type Fixture struct {
+	FixtureOptions
+	Dir        string        // the fixture's own directory
+	SQLitePath string        // the SQLite file, read by pagoda, mattn and modernc
+	BoltPath   string        // the bbolt file
+	Built      bool          // built by this call, not found in the cache
+	BuildTime  time.Duration // time to build (zero when cached)
+	Builder    string        // the SQLite driver that wrote the file
+}
+
+// LoadFixture returns the fixture with the given options under dir, building
+// it first unless a complete one is cached there. Concurrent callers (say,
+// two test binaries) may both build; the first to finish wins and the other
+// uses its files.
+func LoadFixture(dir string, opt FixtureOptions) (*Fixture, error) {
+	opt = opt.withDefaults()
+	if opt.Rows < 1 {
+		return nil, fmt.Errorf("bench: fixture needs at least one row, got %d", opt.Rows)
+	}
+	if opt.ValueSize < 1 {
+		return nil, fmt.Errorf("bench: value size must be positive, got %d", opt.ValueSize)
+	}
+	final := filepath.Join(dir, fmt.Sprintf("rows%d-value%d-seed%d-v%d", opt.Rows, opt.ValueSize, opt.Seed, fixtureVersion))
+	f := &Fixture{
+		FixtureOptions: opt,
+		Dir:            final,
+		SQLitePath:     filepath.Join(final, sqliteName),
+		BoltPath:       filepath.Join(final, boltName),
+	}
+	if _, err := os.Stat(filepath.Join(final, doneName)); err == nil {
+		return f, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	// An incomplete directory left by an interrupted build is removed.
+	if _, err := os.Stat(final); err == nil {
+		if err := os.RemoveAll(final); err != nil {
+			return nil, fmt.Errorf("bench: removing incomplete fixture: %w", err)
+		}
+	}
+	removeStaleBuilds(dir)
+	tmp, err := os.MkdirTemp(dir, buildingPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	defer os.RemoveAll(tmp) // a no-op after a successful rename
+	start := time.Now()
+	builder, err := buildSQLite(filepath.Join(tmp, sqliteName), opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := buildBolt(filepath.Join(tmp, boltName), opt); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, doneName), []byte("ok\n"), 0o644); err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp made it 0700
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		if _, statErr := os.Stat(filepath.Join(final, doneName)); statErr == nil {
+			return f, nil // another process finished first
+		}
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	f.Built, f.BuildTime, f.Builder = true, time.Since(start), builder
+	return f, nil
+}
+
+// buildingPrefix starts the names of directories where fixtures are built.
+const buildingPrefix = "building-"
+
+// removeStaleBuilds removes build directories left under dir by runs that
+// were killed: those not modified for an hour (a build takes seconds).
+func removeStaleBuilds(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), buildingPrefix) {
+			continue
+		}
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > time.Hour {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// Value appends the value of row rowid to dst and returns it. Values are
+// reproducible: they depend only on the seed and the rowid.
+func (o FixtureOptions) Value(dst []byte, rowid int64) []byte {
+	o = o.withDefaults()
+	src := rand.NewPCG(o.Seed, uint64(rowid))
+	var w [8]byte
+	for n := o.ValueSize; n > 0; n -= 8 {
+		binary.LittleEndian.PutUint64(w[:], src.Uint64())
+		dst = append(dst, w[:min(n, 8)]...)
+	}
+	return dst
+}
+
+// Sizes returns the sizes in bytes of the SQLite and bbolt files.
+func (f *Fixture) Sizes() (sqlite, bolt int64, err error) {
+	st, err := os.Stat(f.SQLitePath)
+	if err != nil {
+		return 0, 0, err
+	}
+	sb, err := os.Stat(f.BoltPath)
+	if err != nil {
+		return 0, 0, err
+	}
+	return st.Size(), sb.Size(), nil
+}
+
+// buildSQLite writes the rows with SQLite in one transaction, then switches
+// the file to WAL mode and checkpoints it, so that every reader reads the
+// same bytes from the main file. It prefers mattn/go-sqlite3 (SQLite's own C
+// code) and falls back to modernc.org/sqlite when cgo is unavailable.
+func buildSQLite(path string, opt FixtureOptions) (string, error) {
+	var errs []error
+	for _, driver := range []string{mattnDriver, moderncDriver} {
+		err := buildSQLiteWith(driver, path, opt)
+		if err == nil {
+			return driver, nil
+		}
+		errs = append(errs, fmt.Errorf("%s: %w", driver, err))
+		for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+			if err := os.Remove(path + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return "", err
+			}
+		}
+	}
+	return "", fmt.Errorf("bench: building the SQLite fixture: %w", errors.Join(errs...))
+}
+
+func buildSQLiteWith(driver, path string, opt FixtureOptions) (err error) {
+	db, err := sql.Open(driver, path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := db.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	db.SetMaxOpenConns(1) // pragmas apply to the one connection
+	for _, s := range []string{
+		"PRAGMA page_size=4096",
+		"PRAGMA journal_mode=OFF", // bulk load: no rollback journal, no WAL copy
+		"PRAGMA synchronous=OFF",
+		"CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)",
+	} {
+		if _, err := db.Exec(s); err != nil {
+			return fmt.Errorf("%s: %w", s, err)
+		}
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	ins, err := tx.Prepare("INSERT INTO t(id, v) VALUES (?, ?)")
+	if err != nil {
+		return err
+	}
+	v := make([]byte, 0, opt.ValueSize)
+	for id := int64(1); id <= int64(opt.Rows); id++ {
+		v = opt.Value(v[:0], id)
+		if _, err := ins.Exec(id, v); err != nil {
+			return fmt.Errorf("insert row %d: %w", id, err)
+		}
+	}
+	if err := ins.Close(); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	for _, s := range []string{
+		"PRAGMA journal_mode=WAL",
+		"PRAGMA wal_checkpoint(TRUNCATE)",
+	} {
+		if _, err := db.Exec(s); err != nil {
+			return fmt.Errorf("%s: %w", s, err)
+		}
+	}
+	var check string
+	if err := db.QueryRow("PRAGMA quick_check").Scan(&check); err != nil {
+		return err
+	}
+	if check != "ok" {
+		return fmt.Errorf("quick_check: %s", check)
+	}
+	return nil
+}
+
+// buildBolt writes the rows into bucket t of a new bbolt file, in batches of
+// boltBatch rows per transaction, with pages filled completely since the
+// keys arrive in order.
+func buildBolt(path string, opt FixtureOptions) (err error) {
+	db, err := bolt.Open(path, 0o644, &bolt.Options{NoSync: true, Timeout: 10 * time.Second})
+	if err != nil {
+		return fmt.Errorf("bench: building the bbolt fixture: %w", err)
+	}
+	defer func() {
+		if cerr := db.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	for first := 1; first <= opt.Rows; first += boltBatch {
+		last := min(first+boltBatch-1, opt.Rows)
+		// bbolt keeps references to keys and values until the commit, so
+		// each batch gets its own slab.
+		slab := make([]byte, 0, (last-first+1)*(8+opt.ValueSize))
+		err := db.Update(func(tx *bolt.Tx) error {
+			b, err := tx.CreateBucketIfNotExists([]byte(bucketName))
+			if err != nil {
+				return err
+			}
+			b.FillPercent = 1.0
+			for id := first; id <= last; id++ {
+				off := len(slab)
+				slab = binary.BigEndian.AppendUint64(slab, uint64(id))
+				slab = opt.Value(slab, int64(id))
+				if err := b.Put(slab[off:off+8], slab[off+8:]); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("bench: building the bbolt fixture: %w", err)
+		}
+	}
+	if err := db.Sync(); err != nil {
+		return fmt.Errorf("bench: building the bbolt fixture: %w", err)
+	}
+	return nil
+}
