@@ -149,7 +149,7 @@ func (db *DB) tableMeta(cat *schema.Catalog, ti *schema.TableInfo) *tableMeta {
 	}
 	m := db.tmeta[ti]
 	if m == nil {
-		m = metaForTable(ti.Table)
+		m = metaForTable(ti)
 		db.tmeta[ti] = m
 	}
 	return m
@@ -166,7 +166,7 @@ func (db *DB) indexMeta(cat *schema.Catalog, ii *schema.IndexInfo) *indexMeta {
 	}
 	m := db.imeta[ii]
 	if m == nil {
-		m = metaForIndex(ii.Index, ii.Table.Table)
+		m = metaForIndex(ii)
 		db.imeta[ii] = m
 	}
 	return m

@@ -88,7 +88,7 @@ func (c *IndexCursor) load(ok bool) bool {
 	}
 	_, payload, pgno, err := c.c.Entry()
 	if err == nil {
-		c.rec, err = newRecord(payload, 0, &c.ix.meta.rec, pgno)
+		c.rec, err = newRecord(c.ix.tx, payload, 0, &c.ix.meta.rec, pgno)
 	}
 	if err != nil {
 		c.err = err

@@ -1,6 +1,10 @@
 package pagoda
 
-import "iter"
+import (
+	"iter"
+
+	"github.com/pagodadb/pagoda/internal/btree"
+)
 
 // All returns an iterator over every key and value in key order. An error
 // stops the iteration; Tx.Err (and View) report it.
@@ -32,13 +36,29 @@ func (b *Bucket) Range(from, to []byte) iter.Seq2[[]byte, []byte] {
 }
 
 // All returns an iterator over every row in rowid (or primary key) order.
-// An error stops the iteration; Tx.Err (and View) report it.
+// An error stops the iteration; Tx.Err (and View) report it. It is the
+// fastest way to read a whole table: it steps through each leaf page in one
+// loop.
 func (t *Table) All() iter.Seq2[int64, Record] {
 	return func(yield func(int64, Record) bool) {
-		c := t.Cursor()
-		for ok := c.First(); ok; ok = c.Next() {
-			if !yield(c.Rowid(), c.Record()) {
-				return
+		if err := t.tx.check(); err != nil {
+			t.tx.setErr(err)
+			return
+		}
+		var c btree.Cursor
+		c.Init(&t.tx.snap, t.root, !t.WithoutRowID(), &t.meta.kinfo)
+		meta := &t.meta.rec
+		more, stop := c.First(), false
+		each := func(rowid int64, payload []byte) bool {
+			stop = !yield(rowid, Record{data: payload, rowid: rowid, meta: meta, tx: t.tx})
+			return !stop
+		}
+		for more && !stop {
+			if err := c.EachInLeaf(each); err != nil {
+				break
+			}
+			if !stop {
+				more = c.Next()
 			}
 		}
 		if err := c.Err(); err != nil {

@@ -1,6 +1,8 @@
 package pagoda
 
 import (
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/pagodadb/pagoda/internal/format"
@@ -22,10 +24,14 @@ type indexMeta struct {
 	aff   []schema.Affinity // affinity of each key field
 }
 
-func metaForTable(t *schema.Table) *tableMeta {
+func metaForTable(ti *schema.TableInfo) *tableMeta {
+	t := ti.Table
 	m := &tableMeta{}
 	n := len(t.Columns)
 	m.rec = recordMeta{
+		owner:    "table " + ti.Entry.Name,
+		root:     ti.Entry.RootPage,
+		rowids:   !t.WithoutRowID,
 		names:    make([]string, n),
 		field:    make([]int, n),
 		alias:    -1,
@@ -40,7 +46,13 @@ func metaForTable(t *schema.Table) *tableMeta {
 		m.rec.field[i] = -1
 		m.rec.real[i] = c.Affinity == schema.AffinityReal
 		if c.HasDefault {
-			m.rec.defaults[i] = applyAffinity(defaultValue(c.Default), c.Affinity)
+			m.rec.defaults[i] = defaultValue(c.Default, c.Affinity)
+			if v := m.rec.defaults[i]; c.Affinity == schema.AffinityReal && v.Kind == format.KindFloat {
+				// A whole REAL goes through an integer, as when stored: -0.0 reads 0.0.
+				if w := integral(v); w.Kind == format.KindInt {
+					m.rec.defaults[i] = format.FloatValue(float64(w.Int()))
+				}
+			}
 		}
 	}
 	for f, col := range t.RecordOrder {
@@ -61,8 +73,9 @@ func metaForTable(t *schema.Table) *tableMeta {
 // metaForIndex describes the key records of index ix on table t: the
 // indexed columns, then the rowid (rowid tables) or the primary key columns
 // not already indexed (WITHOUT ROWID tables).
-func metaForIndex(ix *schema.Index, t *schema.Table) *indexMeta {
-	m := &indexMeta{rec: recordMeta{alias: -1}}
+func metaForIndex(ii *schema.IndexInfo) *indexMeta {
+	ix, t := ii.Index, ii.Table.Table
+	m := &indexMeta{rec: recordMeta{alias: -1, owner: "index " + ii.Entry.Name, root: ii.Entry.RootPage}}
 	add := func(name string, coll schema.Collation, desc bool, aff schema.Affinity) {
 		f := len(m.rec.names)
 		m.rec.names = append(m.rec.names, name)
@@ -95,32 +108,177 @@ func metaForIndex(ix *schema.Index, t *schema.Table) *indexMeta {
 	return m
 }
 
-// defaultValue evaluates the literal forms of a DEFAULT clause: numbers,
-// strings, blobs, NULL, TRUE and FALSE. Expressions evaluate to NULL.
-func defaultValue(s string) format.Value {
+// defaultValue evaluates a DEFAULT clause for a column of affinity aff as
+// SQLite's valueFromExpr does when it reads a row older than the column:
+// literals (numbers keep their spelling until affinity converts them; hex
+// integers; 'strings'; x'blobs'; NULL, TRUE, FALSE; a bare identifier is a
+// string), unary plus and minus. Other expressions read as NULL.
+func defaultValue(s string, aff schema.Affinity) format.Value {
 	s = strings.TrimSpace(s)
 	for len(s) >= 2 && s[0] == '(' && s[len(s)-1] == ')' {
 		s = strings.TrimSpace(s[1 : len(s)-1])
 	}
-	switch u := strings.ToUpper(s); {
-	case u == "NULL" || u == "":
+	if s == "" {
 		return format.NullValue()
-	case u == "TRUE":
-		return format.IntValue(1)
-	case u == "FALSE":
-		return format.IntValue(0)
-	case len(s) >= 2 && s[0] == '\'' && s[len(s)-1] == '\'':
-		return format.TextValue([]byte(strings.ReplaceAll(s[1:len(s)-1], "''", "'")))
-	case len(s) >= 3 && (s[0] == 'x' || s[0] == 'X') && s[1] == '\'' && s[len(s)-1] == '\'':
-		b, ok := decodeHex(s[2 : len(s)-1])
-		if ok {
+	}
+	switch s[0] {
+	case '+':
+		return defaultValue(s[1:], aff)
+	case '-':
+		rest := strings.TrimSpace(s[1:])
+		if isIntLiteral(rest) {
+			if v, ok := decOrHex(rest); ok {
+				return applyAffinity(format.IntValue(-v), aff)
+			}
+		}
+		if isIntLiteral(rest) || isFloatLiteral(rest) {
+			return numericLiteral("-"+rest, aff)
+		}
+		v := defaultValue(rest, aff)
+		if v.Kind == format.KindNull {
+			return v
+		}
+		v = numerify(v)
+		if v.Kind == format.KindInt {
+			if v.Int() == math.MinInt64 {
+				v = format.FloatValue(-float64(math.MinInt64))
+			} else {
+				v = format.IntValue(-v.Int())
+			}
+		} else {
+			v = format.FloatValue(-v.Float())
+		}
+		return applyAffinity(v, aff)
+	case '\'':
+		if len(s) >= 2 && s[len(s)-1] == '\'' {
+			return applyAffinity(format.TextValue([]byte(strings.ReplaceAll(s[1:len(s)-1], "''", "'"))), aff)
+		}
+		return format.NullValue()
+	case '"', '`', '[':
+		if name, ok := unquoteIdent(s); ok {
+			return applyAffinity(format.TextValue([]byte(name)), aff)
+		}
+		return format.NullValue()
+	}
+	if isIntLiteral(s) {
+		if v, ok := decOrHex(s); ok {
+			return applyAffinity(format.IntValue(v), aff)
+		}
+		return numericLiteral(s, aff)
+	}
+	if isFloatLiteral(s) {
+		return numericLiteral(s, aff)
+	}
+	if len(s) >= 3 && (s[0] == 'x' || s[0] == 'X') && s[1] == '\'' && s[len(s)-1] == '\'' {
+		if b, ok := decodeHex(s[2 : len(s)-1]); ok {
 			return format.BlobValue(b)
 		}
+		return format.NullValue()
 	}
-	if v, ok := parseNumber(s); ok {
-		return v
+	switch strings.ToUpper(s) {
+	case "NULL":
+		return format.NullValue()
+	case "TRUE":
+		return applyAffinity(format.IntValue(1), aff)
+	case "FALSE":
+		return applyAffinity(format.IntValue(0), aff)
+	}
+	if isIdent(s) {
+		return applyAffinity(format.TextValue([]byte(s)), aff)
 	}
 	return format.NullValue()
+}
+
+// numericLiteral is a number literal kept as its text, then converted by
+// the affinity. A column without one takes the literal's own type (3.0
+// stays REAL, where a NUMERIC column makes it 3).
+func numericLiteral(text string, aff schema.Affinity) format.Value {
+	if aff == schema.AffinityBlob {
+		if n, ok := parseNumber(text); ok {
+			return n
+		}
+		return format.TextValue([]byte(text))
+	}
+	return applyAffinity(format.TextValue([]byte(text)), aff)
+}
+
+// numerify converts a value to a number as SQLite's unary minus does: text
+// by its longest numeric prefix (0 when there is none).
+func numerify(v format.Value) format.Value {
+	if v.Kind != format.KindText && v.Kind != format.KindBlob {
+		return v
+	}
+	s := strings.TrimLeft(string(v.Bytes), " \t\n\f\r\v")
+	for end := len(s); end > 0; end-- {
+		if n, ok := parseNumber(s[:end]); ok {
+			return integral(n)
+		}
+	}
+	return format.IntValue(0)
+}
+
+func isIntLiteral(s string) bool {
+	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		for _, c := range s[2:] {
+			if _, ok := hexDigit(byte(c)); !ok {
+				return false
+			}
+		}
+		return true
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func isFloatLiteral(s string) bool {
+	if s == "" || s[0] == '+' || s[0] == '-' || strings.TrimSpace(s) != s {
+		return false
+	}
+	_, ok := parseNumber(s)
+	return ok
+}
+
+// decOrHex parses a decimal integer that fits int64, or a hex integer of up
+// to 16 digits (two's complement), as sqlite3DecOrHexToI64 does.
+func decOrHex(s string) (int64, bool) {
+	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		h := strings.TrimLeft(s[2:], "0")
+		if len(h) > 16 {
+			return 0, false
+		}
+		u, err := strconv.ParseUint("0"+h, 16, 64)
+		return int64(u), err == nil
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	return v, err == nil
+}
+
+func isIdent(s string) bool {
+	for i, c := range s {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 || i > 0 && (c >= '0' && c <= '9' || c == '$')) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func unquoteIdent(s string) (string, bool) {
+	open, close := s[0], s[0]
+	if open == '[' {
+		close = ']'
+	}
+	if len(s) < 2 || s[len(s)-1] != close {
+		return "", false
+	}
+	body := s[1 : len(s)-1]
+	if open != '[' {
+		body = strings.ReplaceAll(body, string([]byte{close, close}), string(close))
+	}
+	return body, true
 }
 
 func decodeHex(s string) ([]byte, bool) {

@@ -1,20 +1,31 @@
 package pagoda
 
 import (
+	"github.com/pagodadb/pagoda/internal/btree"
 	"github.com/pagodadb/pagoda/internal/format"
 )
 
 // Record is one row of a table (or one entry of an index), read in place:
 // columns are decoded on access, text and blobs alias the page. A Record is
 // valid until its transaction ends.
+//
+// Records from Get are checked whole before they are returned. Records from
+// cursors and iterators are checked as their columns are read (a scan pays
+// for nothing it does not read): a column whose bytes are malformed reads as
+// NULL, and the corruption error is kept by the transaction, where Tx.Err,
+// View and the cursors' Err report it.
 type Record struct {
 	data  []byte
 	rowid int64
 	meta  *recordMeta
+	tx    *Tx // where a malformed column is reported
 }
 
 // recordMeta maps declared columns to stored fields.
 type recordMeta struct {
+	owner    string // the table or index, for errors
+	root     uint32
+	rowids   bool // a rowid table: its rows can be found again by rowid
 	names    []string
 	field    []int  // column -> stored field, -1 for a virtual generated column
 	alias    int    // rowid alias column, -1 if none
@@ -24,11 +35,38 @@ type recordMeta struct {
 
 // newRecord checks the record's header and body lengths once, so that
 // column access cannot fail later.
-func newRecord(data []byte, rowid int64, meta *recordMeta, pgno uint32) (Record, error) {
+func newRecord(tx *Tx, data []byte, rowid int64, meta *recordMeta, pgno uint32) (Record, error) {
 	if _, err := format.CheckRecord(data); err != nil {
-		return Record{}, format.Corruptf(pgno, "row %d: %s", rowid, corruptMsg(err))
+		return Record{}, format.Corruptf(pgno, "%s row %d: %s", meta.owner, rowid, corruptMsg(err))
 	}
-	return Record{data: data, rowid: rowid, meta: meta}, nil
+	return Record{data: data, rowid: rowid, meta: meta, tx: tx}, nil
+}
+
+// corrupt reports a malformed record found by a column read, naming the
+// page when the row can be found again.
+func (r Record) corrupt() {
+	if r.tx == nil {
+		return
+	}
+	_, err := format.CheckRecord(r.data)
+	msg := "malformed record"
+	if err != nil {
+		msg = corruptMsg(err)
+	}
+	var pgno uint32
+	if m := r.meta; m != nil && m.rowids && !r.tx.closed {
+		var c btree.Cursor
+		c.Init(&r.tx.snap, m.root, true, nil)
+		if c.SeekRowid(r.rowid) {
+			pg, _ := c.Page()
+			pgno = pg.Pgno
+		}
+	}
+	owner := "record"
+	if r.meta != nil {
+		owner = r.meta.owner
+	}
+	r.tx.setErr(format.Corruptf(pgno, "%s row %d: %s", owner, r.rowid, msg))
 }
 
 // Len returns the number of columns.
@@ -59,8 +97,11 @@ func (r Record) Name(i int) string {
 func (r Record) Column(i int) Value {
 	m := r.meta
 	if m == nil {
-		t, body, ok := format.FieldBody(r.data, i)
-		if !ok {
+		t, body, st := format.FieldAt(r.data, i)
+		if st != format.FieldOK {
+			if st == format.FieldCorrupt {
+				r.corrupt()
+			}
 			return Value{}
 		}
 		return decodeValue(t, body)
@@ -72,12 +113,16 @@ func (r Record) Column(i int) Value {
 		return intValue(r.rowid)
 	}
 	f := m.field[i]
-	t, body, ok := format.FieldBody(r.data, f)
-	if !ok {
-		if f < 0 {
-			return Value{}
+	if f < 0 {
+		return Value{}
+	}
+	t, body, st := format.FieldAt(r.data, f)
+	if st != format.FieldOK {
+		if st == format.FieldAbsent {
+			return valueOf(m.defaults[i]) // the row predates ALTER TABLE ADD COLUMN
 		}
-		return valueOf(m.defaults[i]) // the row predates ALTER TABLE ADD COLUMN
+		r.corrupt()
+		return Value{}
 	}
 	if t < 12 && m.real[i] && t != 0 && t != 7 {
 		return floatValue(float64(format.DecodeValue(t, body).Int()))

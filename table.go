@@ -151,7 +151,7 @@ func (t *Table) record(c *btree.Cursor) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
-	return newRecord(payload, rowid, &t.meta.rec, pgno)
+	return newRecord(t.tx, payload, rowid, &t.meta.rec, pgno)
 }
 
 // Cursor returns a cursor over the table's rows in rowid order (primary key
@@ -176,19 +176,14 @@ func (tc *TableCursor) load(ok bool) bool {
 		tc.rec = Record{}
 		return false
 	}
-	rowid, payload, pgno, err := tc.c.Entry()
-	if err == nil {
-		_, err = format.CheckRecord(payload)
-		if err != nil {
-			err = format.Corruptf(pgno, "row %d: %s", rowid, corruptMsg(err))
-		}
-	}
+	rowid, payload, _, err := tc.c.Entry()
 	if err != nil {
 		tc.rec, tc.err = Record{}, err
 		return false
 	}
-	// Field by field: building a Record and copying it stalls store forwarding.
-	tc.rec.data, tc.rec.rowid, tc.rec.meta = payload, rowid, &tc.t.meta.rec
+	// Field by field: building a Record and copying it stalls store
+	// forwarding. The record is checked as its columns are read.
+	tc.rec.data, tc.rec.rowid, tc.rec.meta, tc.rec.tx = payload, rowid, &tc.t.meta.rec, tc.t.tx
 	return true
 }
 
@@ -253,10 +248,14 @@ func (tc *TableCursor) Rowid() int64 { return tc.rec.rowid }
 // Record returns the current row.
 func (tc *TableCursor) Record() Record { return tc.rec }
 
-// Err returns the error that stopped the cursor, if any.
+// Err returns the error that stopped the cursor, if any, or else a
+// malformed record that a column read met in this transaction.
 func (tc *TableCursor) Err() error {
 	if tc.err != nil {
 		return tc.err
 	}
-	return tc.c.Err()
+	if err := tc.c.Err(); err != nil {
+		return err
+	}
+	return tc.t.tx.err
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // pagodaPeer reads the SQLite file through pagoda's public API: one long
-// read transaction, the table looked up once, Table.Get and a TableCursor.
+// read transaction, the table looked up once, Table.Get and Table.All.
 type pagodaPeer struct {
 	db *pagoda.DB
 	tx *pagoda.Tx
@@ -45,13 +45,12 @@ func (p *pagodaPeer) Get(rowid int64) ([]byte, error) {
 }
 
 func (p *pagodaPeer) Scan(fn func(v []byte)) (int, error) {
-	c := p.t.Cursor()
 	n := 0
-	for ok := c.First(); ok; ok = c.Next() {
-		fn(c.Record().Column(1).Blob())
+	for _, rec := range p.t.All() {
+		fn(rec.Column(1).Blob())
 		n++
 	}
-	return n, c.Err()
+	return n, p.tx.Err()
 }
 
 func (p *pagodaPeer) Close() error {

@@ -38,6 +38,7 @@ type Cursor struct {
 	scratch []byte // overflow payloads assembled for comparisons
 	cur     *level // &stack[depth-1] while depth > 0: the fast paths' view
 	leafN   int    // cells on the top page when it is a leaf, else 0
+	sink    byte   // keeps touch's loads alive
 	stack   [MaxDepth]level
 }
 
@@ -282,55 +283,96 @@ func (c *Cursor) Prev() bool {
 
 // SeekRowid moves a table cursor to the first row whose rowid is >= rowid
 // and reports whether that row has exactly this rowid.
+//
+// Below the root, the separators of the parent bound the keys of a page:
+// they lie in (lo, hi]. Rowids are mostly dense, so the search first probes
+// where rowid would sit if the keys were evenly spread, then its neighbour,
+// and only then bisects what is left. On a dense table that finds the cell
+// in two probes instead of log2(cells): each probe into a page not in the
+// CPU cache is a miss, and misses are most of a random lookup's time.
 func (c *Cursor) SeekRowid(rowid int64) bool {
 	if !c.start() {
 		return false
 	}
+	var lo, hi int64 // the page's keys lie in (lo, hi] when bounded
+	bounded := false
 	for {
 		t := c.top()
 		pg := &t.page
-		lo, hi := 0, pg.NCells
-		if !pg.Type.IsLeaf() {
-			for lo < hi {
-				m := int(uint(lo+hi) >> 1)
-				k, err := pg.TableInteriorKey(m)
-				if err != nil {
-					return c.fail(err)
+		n := pg.NCells
+		a, b := 0, n // the answer, the first key >= rowid, is in [a, b]
+		loKey, hiKey := lo, hi
+		loSeen, hiSeen := bounded, bounded
+		if bounded && n > 2 && rowid > lo && rowid <= hi {
+			g := int(float64(uint64(rowid)-uint64(lo)-1) / float64(uint64(hi)-uint64(lo)) * float64(n))
+			g = min(max(g, 0), n-1)
+			k, err := tableKey(pg, g)
+			if err != nil {
+				return c.fail(err)
+			}
+			if k < rowid {
+				a, loKey = g+1, k
+				if a < b {
+					if k, err = tableKey(pg, a); err != nil {
+						return c.fail(err)
+					}
+					if k >= rowid {
+						b, hiKey = a, k
+					} else {
+						a, loKey = a+1, k
+					}
 				}
-				if k < rowid {
-					lo = m + 1
-				} else {
-					hi = m
+			} else {
+				b, hiKey = g, k
+				if g > 0 {
+					if k, err = tableKey(pg, g-1); err != nil {
+						return c.fail(err)
+					}
+					if k < rowid {
+						a, loKey = g, k
+					} else {
+						b, hiKey = g-1, k
+					}
 				}
 			}
-			t.idx = lo
+		}
+		for a < b {
+			m := int(uint(a+b) >> 1)
+			k, err := tableKey(pg, m)
+			if err != nil {
+				return c.fail(err)
+			}
+			if k < rowid {
+				a, loKey = m+1, k
+			} else {
+				b, hiKey = m, k
+			}
+		}
+		t.idx = a
+		if !pg.Type.IsLeaf() {
+			// The child's keys lie between the separators around it.
+			lo, hi = loKey, hiKey
+			bounded = (a > 0 || loSeen) && (a < n || hiSeen)
 			if err := c.pushChild(); err != nil {
 				return c.fail(err)
 			}
 			continue
 		}
-		var found int64
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			k, err := pg.TableLeafRowid(m)
-			if err != nil {
-				return c.fail(err)
-			}
-			if k < rowid {
-				lo = m + 1
-			} else {
-				hi = m
-				found = k
-			}
-		}
-		t.idx = lo
-		if lo < pg.NCells {
+		if a < n {
 			c.valid = true
-			return found == rowid
+			return hiKey == rowid
 		}
 		c.climbForward()
 		return false
 	}
+}
+
+// tableKey returns the rowid key of cell i of a table page.
+func tableKey(pg *format.Page, i int) (int64, error) {
+	if pg.Type.IsLeaf() {
+		return pg.TableLeafRowid(i)
+	}
+	return pg.TableInteriorKey(i)
 }
 
 // SeekKey moves an index cursor to the first entry that is >= key, where an
@@ -401,6 +443,81 @@ func (c *Cursor) compareCell(pg *format.Page, i int, key []format.Value) (int, e
 	}
 	return cmp, nil
 }
+
+// EachInLeaf calls fn with the current entry and each entry after it on the
+// same leaf page, in order, stopping early when fn returns false; the cursor
+// is left on the last entry fn saw, so Next continues after it. It is the
+// scan's fast path: no cursor step per entry. On an index interior cell it
+// calls fn for that entry alone.
+func (c *Cursor) EachInLeaf(fn func(rowid int64, payload []byte) bool) error {
+	if !c.valid {
+		return nil
+	}
+	t := c.cur
+	if !t.page.Type.IsLeaf() {
+		rowid, payload, _, err := c.Entry()
+		if err != nil {
+			c.fail(err)
+			return err
+		}
+		fn(rowid, payload)
+		return nil
+	}
+	pg := &t.page
+	if t.idx == 0 {
+		c.touch(pg.Data)
+		c.touchNext()
+	}
+	for i := t.idx; i < pg.NCells; i++ {
+		t.idx = i
+		rowid, payload, overflow, err := pg.LeafEntry(i)
+		if err == nil && overflow {
+			rowid, payload, _, err = c.Entry()
+		}
+		if err != nil {
+			c.fail(err)
+			return err
+		}
+		if !fn(rowid, payload) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// touch reads one byte of every cache line of a page about to be read whole.
+// The loads do not depend on each other, so the CPU has them all in flight
+// at once; reading the cells in order would wait for each line in turn (the
+// hardware prefetcher does not cross the 4 KiB pages of the mapping).
+func (c *Cursor) touch(page []byte) {
+	var x byte
+	for off := 0; off < len(page); off += cacheLine {
+		x += page[off]
+	}
+	c.sink += x
+}
+
+// touchNext touches the leaf after the current one, when its parent is on
+// the stack, so that its lines arrive while this leaf is being read.
+func (c *Cursor) touchNext() {
+	if c.depth < 2 {
+		return
+	}
+	parent := &c.stack[c.depth-2]
+	if parent.idx >= parent.page.NCells {
+		return
+	}
+	next, err := parent.page.Child(parent.idx + 1)
+	if err != nil || next == 0 || next > c.src.PageCount() {
+		return // the step to it will report the problem
+	}
+	if data, err := c.src.Page(next); err == nil {
+		c.touch(data[:c.usable])
+	}
+}
+
+// cacheLine is the stride of touch.
+const cacheLine = 64
 
 // Entry returns the current entry's rowid (table trees), payload and page
 // number, parsing the cell once. The payload aliases the page unless it

@@ -122,10 +122,18 @@ func (p *Page) LeafEntry(i int) (rowid int64, local []byte, overflow bool, err e
 		}
 	}
 	if p.Type == PageTableLeaf {
-		if pos < len(b) && b[pos] < 0x80 {
+		// Rowids below 2^21, three varint bytes, decode inline.
+		switch {
+		case pos < len(b) && b[pos] < 0x80:
 			rowid = int64(b[pos])
 			pos++
-		} else {
+		case pos+1 < len(b) && b[pos+1] < 0x80:
+			rowid = int64(b[pos]&0x7f)<<7 | int64(b[pos+1])
+			pos += 2
+		case pos+2 < len(b) && b[pos+2] < 0x80:
+			rowid = int64(b[pos]&0x7f)<<14 | int64(b[pos+1]&0x7f)<<7 | int64(b[pos+2])
+			pos += 3
+		default:
 			r, m := Uvarint(b[min(pos, len(b)):])
 			if m == 0 {
 				return 0, nil, false, CorruptAt(p.Pgno, off, "cell extends off the end of the page")

@@ -73,11 +73,28 @@ func Field(rec []byte, i int) (v Value, ok bool) {
 	return DecodeValue(t, body), true
 }
 
-// FieldBody returns the serial type and body bytes of field i.
+// FieldState says what FieldAt found.
+type FieldState uint8
+
+const (
+	FieldOK      FieldState = iota // the field is there
+	FieldAbsent                    // the record ends before it (ALTER TABLE ADD COLUMN)
+	FieldCorrupt                   // the record's header or body is malformed
+)
+
+// FieldBody returns the serial type and body bytes of field i; ok is false
+// when the field is absent or the record malformed.
 func FieldBody(rec []byte, i int) (t uint64, body []byte, ok bool) {
+	t, body, st := FieldAt(rec, i)
+	return t, body, st == FieldOK
+}
+
+// FieldAt returns the serial type and body bytes of field i, checking what
+// it walks: the header up to field i and the bodies before it.
+func FieldAt(rec []byte, i int) (t uint64, body []byte, st FieldState) {
 	hdrLen, pos := recordHeaderLen(rec)
 	if pos == 0 {
-		return 0, nil, false
+		return 0, nil, FieldCorrupt
 	}
 	off := hdrLen
 	for k := 0; pos < hdrLen; k++ {
@@ -90,20 +107,20 @@ func FieldBody(rec []byte, i int) (t uint64, body []byte, ok bool) {
 		} else {
 			var n int
 			if t, n = Uvarint(rec[pos:hdrLen]); n == 0 {
-				return 0, nil, false
+				return 0, nil, FieldCorrupt
 			}
 			pos += n
 		}
 		size, valid := SerialTypeSize(t)
-		if !valid || size > int64(len(rec)-off) { // no overflow: off <= len(rec)
-			return 0, nil, false
+		if !valid || size > int64(len(rec)-off) {
+			return 0, nil, FieldCorrupt
 		}
 		if k == i {
-			return t, rec[off : off+int(size) : off+int(size)], true
+			return t, rec[off : off+int(size) : off+int(size)], FieldOK
 		}
 		off += int(size)
 	}
-	return 0, nil, false
+	return 0, nil, FieldAbsent
 }
 
 // CompareKey compares record rec with an unpacked key over the fields both

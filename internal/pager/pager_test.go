@@ -68,7 +68,9 @@ func TestOpenRejects(t *testing.T) {
 		path string
 		want error
 	}{
-		{"not sqlite", mutate(t, good, func(b []byte) []byte { return []byte("hello, this is not a database at all, just some text padding it out to more than one hundred bytes........") }), format.ErrCorrupt},
+		{"not sqlite", mutate(t, good, func(b []byte) []byte {
+			return []byte("hello, this is not a database at all, just some text padding it out to more than one hundred bytes........")
+		}), format.ErrCorrupt},
 		{"bad magic", mutate(t, good, func(b []byte) []byte { b[0] = 'X'; return b }), format.ErrCorrupt},
 		{"truncated header", mutate(t, good, func(b []byte) []byte { return b[:50] }), format.ErrCorrupt},
 		{"truncated page", mutate(t, good, func(b []byte) []byte { return b[:1000] }), format.ErrCorrupt},
