@@ -99,6 +99,11 @@ func walkOverflow(src Pages, cell format.Cell, owner uint32, fn func(PageVisit) 
 		rest -= min(rest, per)
 		parent, next = next, binary.BigEndian.Uint32(data)
 	}
+	if next != 0 {
+		// sqlite3 ends every chain with 0; its integrity_check reports a
+		// longer list (and this is how a chain that loops back is seen).
+		return format.Corruptf(parent, "overflow chain of a cell on page %d continues past its payload to page %d", owner, next)
+	}
 	return nil
 }
 

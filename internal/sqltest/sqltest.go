@@ -5,6 +5,7 @@ package sqltest
 
 import (
 	"database/sql"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -72,21 +73,46 @@ func CopyFile(t testing.TB, src, dst string, optional bool) {
 // returns the path of the copy.
 func WithWAL(t testing.TB, setup, pending []string) string {
 	t.Helper()
+	run := func(stmts []string) func(*sql.DB) {
+		return func(db *sql.DB) {
+			t.Helper()
+			for _, s := range stmts {
+				if _, err := db.Exec(s); err != nil {
+					t.Fatalf("sqlite: %s: %v", s, err)
+				}
+			}
+		}
+	}
+	return WithWALFunc(t, 0, run(setup), run(pending))
+}
+
+// WithWALFunc is WithWAL with the setup and pending work given as
+// functions, which may bind parameters, and with the page size the database
+// is created with (0 for SQLite's default). setup's work is checkpointed
+// into the main file; pending's stays in the -wal of the returned copy.
+func WithWALFunc(t testing.TB, pageSize int, setup, pending func(db *sql.DB)) string {
+	t.Helper()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "live.db")
 	db := Open(t, src)
-	for _, s := range append([]string{"PRAGMA journal_mode=WAL", "PRAGMA wal_autocheckpoint=0"}, setup...) {
+	var pre []string
+	if pageSize != 0 {
+		// Before journal_mode=WAL, which creates page 1.
+		pre = append(pre, fmt.Sprintf("PRAGMA page_size=%d", pageSize))
+	}
+	for _, s := range append(pre, "PRAGMA journal_mode=WAL", "PRAGMA wal_autocheckpoint=0") {
 		if _, err := db.Exec(s); err != nil {
 			t.Fatalf("sqlite: %s: %v", s, err)
 		}
+	}
+	if setup != nil {
+		setup(db)
 	}
 	if _, err := db.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range pending {
-		if _, err := db.Exec(s); err != nil {
-			t.Fatalf("sqlite: %s: %v", s, err)
-		}
+	if pending != nil {
+		pending(db)
 	}
 	dst := filepath.Join(dir, "crashed.db")
 	CopyFile(t, src, dst, false)
