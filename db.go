@@ -142,11 +142,7 @@ func (db *DB) catalog(s *pager.Snapshot) (*schema.Catalog, error) {
 func (db *DB) tableMeta(cat *schema.Catalog, ti *schema.TableInfo) *tableMeta {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	if db.metaCat != cat {
-		db.metaCat = cat
-		db.tmeta = map[*schema.TableInfo]*tableMeta{}
-		db.imeta = map[*schema.IndexInfo]*indexMeta{}
-	}
+	db.metasFor(cat)
 	m := db.tmeta[ti]
 	if m == nil {
 		m = metaForTable(ti)
@@ -159,15 +155,21 @@ func (db *DB) tableMeta(cat *schema.Catalog, ti *schema.TableInfo) *tableMeta {
 func (db *DB) indexMeta(cat *schema.Catalog, ii *schema.IndexInfo) *indexMeta {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	if db.metaCat != cat {
-		db.metaCat = cat
-		db.tmeta = map[*schema.TableInfo]*tableMeta{}
-		db.imeta = map[*schema.IndexInfo]*indexMeta{}
-	}
+	db.metasFor(cat)
 	m := db.imeta[ii]
 	if m == nil {
 		m = metaForIndex(ii)
 		db.imeta[ii] = m
 	}
 	return m
+}
+
+// metasFor empties the metadata caches when they describe another catalog
+// than cat. db.mu is held.
+func (db *DB) metasFor(cat *schema.Catalog) {
+	if db.metaCat != cat {
+		db.metaCat = cat
+		db.tmeta = map[*schema.TableInfo]*tableMeta{}
+		db.imeta = map[*schema.IndexInfo]*indexMeta{}
+	}
 }

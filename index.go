@@ -117,14 +117,22 @@ func (c *IndexCursor) Seek(prefix ...any) bool {
 	if !c.ready() {
 		return false
 	}
+	if !c.setKey(prefix) {
+		return false
+	}
+	c.c.SeekKey(c.key)
+	return c.load(c.c.Valid())
+}
+
+// setKey converts prefix into c.key; false (and c.err) when it cannot.
+func (c *IndexCursor) setKey(prefix []any) bool {
 	key, err := c.ix.searchKey(c.key[:0], prefix)
 	if err != nil {
 		c.err = err
 		return false
 	}
 	c.key = key
-	c.c.SeekKey(key)
-	return c.load(c.c.Valid())
+	return true
 }
 
 // Match reports whether the current entry equals prefix on its first
@@ -133,13 +141,10 @@ func (c *IndexCursor) Match(prefix ...any) bool {
 	if !c.c.Valid() {
 		return false
 	}
-	key, err := c.ix.searchKey(c.key[:0], prefix)
-	if err != nil {
-		c.err = err
+	if !c.setKey(prefix) {
 		return false
 	}
-	c.key = key
-	cmp, err := format.CompareKey(c.rec.data, key, &c.ix.meta.kinfo)
+	cmp, err := format.CompareKey(c.rec.data, c.key, &c.ix.meta.kinfo)
 	if err != nil {
 		c.err = err
 		return false
