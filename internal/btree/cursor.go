@@ -468,12 +468,17 @@ func (c *Cursor) EachInLeaf(fn func(rowid int64, payload []byte) bool) error {
 		c.touch(pg.Data)
 		c.touchNext()
 	}
-	for i := t.idx; i < pg.NCells; i++ {
-		t.idx = i
-		rowid, payload, overflow, err := pg.LeafEntry(i)
-		if err == nil && overflow {
-			rowid, payload, _, err = c.Entry()
+	for from := t.idx; from < pg.NCells; {
+		i, stopped, overflow, err := pg.EachLeafEntry(from, fn)
+		t.idx = min(i, pg.NCells-1)
+		if err != nil {
+			c.fail(err)
+			return err
 		}
+		if stopped || !overflow {
+			return nil
+		}
+		rowid, payload, _, err := c.Entry() // cell i spills onto overflow pages
 		if err != nil {
 			c.fail(err)
 			return err
@@ -481,6 +486,7 @@ func (c *Cursor) EachInLeaf(fn func(rowid int64, payload []byte) bool) error {
 		if !fn(rowid, payload) {
 			return nil
 		}
+		from = i + 1
 	}
 	return nil
 }

@@ -219,6 +219,37 @@ func FuzzParsePage(f *testing.F) {
 				}
 			}
 		}
+		if p.Type.IsLeaf() {
+			// The scan's inline loop agrees with LeafEntry cell by cell.
+			for from := 0; from < p.NCells; {
+				j := from
+				i, stopped, ovfl, err := p.EachLeafEntry(from, func(rowid int64, local []byte) bool {
+					wr, wl, wo, werr := p.LeafEntry(j)
+					if werr != nil || wo || !bytes.Equal(wl, local) || (p.Type == PageTableLeaf && wr != rowid) {
+						t.Fatalf("EachLeafEntry cell %d = %d, % x; LeafEntry = %d, % x, %v, %v", j, rowid, local, wr, wl, wo, werr)
+					}
+					j++
+					return true
+				})
+				if i != j || stopped {
+					t.Fatalf("EachLeafEntry stopped at %d (stopped %v) after %d cells", i, stopped, j)
+				}
+				_, _, wo, werr := p.LeafEntry(min(i, p.NCells-1))
+				switch {
+				case err != nil:
+					fuzzWantCorrupt(t, err, pgno)
+					if werr == nil {
+						t.Fatalf("EachLeafEntry: %v at cell %d; LeafEntry has no error", err, i)
+					}
+				case ovfl && (werr != nil || !wo):
+					t.Fatalf("EachLeafEntry: overflow at cell %d; LeafEntry: %v, %v", i, wo, werr)
+				}
+				if err != nil || !ovfl {
+					break
+				}
+				from = i + 1
+			}
+		}
 		if !p.Type.IsLeaf() {
 			if ch, err := p.Child(p.NCells); err != nil || ch != p.RightChild() {
 				t.Fatalf("Child(NCells) = %d, %v; RightChild %d", ch, err, p.RightChild())
