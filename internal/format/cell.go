@@ -105,24 +105,50 @@ func (p *Page) LeafEntry(i int) (rowid int64, local []byte, overflow bool, err e
 	if ptr < 0 || ptr+2 > p.Usable {
 		return 0, nil, false, CorruptAt(p.Pgno, ptr, "cell %d is beyond the cell pointer array", i)
 	}
-	off := int(p.Data[ptr])<<8 | int(p.Data[ptr+1])
+	return p.leafCell(i, int(p.Data[ptr])<<8|int(p.Data[ptr+1]))
+}
+
+// EachLeafEntry calls fn for cells from, from+1, ... of a leaf page with
+// their rowid (table leaves) and payload: the scan's inner loop. It stops
+// when fn returns false, returning that cell's index and stopped set; at a
+// cell whose payload overflows it returns that index with overflow set, for
+// the caller to assemble; otherwise it returns NCells. It never calls fn for
+// an overflowing or malformed cell.
+func (p *Page) EachLeafEntry(from int, fn func(rowid int64, local []byte) bool) (i int, stopped, overflow bool, err error) {
+	ptrs := p.Data[p.cellPtrs : p.cellPtrs+2*p.NCells] // ParsePage checked the bounds
+	for i = max(from, 0); i < p.NCells; i++ {
+		rowid, local, overflow, err := p.leafCell(i, int(ptrs[2*i])<<8|int(ptrs[2*i+1]))
+		if err != nil || overflow {
+			return i, false, overflow, err
+		}
+		if !fn(rowid, local) {
+			return i, true, false, nil
+		}
+	}
+	return i, false, false, nil
+}
+
+// leafCell parses the leaf cell i at offset off. Payload lengths below 2^14
+// and rowids below 2^21, the common cases, decode inline.
+func (p *Page) leafCell(i, off int) (rowid int64, local []byte, overflow bool, err error) {
 	if off < p.cellPtrs+2*p.NCells || off > p.Usable-minCellSize {
 		_, err := p.CellOffset(i)
 		return 0, nil, false, err
 	}
-	b := p.Data[off:p.Usable]
+	b := p.Data[off:p.Usable] // at least minCellSize bytes
 	var n uint64
 	pos := 1
-	if b[0] < 0x80 {
+	switch {
+	case b[0] < 0x80:
 		n = uint64(b[0])
-	} else {
-		n, pos = Uvarint(b)
-		if pos == 0 {
+	case b[1] < 0x80:
+		n, pos = uint64(b[0]&0x7f)<<7|uint64(b[1]), 2
+	default:
+		if n, pos = Uvarint(b); pos == 0 {
 			return 0, nil, false, CorruptAt(p.Pgno, off, "cell extends off the end of the page")
 		}
 	}
 	if p.Type == PageTableLeaf {
-		// Rowids below 2^21, three varint bytes, decode inline.
 		switch {
 		case pos < len(b) && b[pos] < 0x80:
 			rowid = int64(b[pos])
@@ -150,70 +176,4 @@ func (p *Page) LeafEntry(i int) (rowid int64, local []byte, overflow bool, err e
 		return 0, nil, false, CorruptAt(p.Pgno, off, "cell of %d bytes extends off the end of the page", end)
 	}
 	return rowid, b[pos:end:end], false, nil
-}
-
-// EachLeafEntry calls fn for cells from, from+1, ... of a leaf page with
-// their rowid (table leaves) and payload, the parse done inline: the scan's
-// inner loop. It stops when fn returns false, returning that cell's index
-// and stopped set; at a cell whose payload overflows it returns that index
-// with overflow set, for the caller to assemble; otherwise it returns
-// NCells. It never calls fn for an overflowing or malformed cell.
-func (p *Page) EachLeafEntry(from int, fn func(rowid int64, local []byte) bool) (i int, stopped, overflow bool, err error) {
-	table := p.Type == PageTableLeaf
-	ptrEnd := p.cellPtrs + 2*p.NCells
-	data := p.Data[:p.Usable]
-	for i = from; i < p.NCells; i++ {
-		ptr := p.cellPtrs + 2*i
-		off := int(data[ptr])<<8 | int(data[ptr+1])
-		if off < ptrEnd || off > p.Usable-minCellSize {
-			_, err := p.CellOffset(i)
-			return i, false, false, err
-		}
-		b := data[off:]
-		var n uint64
-		pos := 1
-		if b[0] < 0x80 {
-			n = uint64(b[0])
-		} else if b[1] < 0x80 {
-			n, pos = uint64(b[0]&0x7f)<<7|uint64(b[1]), 2
-		} else {
-			var m int
-			if n, m = Uvarint(b); m == 0 {
-				return i, false, false, CorruptAt(p.Pgno, off, "cell extends off the end of the page")
-			}
-			pos = m
-		}
-		var rowid int64
-		if table {
-			switch {
-			case pos < len(b) && b[pos] < 0x80:
-				rowid = int64(b[pos])
-				pos++
-			case pos+1 < len(b) && b[pos+1] < 0x80:
-				rowid = int64(b[pos]&0x7f)<<7 | int64(b[pos+1])
-				pos += 2
-			case pos+2 < len(b) && b[pos+2] < 0x80:
-				rowid = int64(b[pos]&0x7f)<<14 | int64(b[pos+1]&0x7f)<<7 | int64(b[pos+2])
-				pos += 3
-			default:
-				r, m := Uvarint(b[min(pos, len(b)):])
-				if m == 0 {
-					return i, false, false, CorruptAt(p.Pgno, off, "cell extends off the end of the page")
-				}
-				rowid = int64(r)
-				pos += m
-			}
-		}
-		if n > uint64(p.maxLocal) {
-			return i, false, true, nil
-		}
-		end := pos + int(n)
-		if end > len(b) {
-			return i, false, false, CorruptAt(p.Pgno, off, "cell of %d bytes extends off the end of the page", end)
-		}
-		if !fn(rowid, b[pos:end:end]) {
-			return i, true, false, nil
-		}
-	}
-	return i, false, false, nil
 }
