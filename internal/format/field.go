@@ -1,9 +1,11 @@
 package format
 
 // Fast record access for the read path. CheckRecord validates a record once
-// (header length, every serial type, body length); Field then reads one
-// field of a checked record without error paths. Serial types below 128,
-// the common case, are one header byte each.
+// (header length, every serial type, body length); FieldAt reads one field,
+// checking what it walks. Serial types below 128, the common case, are one
+// header byte each. CheckRecord and FieldAt decode serial types inline
+// rather than through a helper on purpose: a helper does not inline, and
+// these loops run for every row and every column read.
 
 // CheckRecord validates rec and returns its number of fields.
 func CheckRecord(rec []byte) (fields int, err error) {
