@@ -25,7 +25,9 @@ type Peer interface {
 }
 
 // PeerNames lists the peers, in the order they are measured and reported.
-// mattn is left out of binaries built without cgo.
+// mattn is left out of binaries built without cgo. One more peer can be
+// asked for by name: mattn-autocommit, mattn used as most programs use
+// database/sql (no long transaction, SQLite's defaults).
 var PeerNames = peerNames()
 
 func peerNames() []string {
@@ -59,10 +61,15 @@ func NewPeerWith(name string, opt PeerOptions) (Peer, error) {
 			return nil, fmt.Errorf("bench: peer mattn needs cgo, and this binary was built with CGO_ENABLED=0")
 		}
 		return &sqlPeer{name: name, driver: mattnDriver, pragmas: pragmas}, nil
+	case "mattn-autocommit":
+		if !cgoEnabled {
+			return nil, fmt.Errorf("bench: peer mattn needs cgo, and this binary was built with CGO_ENABLED=0")
+		}
+		return &sqlPeer{name: name, driver: mattnDriver, autocommit: true}, nil
 	case "modernc":
 		return &sqlPeer{name: name, driver: moderncDriver, pragmas: pragmas}, nil
 	case "bbolt":
 		return &boltPeer{}, nil
 	}
-	return nil, fmt.Errorf("bench: unknown peer %q (want one of %s)", name, strings.Join(PeerNames, ", "))
+	return nil, fmt.Errorf("bench: unknown peer %q (want one of %s, or mattn-autocommit)", name, strings.Join(PeerNames, ", "))
 }

@@ -33,9 +33,14 @@ var SQLitePragmas = []string{
 // statement of a *sql.Tx watches the transaction's context with a new
 // goroutine on every Query, which costs about a microsecond per lookup
 // here; the Conn way is the fastest database/sql offers.
+//
+// With autocommit set the peer is used as most programs use database/sql:
+// statements prepared on the *sql.DB, each query its own implicit
+// transaction, SQLite's default settings.
 type sqlPeer struct {
 	name, driver string
 	pragmas      []string
+	autocommit   bool
 	db           *sql.DB
 	conn         *sql.Conn
 	inTx         bool
@@ -57,6 +62,15 @@ func (p *sqlPeer) Open(f *Fixture) (err error) {
 		}
 	}()
 	ctx := context.Background()
+	if p.autocommit {
+		if p.get, err = db.PrepareContext(ctx, "SELECT v FROM t WHERE id = ?"); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+		if p.scan, err = db.PrepareContext(ctx, "SELECT v FROM t ORDER BY id"); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+		return nil
+	}
 	if p.conn, err = db.Conn(ctx); err != nil {
 		return fmt.Errorf("%s: %w", p.name, err)
 	}

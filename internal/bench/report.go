@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,7 +33,11 @@ func (r *Report) Print(w io.Writer) error {
 	if !r.Config.SQLiteDefaults && len(SQLitePragmas) > 0 {
 		settings = strings.Join(SQLitePragmas, "; ")
 	}
-	p.printf("mattn, modernc: database/sql, prepared statements, one read transaction, WAL; %s\n\n", settings)
+	p.printf("mattn, modernc: database/sql, prepared statements, one read transaction, WAL; %s\n", settings)
+	if slices.Contains(r.Config.Peers, "mattn-autocommit") {
+		p.printf("mattn-autocommit: database/sql, statements prepared on the *sql.DB, a transaction per query, WAL; SQLite defaults\n")
+	}
+	p.printf("\n")
 
 	head := []string{"workload", "peer", "ns/op", "ns/row", "allocs/op", "B/op", "pagoda speed-up", "file"}
 	spread := r.Config.Count > 1
