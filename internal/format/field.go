@@ -94,8 +94,10 @@ func FieldBody(rec []byte, i int) (t uint64, body []byte, ok bool) {
 // FieldAt returns the serial type and body bytes of field i, checking what
 // it walks: the header up to field i and the bodies before it.
 func FieldAt(rec []byte, i int) (t uint64, body []byte, st FieldState) {
-	hdrLen, pos := recordHeaderLen(rec)
-	if pos == 0 {
+	var hdrLen, pos int
+	if len(rec) > 0 && rec[0] < 0x80 && rec[0] != 0 && int(rec[0]) <= len(rec) {
+		hdrLen, pos = int(rec[0]), 1 // a header under 128 bytes: nearly all
+	} else if hdrLen, pos = recordHeaderLen(rec); pos == 0 {
 		return 0, nil, FieldCorrupt
 	}
 	off := hdrLen
