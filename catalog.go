@@ -25,21 +25,19 @@ func readCatalog(s *pager.Snapshot) (*schema.Catalog, error) {
 	c.Init(s, schemaRoot, true, nil)
 	var entries []schema.Entry
 	for ok := c.First(); ok; ok = c.Next() {
-		payload, err := c.Payload()
+		rowid, payload, pgno, err := c.Entry()
 		if err != nil {
 			return nil, err
 		}
 		var e schema.Entry
 		r, err := format.NewRecordReader(payload)
 		if err != nil {
-			pg, _ := c.Page()
-			return nil, format.Corruptf(pg.Pgno, "sqlite_schema row %d: %s", c.Rowid(), corruptMsg(err))
+			return nil, format.Corruptf(pgno, "sqlite_schema row %d: %s", rowid, corruptMsg(err))
 		}
 		for i := 0; ; i++ {
 			v, ok, err := r.Next()
 			if err != nil {
-				pg, _ := c.Page()
-				return nil, format.Corruptf(pg.Pgno, "sqlite_schema row %d: %s", c.Rowid(), corruptMsg(err))
+				return nil, format.Corruptf(pgno, "sqlite_schema row %d: %s", rowid, corruptMsg(err))
 			}
 			if !ok {
 				break

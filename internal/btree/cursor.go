@@ -56,9 +56,6 @@ func (c *Cursor) Valid() bool { return c.valid }
 // Err returns the error that stopped the cursor, if any.
 func (c *Cursor) Err() error { return c.err }
 
-// Root returns the root page of the tree.
-func (c *Cursor) Root() uint32 { return c.root }
-
 func (c *Cursor) fail(err error) bool {
 	c.err, c.valid = err, false
 	return false
@@ -547,12 +544,6 @@ func (c *Cursor) Entry() (rowid int64, payload []byte, pgno uint32, err error) {
 	return cell.Rowid, payload, t.page.Pgno, err
 }
 
-// Cell returns the current cell.
-func (c *Cursor) Cell() (format.Cell, error) {
-	t := c.top()
-	return t.page.Cell(t.idx)
-}
-
 // Rowid returns the rowid of the current row of a table cursor.
 func (c *Cursor) Rowid() int64 {
 	t := c.top()
@@ -568,15 +559,8 @@ func (c *Cursor) Rowid() int64 {
 // key). It aliases the page when the payload is all local; an overflowing
 // payload is assembled into a new slice.
 func (c *Cursor) Payload() ([]byte, error) {
-	t := c.top()
-	cell, err := t.page.Cell(t.idx)
-	if err != nil {
-		return nil, err
-	}
-	if cell.Overflow == 0 {
-		return cell.Local, nil
-	}
-	return readOverflow(c.src, make([]byte, 0, cell.PayloadLen), cell, t.page.Pgno)
+	_, payload, _, err := c.Entry()
+	return payload, err
 }
 
 // Page returns the page the cursor is on and the cell index there.
