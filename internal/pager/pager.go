@@ -14,8 +14,38 @@ import (
 
 // Options configure Open.
 type Options struct {
+	// ReadOnly opens the files read-only; BeginWrite fails.
 	ReadOnly bool
+	// PageSize is the page size of a database created by Open (default
+	// 4096). An existing file keeps its own.
+	PageSize int
+	// Sync says when commits reach stable storage.
+	Sync SyncMode
+	// CheckpointFrames is the WAL size, in frames, past which a commit
+	// checkpoints (default 1000, as sqlite3; negative: only at Close).
+	CheckpointFrames int
 }
+
+// SyncMode says which writes are followed by fsync.
+type SyncMode uint8
+
+const (
+	// SyncFull syncs the WAL at every commit (the commit point) and the
+	// database file at every checkpoint: committed data survives a power
+	// loss.
+	SyncFull SyncMode = iota
+	// SyncNormal syncs only at checkpoints: a process crash loses nothing,
+	// a power loss may lose the last commits, never consistency.
+	SyncNormal
+	// SyncOff never syncs.
+	SyncOff
+)
+
+// DefaultPageSize is the page size of new databases.
+const DefaultPageSize = 4096
+
+// defaultCheckpointFrames is sqlite3's wal_autocheckpoint default.
+const defaultCheckpointFrames = 1000
 
 // Pager owns the database file, its mapping and the recovered WAL.
 type Pager struct {
@@ -25,28 +55,70 @@ type Pager struct {
 	pageSize int
 	usable   int
 
+	opts Options
+
+	// writer is held by the write transaction, and by checkpoints.
+	writer sync.Mutex
+	wstate writeState // owned by the writer
+
 	mu      sync.Mutex
 	data    []byte // mapping of the database file
+	dataCap int    // bytes mapped (may exceed the file)
 	dbPages uint32 // whole pages present in the file
 	walFile *os.File
 	walData []byte // mapping of the WAL file
+	walCap  int    // bytes mapped (may exceed the file)
 	log     *wal.Log
 	nPages  uint32 // committed database size
-	retired [][]byte
-	closed  bool
+	// backfill is the number of WAL frames copied into the database file;
+	// when it equals log.MaxFrame the file holds every commit.
+	backfill uint32
+	// marks counts live snapshots by the frame they read up to; walReaders
+	// counts those that read frames from the WAL.
+	marks      map[uint32]int
+	walReaders int
+	retired    [][]byte
+	closed     bool
 }
 
 // WALPath returns the path of the write-ahead log of the database at path.
 func WALPath(path string) string { return path + "-wal" }
 
 // Open opens and validates the database at path and recovers its WAL.
+//
+// Unless opts.ReadOnly is set the files are opened for writing and a
+// missing or empty file becomes a new, empty WAL-mode database: page 1 is
+// written to the main file and synced before anything else, so that sqlite3
+// never sees a WAL beside an empty file (which it would delete).
 func Open(path string, opts Options) (*Pager, error) {
 	flag := os.O_RDONLY
-	f, err := os.OpenFile(path, flag, 0)
+	if !opts.ReadOnly {
+		flag = os.O_RDWR | os.O_CREATE
+	}
+	if opts.PageSize == 0 {
+		opts.PageSize = DefaultPageSize
+	}
+	if !format.ValidPageSize(opts.PageSize) {
+		return nil, fmt.Errorf("pager: invalid page size %d: %w", opts.PageSize, format.ErrUnsupported)
+	}
+	if opts.CheckpointFrames == 0 {
+		opts.CheckpointFrames = defaultCheckpointFrames
+	}
+	f, err := os.OpenFile(path, flag, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	p := &Pager{path: path, f: f, readOnly: opts.ReadOnly}
+	p := &Pager{path: path, f: f, readOnly: opts.ReadOnly, opts: opts, marks: map[uint32]int{}}
+	if !opts.ReadOnly {
+		if err := p.initNew(); err != nil {
+			p.Close()
+			return nil, err
+		}
+		if err := checkNoHotJournal(path); err != nil {
+			p.Close()
+			return nil, err
+		}
+	}
 	if err := p.load(); err != nil {
 		p.Close()
 		return nil, err
@@ -84,9 +156,11 @@ func (p *Pager) load() error {
 		return fmt.Errorf("%w: file of %d bytes has too many pages", format.ErrUnsupported, size)
 	}
 	p.dbPages = uint32(size / int64(p.pageSize))
-	if p.data, err = mapFile(p.f, int(p.dbPages)*p.pageSize); err != nil {
+	p.dataCap = p.mapCap(int(p.dbPages) * p.pageSize)
+	if p.data, err = mapFile(p.f, p.dataCap); err != nil {
 		return fmt.Errorf("pager: map %s: %w", p.path, err)
 	}
+	p.data = p.data[:int(p.dbPages)*p.pageSize]
 	if err := p.openWAL(); err != nil {
 		return err
 	}
@@ -105,6 +179,7 @@ func (p *Pager) load() error {
 	}
 	// Check the header as the snapshot sees it (page 1 may be in the WAL).
 	s := p.Snapshot()
+	defer s.Release()
 	pg1, err := s.Page(1)
 	if err != nil {
 		return err
@@ -122,7 +197,11 @@ func (p *Pager) load() error {
 }
 
 func (p *Pager) openWAL() error {
-	f, err := os.Open(WALPath(p.path))
+	flag := os.O_RDONLY
+	if !p.readOnly {
+		flag = os.O_RDWR
+	}
+	f, err := os.OpenFile(WALPath(p.path), flag, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -134,7 +213,7 @@ func (p *Pager) openWAL() error {
 		f.Close()
 		return err
 	}
-	if st.Size() == 0 {
+	if st.Size() == 0 && p.readOnly {
 		f.Close()
 		return nil
 	}
@@ -142,11 +221,32 @@ func (p *Pager) openWAL() error {
 	if st.Size() > int64(^uint(0)>>1) {
 		return fmt.Errorf("%w: WAL of %d bytes", format.ErrUnsupported, st.Size())
 	}
-	if p.walData, err = mapFile(f, int(st.Size())); err != nil {
+	if st.Size() == 0 {
+		p.log = &wal.Log{}
+		return nil
+	}
+	p.walCap = p.mapCap(int(st.Size()))
+	if p.walData, err = mapFile(f, p.walCap); err != nil {
 		return fmt.Errorf("pager: map %s: %w", WALPath(p.path), err)
 	}
+	p.walData = p.walData[:st.Size()]
 	p.log, err = wal.Recover(p.walData, p.pageSize)
 	return err
+}
+
+// mapCap returns how many bytes to map for a file of size bytes: all of it
+// when read-only, else with room to grow so that commits rarely remap. Only
+// bytes below the file's size are ever touched.
+func (p *Pager) mapCap(size int) int {
+	if p.readOnly || size == 0 {
+		return size
+	}
+	const minMap = 1 << 20
+	c := minMap
+	for c < size+size/4 {
+		c *= 2
+	}
+	return c
 }
 
 // PageSize returns the database page size.
@@ -174,32 +274,77 @@ func (p *Pager) Snapshot() *Snapshot {
 }
 
 // InitSnapshot fills s with a read view of the last committed state, so that
-// callers can embed a Snapshot without an allocation.
+// callers can embed a Snapshot without an allocation. The snapshot pins the
+// pages it sees: checkpoints do not overwrite them in the database file and
+// the WAL does not restart under it until s.Release is called.
 func (p *Pager) InitSnapshot(s *Snapshot) {
 	p.mu.Lock()
 	*s = Snapshot{
+		p:        p,
 		data:     p.data,
 		dbPages:  p.dbPages,
 		nPages:   p.nPages,
 		pageSize: p.pageSize,
 		usable:   p.usable,
 	}
-	if p.log != nil && p.log.MaxFrame > 0 {
+	if p.log != nil && p.log.MaxFrame > p.backfill {
 		s.log, s.walData, s.maxFrame = p.log, p.walData, p.log.MaxFrame
+		s.mark = p.log.MaxFrame
+		p.walReaders++
+	} else if p.log != nil {
+		// The database file holds every commit: read it alone, so the
+		// WAL may restart beneath this snapshot.
+		s.mark = p.log.MaxFrame
+	}
+	p.marks[s.mark]++
+	s.live = true
+	p.mu.Unlock()
+}
+
+// release unregisters snapshot s.
+func (p *Pager) release(s *Snapshot) {
+	p.mu.Lock()
+	if n := p.marks[s.mark]; n <= 1 {
+		delete(p.marks, s.mark)
+	} else {
+		p.marks[s.mark] = n - 1
+	}
+	if s.maxFrame != 0 {
+		p.walReaders--
 	}
 	p.mu.Unlock()
 }
 
-// Close unmaps and closes the files. Slices handed out become invalid.
+// oldestMark returns the smallest frame mark of live snapshots, or
+// ^uint32(0) when there are none. p.mu is held.
+func (p *Pager) oldestMark() uint32 {
+	m := ^uint32(0)
+	for k := range p.marks {
+		m = min(m, k)
+	}
+	return m
+}
+
+// Close checkpoints the WAL into the database file (and removes it when it
+// is entirely copied, as sqlite3 does), then unmaps and closes the files.
+// Slices handed out become invalid. No snapshot may be alive.
 func (p *Pager) Close() error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
 		return nil
 	}
-	p.closed = true
 	var errs []error
-	errs = append(errs, unmapFile(p.data), unmapFile(p.walData))
+	if p.log != nil {
+		errs = append(errs, p.closeWAL())
+	}
+	p.writer.Lock()
+	defer p.writer.Unlock()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	errs = append(errs, unmapFile(p.data[:p.dataCap:p.dataCap]), unmapFile(p.walData[:p.walCap:p.walCap]))
 	for _, m := range p.retired {
 		errs = append(errs, unmapFile(m))
 	}

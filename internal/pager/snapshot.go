@@ -9,6 +9,9 @@ import (
 // commit. Page returns slices of the mappings; they stay valid until the
 // pager is closed.
 type Snapshot struct {
+	p        *Pager
+	mark     uint32 // frames this snapshot sees, for checkpoints
+	live     bool
 	data     []byte
 	dbPages  uint32
 	nPages   uint32
@@ -17,6 +20,16 @@ type Snapshot struct {
 	log      *wal.Log
 	walData  []byte
 	maxFrame uint32
+}
+
+// Release ends the snapshot: its pages may be reused by checkpoints. The
+// slices it handed out stay mapped until the pager closes but may change.
+// Releasing twice is harmless.
+func (s *Snapshot) Release() {
+	if s.live {
+		s.live = false
+		s.p.release(s)
+	}
 }
 
 // PageCount returns the database size in pages in this snapshot.

@@ -1,26 +1,63 @@
 package wal
 
-// Index maps a page number to the frames that hold versions of it. Each
-// frame links to the previous frame of the same page, so a reader whose
-// snapshot ends at frame m finds its version by walking back from the
-// newest frame to the first one at or before m. Memory is one map entry per
-// distinct page and 4 bytes per frame.
+import "sync/atomic"
+
+// Index maps a page number to the frames that hold versions of it, in the
+// manner of SQLite's wal-index: frames are grouped in segments of
+// segmentFrames; each segment records the page of each of its frames and an
+// open-addressing hash table from page number to frame. Entries are written
+// once and never moved, with atomic stores, so readers look up pages while
+// the writer appends frames, without a lock: a reader whose snapshot ends at
+// frame m ignores every frame after m, which is all the writer can be
+// touching.
+//
+// Memory is 48 KiB per segment (4096 frames), allocated as frames arrive.
 type Index struct {
-	last map[uint32]uint32 // page -> newest frame
-	prev []uint32          // prev[f-1]: earlier frame of the same page, 0 if none
+	segs atomic.Pointer[[]*segment]
+	n    uint32 // frames added; written by the single writer only
 }
 
-// Add records that frame f (1-based, frames added in increasing order)
-// holds page pgno.
+const (
+	segmentFrames = 4096
+	hashSlots     = 2 * segmentFrames // load factor at most 1/2
+	hashMask      = hashSlots - 1
+	hashPrime     = 383 // SQLite's HASHTABLE_HASH_1
+)
+
+type segment struct {
+	pgno [segmentFrames]atomic.Uint32 // page held by frame base+i+1
+	slot [hashSlots]atomic.Uint32     // i+1 of a frame of this segment, 0 = empty
+}
+
+func hashPage(pgno uint32) uint32 { return (pgno * hashPrime) & hashMask }
+
+// Add records that frame f holds page pgno. Frames must be added in order,
+// starting at 1 (or at Len()+1 after earlier frames).
 func (ix *Index) Add(pgno, f uint32) {
-	if ix.last == nil {
-		ix.last = make(map[uint32]uint32)
+	if f != ix.n+1 {
+		panic("wal: Index.Add out of order")
 	}
-	for uint32(len(ix.prev)) < f-1 {
-		ix.prev = append(ix.prev, 0)
+	var segs []*segment
+	if p := ix.segs.Load(); p != nil {
+		segs = *p
 	}
-	ix.prev = append(ix.prev[:f-1], ix.last[pgno])
-	ix.last[pgno] = f
+	k := int((f - 1) / segmentFrames)
+	if k == len(segs) {
+		grown := make([]*segment, k+1)
+		copy(grown, segs)
+		grown[k] = new(segment)
+		segs = grown
+		ix.segs.Store(&grown)
+	}
+	s := segs[k]
+	i := (f - 1) % segmentFrames
+	s.pgno[i].Store(pgno)
+	h := hashPage(pgno)
+	for s.slot[h].Load() != 0 {
+		h = (h + 1) & hashMask
+	}
+	s.slot[h].Store(i + 1)
+	ix.n = f
 }
 
 // Find returns the newest frame at or before maxFrame holding pgno, or 0.
@@ -28,28 +65,63 @@ func (ix *Index) Find(pgno, maxFrame uint32) uint32 {
 	if maxFrame == 0 {
 		return 0
 	}
-	f := ix.last[pgno]
-	for f > maxFrame {
-		f = ix.prev[f-1]
+	p := ix.segs.Load()
+	if p == nil {
+		return 0
 	}
-	return f
+	segs := *p
+	for k := int((maxFrame - 1) / segmentFrames); k >= 0; k-- {
+		if k >= len(segs) {
+			continue
+		}
+		s := segs[k]
+		base := uint32(k) * segmentFrames
+		var best uint32
+		for h := hashPage(pgno); ; h = (h + 1) & hashMask {
+			i := s.slot[h].Load()
+			if i == 0 {
+				break
+			}
+			if f := base + i; f <= maxFrame && f > best && s.pgno[i-1].Load() == pgno {
+				best = f
+			}
+		}
+		if best != 0 {
+			return best
+		}
+	}
+	return 0
 }
 
 // Len returns the number of frames indexed.
-func (ix *Index) Len() int { return len(ix.prev) }
+func (ix *Index) Len() int { return int(ix.n) }
+
+// PageOf returns the page held by frame f (1..Len()).
+func (ix *Index) PageOf(f uint32) uint32 {
+	segs := *ix.segs.Load()
+	return segs[(f-1)/segmentFrames].pgno[(f-1)%segmentFrames].Load()
+}
 
 // Pages calls fn for every page with a frame at or before maxFrame, with its
 // newest such frame, in no particular order.
 func (ix *Index) Pages(maxFrame uint32, fn func(pgno, frame uint32)) {
-	for p := range ix.last {
-		if f := ix.Find(p, maxFrame); f != 0 {
-			fn(p, f)
+	if maxFrame > ix.n {
+		maxFrame = ix.n
+	}
+	seen := make(map[uint32]struct{})
+	for f := maxFrame; f >= 1; f-- {
+		p := ix.PageOf(f)
+		if _, ok := seen[p]; ok {
+			continue
 		}
+		seen[p] = struct{}{}
+		fn(p, f)
 	}
 }
 
-// Reset forgets every frame.
+// Reset forgets every frame. The caller guarantees that no reader uses the
+// index any more.
 func (ix *Index) Reset() {
-	clear(ix.last)
-	ix.prev = ix.prev[:0]
+	ix.segs.Store(nil)
+	ix.n = 0
 }

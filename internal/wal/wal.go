@@ -120,3 +120,43 @@ func parseHeader(b []byte) (h Header, valid bool, err error) {
 func FrameOffset(n uint32, pageSize int) int64 {
 	return HeaderSize + int64(n-1)*int64(FrameHeaderSize+pageSize)
 }
+
+// EncodeFrame fills the 24-byte frame header fh for page image page (page
+// number pgno; commit is the database size in pages for a commit frame, 0
+// otherwise), continuing the running checksum (s0, s1) of the log whose
+// header is h, and returns the checksum after this frame.
+//
+//	OFF SIZE FIELD
+//	  0    4 page number
+//	  4    4 database size after commit (commit frames), else 0
+//	  8    4 salt-1, copied from the header
+//	 12    4 salt-2, copied from the header
+//	 16    4 checksum-1 over the header's first 8 bytes, then the page
+//	 20    4 checksum-2
+func EncodeFrame(fh []byte, h *Header, pgno, commit uint32, page []byte, s0, s1 uint32) (uint32, uint32) {
+	be := binary.BigEndian
+	be.PutUint32(fh[frmOffPgno:], pgno)
+	be.PutUint32(fh[frmOffCommit:], commit)
+	be.PutUint32(fh[frmOffSalt1:], h.Salt1)
+	be.PutUint32(fh[frmOffSalt2:], h.Salt2)
+	s0, s1 = Checksum(fh[:frmCksumLen], s0, s1, h.BigEndian())
+	s0, s1 = Checksum(page, s0, s1, h.BigEndian())
+	be.PutUint32(fh[frmOffCksum1:], s0)
+	be.PutUint32(fh[frmOffCksum2:], s1)
+	return s0, s1
+}
+
+// Restart returns the header of the next generation of a log whose current
+// header is prev (the zero Header for a new log): checkpoint sequence and
+// salt-1 advance, salt-2 is salt2 (random), and the byte order is the
+// machine-independent little-endian one SQLite uses on common hardware.
+func Restart(prev *Header, pageSize int, salt2 uint32) Header {
+	h := Header{Magic: MagicLE, Version: Version, PageSize: uint32(pageSize), Salt2: salt2}
+	if prev != nil && prev.Magic != 0 {
+		h.CheckpointSeq = prev.CheckpointSeq + 1
+		h.Salt1 = prev.Salt1 + 1
+	} else {
+		h.Salt1 = salt2*2654435761 + 1
+	}
+	return h
+}

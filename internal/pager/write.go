@@ -1,0 +1,660 @@
+package pager
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/wal"
+)
+
+// Empty table b-tree leaf written after the header of a new page 1:
+//
+//	OFF SIZE FIELD
+//	  0    1 page type 0x0d (table leaf)
+//	  1    2 first freeblock: 0
+//	  3    2 cells: 0
+//	  5    2 cell content start: the usable size (0 means 65536)
+//	  7    1 fragmented bytes: 0
+const (
+	pageTypeTableLeaf = 0x0d
+	leafOffContent    = 5
+)
+
+// ErrReadOnly is returned by BeginWrite on a pager opened read-only.
+var ErrReadOnly = errors.New("pager: opened read-only")
+
+// writeState is what the writer keeps between transactions.
+type writeState struct {
+	bufs    [][]byte // page buffers to reuse
+	frames  []byte   // frame batch buffer
+	walSync bool     // the WAL's directory entry has been synced
+}
+
+// maxPooledBuffers bounds the page buffers kept between transactions.
+const maxPooledBuffers = 4096
+
+// frameBatch is how many frames a commit writes per system call.
+const frameBatch = 64
+
+// initNew writes page 1 of a new database when the file is empty.
+func (p *Pager) initNew() error {
+	st, err := p.f.Stat()
+	if err != nil {
+		return err
+	}
+	if st.Size() != 0 {
+		return nil
+	}
+	// sqlite3 deletes a WAL that sits beside an empty database; so do we,
+	// rather than replay pages of some other database.
+	if err := os.Remove(WALPath(p.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	ps := p.opts.PageSize
+	pg := make([]byte, ps)
+	format.InitHeader(format.Header(pg), ps)
+	hdr := pg[format.HeaderSize:]
+	hdr[0] = pageTypeTableLeaf
+	binary.BigEndian.PutUint16(hdr[leafOffContent:], uint16(ps)) // 65536 wraps to 0
+	if _, err := p.f.WriteAt(pg, 0); err != nil {
+		return err
+	}
+	if p.opts.Sync != SyncOff {
+		if err := p.f.Sync(); err != nil {
+			return err
+		}
+		return syncDir(p.path)
+	}
+	return nil
+}
+
+// checkNoHotJournal refuses to write a database whose rollback journal
+// says a transaction of another program was interrupted: sqlite3 would
+// roll it back first, and pagoda does not.
+func checkNoHotJournal(path string) error {
+	st, err := os.Stat(path + "-journal")
+	if err == nil && st.Size() > 0 {
+		return fmt.Errorf("%w: %s-journal holds an interrupted sqlite3 transaction; open the database with sqlite3 once to roll it back", format.ErrUnsupported, path)
+	}
+	return nil
+}
+
+func syncDir(path string) error {
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, fs.ErrInvalid) {
+		return err
+	}
+	return nil
+}
+
+// WriteTx is the one write transaction of a pager. Pages it changes are
+// private copies until Commit appends them to the WAL; the mappings are
+// never written through. It implements the b-tree layer's Writable.
+type WriteTx struct {
+	p      *Pager
+	base   Snapshot
+	dirty  map[uint32][]byte
+	nPages uint32
+	done   bool
+}
+
+// BeginWrite starts the write transaction, waiting for the previous one to
+// end. Exactly one of Commit or Rollback must follow.
+func (p *Pager) BeginWrite() (*WriteTx, error) {
+	if p.readOnly {
+		return nil, ErrReadOnly
+	}
+	p.writer.Lock()
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		p.writer.Unlock()
+		return nil, fs.ErrClosed
+	}
+	w := &WriteTx{p: p, dirty: make(map[uint32][]byte)}
+	p.InitSnapshot(&w.base)
+	w.nPages = w.base.nPages
+	return w, nil
+}
+
+// PageSize returns the page size.
+func (w *WriteTx) PageSize() int { return w.p.pageSize }
+
+// UsableSize returns the usable bytes per page.
+func (w *WriteTx) UsableSize() int { return w.p.usable }
+
+// PageCount returns the database size in pages, as this transaction has it.
+func (w *WriteTx) PageCount() uint32 { return w.nPages }
+
+// Dirty returns the number of pages the transaction has changed.
+func (w *WriteTx) Dirty() int { return len(w.dirty) }
+
+// Page returns the transaction's version of page pgno. It must not be
+// written: use Write.
+func (w *WriteTx) Page(pgno uint32) ([]byte, error) {
+	if b, ok := w.dirty[pgno]; ok {
+		return b, nil
+	}
+	if pgno > w.base.nPages && pgno <= w.nPages {
+		return nil, format.Corruptf(pgno, "page %d was allocated but never written", pgno)
+	}
+	return w.base.Page(pgno)
+}
+
+// Write returns a writable copy of page pgno, the same one on every call
+// within the transaction.
+func (w *WriteTx) Write(pgno uint32) ([]byte, error) {
+	if b, ok := w.dirty[pgno]; ok {
+		return b, nil
+	}
+	src, err := w.Page(pgno)
+	if err != nil {
+		return nil, err
+	}
+	b := w.buffer()
+	copy(b, src)
+	w.dirty[pgno] = b
+	return b, nil
+}
+
+// buffer returns a page buffer, reused when possible. Its content is
+// arbitrary.
+func (w *WriteTx) buffer() []byte {
+	ws := &w.p.wstate
+	if n := len(ws.bufs); n > 0 {
+		b := ws.bufs[n-1]
+		ws.bufs = ws.bufs[:n-1]
+		return b
+	}
+	return make([]byte, w.p.pageSize)
+}
+
+// fresh makes pgno a dirty page of zeros, ignoring its old content.
+func (w *WriteTx) fresh(pgno uint32) []byte {
+	b, ok := w.dirty[pgno]
+	if !ok {
+		b = w.buffer()
+		w.dirty[pgno] = b
+	}
+	clear(b)
+	return b
+}
+
+// header returns page 1 for writing.
+func (w *WriteTx) header() (format.Header, error) {
+	pg, err := w.Write(1)
+	if err != nil {
+		return nil, err
+	}
+	return format.Header(pg), nil
+}
+
+// Allocate returns a zero-filled writable page: one from the freelist when
+// it has any (as SQLite: a leaf of the first trunk, else the trunk itself),
+// else a new page at the end of the file, never the lock-byte page.
+func (w *WriteTx) Allocate() (uint32, []byte, error) {
+	pg1, err := w.Page(1)
+	if err != nil {
+		return 0, nil, err
+	}
+	if trunk := format.Header(pg1).FreelistTrunk(); trunk != 0 {
+		return w.allocFree(trunk)
+	}
+	n := w.nPages + 1
+	if n == format.LockBytePage(w.p.pageSize) {
+		n++
+	}
+	if n > maxPages {
+		return 0, nil, fmt.Errorf("%w: database would exceed %d pages", format.ErrUnsupported, maxPages)
+	}
+	w.nPages = n
+	return n, w.fresh(n), nil
+}
+
+// maxPages is the largest page count: SQLite's default max_page_count.
+const maxPages = 0xfffffffe
+
+func (w *WriteTx) allocFree(trunk uint32) (uint32, []byte, error) {
+	if trunk > w.nPages {
+		return 0, nil, format.CorruptAt(1, 32, "freelist trunk page %d out of range 1..%d", trunk, w.nPages)
+	}
+	h, err := w.header()
+	if err != nil {
+		return 0, nil, err
+	}
+	if h.FreelistCount() == 0 {
+		return 0, nil, format.CorruptAt(1, 36, "freelist trunk %d but a free page count of 0", trunk)
+	}
+	t, err := w.Write(trunk)
+	if err != nil {
+		return 0, nil, err
+	}
+	be := binary.BigEndian
+	n := be.Uint32(t[trunkOffCount:])
+	if n > uint32(MaxTrunkLeavesRead(w.p.usable)) {
+		return 0, nil, format.CorruptAt(trunk, trunkOffCount, "freelist leaf count too big on page %d (%d)", trunk, n)
+	}
+	h.SetFreelistCount(h.FreelistCount() - 1)
+	if n == 0 {
+		// The trunk itself is the page; its successor becomes first.
+		next := be.Uint32(t[trunkOffNext:])
+		if next > w.nPages {
+			return 0, nil, format.CorruptAt(trunk, trunkOffNext, "freelist trunk page %d out of range 1..%d", next, w.nPages)
+		}
+		h.SetFreelistTrunk(next)
+		clear(t)
+		return trunk, t, nil
+	}
+	leaf := be.Uint32(t[trunkOffLeaves+4*(n-1):])
+	if leaf < 2 || leaf > w.nPages || leaf == trunk {
+		return 0, nil, format.CorruptAt(trunk, int(trunkOffLeaves+4*(n-1)), "freelist leaf page %d out of range 2..%d", leaf, w.nPages)
+	}
+	be.PutUint32(t[trunkOffLeaves+4*(n-1):], 0)
+	be.PutUint32(t[trunkOffCount:], n-1)
+	return leaf, w.fresh(leaf), nil
+}
+
+// Free puts page pgno on the freelist: as a leaf of the first trunk while
+// it has room for one (U/4-8 leaves), else as the new first trunk.
+func (w *WriteTx) Free(pgno uint32) error {
+	if pgno < 2 || pgno > w.nPages {
+		return format.Corruptf(pgno, "cannot free page %d: outside 2..%d", pgno, w.nPages)
+	}
+	h, err := w.header()
+	if err != nil {
+		return err
+	}
+	be := binary.BigEndian
+	trunk := h.FreelistTrunk()
+	if trunk != 0 {
+		t, err := w.Write(trunk)
+		if err != nil {
+			return err
+		}
+		n := be.Uint32(t[trunkOffCount:])
+		if n < uint32(MaxTrunkLeavesWrite(w.p.usable)) {
+			be.PutUint32(t[trunkOffLeaves+4*n:], pgno)
+			be.PutUint32(t[trunkOffCount:], n+1)
+			h.SetFreelistCount(h.FreelistCount() + 1)
+			// A free leaf's content is meaningless: do not write it.
+			if b, ok := w.dirty[pgno]; ok {
+				delete(w.dirty, pgno)
+				w.recycle(b)
+			}
+			return nil
+		}
+	}
+	t := w.fresh(pgno)
+	be.PutUint32(t[trunkOffNext:], trunk)
+	h.SetFreelistTrunk(pgno)
+	h.SetFreelistCount(h.FreelistCount() + 1)
+	return nil
+}
+
+func (w *WriteTx) recycle(b []byte) {
+	if ws := &w.p.wstate; len(ws.bufs) < maxPooledBuffers {
+		ws.bufs = append(ws.bufs, b)
+	}
+}
+
+// Rollback forgets the transaction's changes.
+func (w *WriteTx) Rollback() {
+	if w.done {
+		return
+	}
+	w.finish()
+}
+
+func (w *WriteTx) finish() {
+	w.done = true
+	for _, b := range w.dirty {
+		w.recycle(b)
+	}
+	w.dirty = nil
+	w.base.Release()
+	w.p.writer.Unlock()
+}
+
+// Commit makes the transaction durable: its pages are appended to the WAL
+// as frames, the last one a commit frame carrying the new page count, and
+// the WAL is synced once (SyncFull). Only then do new snapshots see the
+// changes. If Commit fails, nothing of the transaction is visible, now or
+// after a reopen, and the database is as it was. The transaction is over
+// either way.
+func (w *WriteTx) Commit() error {
+	if w.done {
+		return fs.ErrClosed
+	}
+	defer func() {
+		if !w.done {
+			w.finish()
+		}
+	}()
+	if len(w.dirty) == 0 {
+		return nil
+	}
+	p := w.p
+	// Page 1 carries the page count and, when it changes, the counters.
+	pg1, err := w.Page(1)
+	if err != nil {
+		return err
+	}
+	if _, ok := w.dirty[1]; ok || format.Header(pg1).DatabaseSize() != w.nPages || format.Header(pg1).WriteVersion() != format.FileFormatWAL {
+		h, err := w.header()
+		if err != nil {
+			return err
+		}
+		h.SetDatabaseSize(w.nPages)
+		h.SetFileFormat(format.FileFormatWAL)
+		c := h.ChangeCounter() + 1
+		h.SetChangeCounter(c)
+		h.SetVersionValidFor(c)
+		h.SetSQLiteVersion(format.SQLiteVersionNumber)
+	}
+	if err := p.appendCommit(w.dirty, w.nPages); err != nil {
+		return fmt.Errorf("pager: commit: %w", err)
+	}
+	w.finish()
+	if p.opts.CheckpointFrames > 0 && p.WALFrames() >= uint32(p.opts.CheckpointFrames) {
+		// The commit is durable; a failed checkpoint only delays the copy.
+		_ = p.Checkpoint()
+	}
+	return nil
+}
+
+// appendCommit writes the pages as one transaction to the WAL, syncs it and
+// publishes it. The caller holds the writer lock.
+func (p *Pager) appendCommit(pages map[uint32][]byte, nPages uint32) error {
+	if err := p.prepareWAL(); err != nil {
+		return err
+	}
+	l := p.log
+	pgnos := make([]uint32, 0, len(pages))
+	for pg := range pages {
+		pgnos = append(pgnos, pg)
+	}
+	slices.Sort(pgnos)
+	frameSize := wal.FrameHeaderSize + p.pageSize
+	ws := &p.wstate
+	if cap(ws.frames) < frameBatch*frameSize {
+		ws.frames = make([]byte, frameBatch*frameSize)
+	}
+	s0, s1 := l.Cksum1, l.Cksum2
+	first := l.MaxFrame + 1
+	buf := ws.frames[:0]
+	off := wal.FrameOffset(first, p.pageSize)
+	for i, pg := range pgnos {
+		var commit uint32
+		if i == len(pgnos)-1 {
+			commit = nPages
+		}
+		n := len(buf)
+		buf = buf[:n+frameSize]
+		copy(buf[n+wal.FrameHeaderSize:], pages[pg])
+		s0, s1 = wal.EncodeFrame(buf[n:n+wal.FrameHeaderSize], &l.Header, pg, commit, buf[n+wal.FrameHeaderSize:], s0, s1)
+		if len(buf) == cap(buf) || commit != 0 {
+			if _, err := p.walFile.WriteAt(buf, off); err != nil {
+				p.spoil(first)
+				return err
+			}
+			off += int64(len(buf))
+			buf = buf[:0]
+		}
+	}
+	if p.opts.Sync == SyncFull {
+		if err := p.walFile.Sync(); err != nil {
+			p.spoil(first)
+			return err
+		}
+		if !ws.walSync {
+			if err := syncDir(p.path); err != nil {
+				p.spoil(first)
+				return err
+			}
+			ws.walSync = true
+		}
+	}
+	end := int(off)
+	if err := p.growWALMap(end); err != nil {
+		// The frames are durable; only this process cannot map them. A
+		// reopen will see the transaction: report it, but as committed
+		// content is not lost, the state stays consistent.
+		return err
+	}
+	// Publish: index the frames, then let new snapshots see them.
+	for i, pg := range pgnos {
+		l.Index.Add(pg, first+uint32(i))
+	}
+	p.mu.Lock()
+	l.MaxFrame = first + uint32(len(pgnos)) - 1
+	l.DBSize, l.Cksum1, l.Cksum2 = nPages, s0, s1
+	p.nPages = nPages
+	p.mu.Unlock()
+	return nil
+}
+
+// spoil makes frames from first on invalid after a failed commit, as far
+// as it can: a frame with page number 0 ends recovery, so a transaction
+// whose commit failed can never reappear after a crash.
+func (p *Pager) spoil(first uint32) {
+	var zero [wal.FrameHeaderSize]byte
+	_, _ = p.walFile.WriteAt(zero[:], wal.FrameOffset(first, p.pageSize))
+}
+
+// prepareWAL makes sure the WAL exists with a valid header, restarting it
+// (new salts, frames from the start) when every frame is in the database
+// file and no snapshot reads from it.
+func (p *Pager) prepareWAL() error {
+	if p.walFile == nil {
+		f, err := os.OpenFile(WALPath(p.path), os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return err
+		}
+		p.mu.Lock()
+		p.walFile, p.log = f, &wal.Log{}
+		p.mu.Unlock()
+		p.wstate.walSync = false
+	}
+	l := p.log
+	p.mu.Lock()
+	restart := !l.Valid || (l.MaxFrame > 0 && p.backfill == l.MaxFrame && p.walReaders == 0)
+	p.mu.Unlock()
+	if !restart {
+		return nil
+	}
+	var salt [4]byte
+	if _, err := rand.Read(salt[:]); err != nil {
+		return err
+	}
+	var prev *wal.Header
+	if l.Valid {
+		prev = &l.Header
+	}
+	h := wal.Restart(prev, p.pageSize, binary.LittleEndian.Uint32(salt[:]))
+	var b [wal.HeaderSize]byte
+	h.Encode(b[:])
+	if _, err := p.walFile.WriteAt(b[:], 0); err != nil {
+		return err
+	}
+	// No snapshot reads the old frames: forget them.
+	p.mu.Lock()
+	l.Index.Reset()
+	l.Header, l.Valid, l.PageSize = h, true, p.pageSize
+	l.MaxFrame, l.DBSize = 0, 0
+	l.Cksum1, l.Cksum2 = h.Cksum1, h.Cksum2
+	p.backfill = 0
+	p.mu.Unlock()
+	return nil
+}
+
+// growWALMap makes the WAL mapping cover its first size bytes. An older
+// mapping stays valid for the snapshots that use it until Close.
+func (p *Pager) growWALMap(size int) error {
+	if size <= p.walCap && p.walData != nil && !mapCopies {
+		p.mu.Lock()
+		if size > len(p.walData) {
+			p.walData = p.walData[:size]
+		}
+		p.mu.Unlock()
+		return nil
+	}
+	c := p.mapCap(size)
+	m, err := mapFile(p.walFile, c)
+	if err != nil {
+		return fmt.Errorf("pager: map %s: %w", WALPath(p.path), err)
+	}
+	p.mu.Lock()
+	if p.walData != nil {
+		p.retired = append(p.retired, p.walData[:p.walCap:p.walCap])
+	}
+	p.walData, p.walCap = m[:size], c
+	p.mu.Unlock()
+	return nil
+}
+
+// growDBMap makes the database mapping cover nPages pages.
+func (p *Pager) growDBMap(nPages uint32) error {
+	size := int(nPages) * p.pageSize
+	if size <= p.dataCap && p.data != nil && !mapCopies {
+		p.mu.Lock()
+		if size > len(p.data) {
+			p.data = p.data[:size]
+			p.dbPages = nPages
+		}
+		p.mu.Unlock()
+		return nil
+	}
+	c := p.mapCap(size)
+	m, err := mapFile(p.f, c)
+	if err != nil {
+		return fmt.Errorf("pager: map %s: %w", p.path, err)
+	}
+	p.mu.Lock()
+	if p.data != nil {
+		p.retired = append(p.retired, p.data[:p.dataCap:p.dataCap])
+	}
+	p.data, p.dataCap, p.dbPages = m[:size], c, nPages
+	p.mu.Unlock()
+	return nil
+}
+
+// Checkpoint copies committed WAL frames into the database file, never past
+// the oldest live snapshot (whose pages must not change under it), and
+// syncs the file. When every frame has been copied the WAL may restart at
+// the next commit. It waits for the write transaction to end.
+func (p *Pager) Checkpoint() error {
+	if p.readOnly {
+		return ErrReadOnly
+	}
+	p.writer.Lock()
+	defer p.writer.Unlock()
+	return p.checkpoint()
+}
+
+func (p *Pager) checkpoint() error {
+	p.mu.Lock()
+	if p.closed || p.log == nil {
+		p.mu.Unlock()
+		return nil
+	}
+	l := p.log
+	safe := min(l.MaxFrame, p.oldestMark())
+	from := p.backfill
+	walData := p.walData
+	nPages := p.nPages
+	p.mu.Unlock()
+	if safe <= from {
+		return nil
+	}
+	if p.opts.Sync == SyncNormal {
+		if err := p.walFile.Sync(); err != nil {
+			return err
+		}
+	}
+	// The newest frame at or before safe of every page changed since the
+	// last checkpoint, written in page order.
+	type copyOp struct{ pgno, frame uint32 }
+	var ops []copyOp
+	seen := make(map[uint32]bool)
+	for f := safe; f > from; f-- {
+		pg := l.Index.PageOf(f)
+		if !seen[pg] {
+			seen[pg] = true
+			ops = append(ops, copyOp{pg, f})
+		}
+	}
+	slices.SortFunc(ops, func(a, b copyOp) int { return int(a.pgno) - int(b.pgno) })
+	size := nPages
+	if safe < l.MaxFrame {
+		size = 0 // the file only grows to cover what is copied
+	}
+	for _, op := range ops {
+		if _, err := p.f.WriteAt(l.FrameData(walData, op.frame), int64(op.pgno-1)*int64(p.pageSize)); err != nil {
+			return err
+		}
+		size = max(size, op.pgno)
+	}
+	if safe == l.MaxFrame {
+		if st, err := p.f.Stat(); err == nil && st.Size() < int64(nPages)*int64(p.pageSize) {
+			if err := p.f.Truncate(int64(nPages) * int64(p.pageSize)); err != nil {
+				return err
+			}
+		}
+	}
+	if p.opts.Sync != SyncOff {
+		if err := p.f.Sync(); err != nil {
+			return err
+		}
+	}
+	if size > p.dbPagesNow() || mapCopies {
+		if err := p.growDBMap(size); err != nil {
+			return err
+		}
+	}
+	p.mu.Lock()
+	p.backfill = safe
+	p.mu.Unlock()
+	return nil
+}
+
+func (p *Pager) dbPagesNow() uint32 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.dbPages
+}
+
+// closeWAL checkpoints everything and, when the WAL is then entirely in the
+// database file, removes it, as sqlite3 does when its last connection
+// closes. Called by Close with no snapshot alive.
+func (p *Pager) closeWAL() error {
+	if p.readOnly || p.walFile == nil {
+		return nil
+	}
+	p.writer.Lock()
+	defer p.writer.Unlock()
+	if err := p.checkpoint(); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	done := p.log == nil || p.backfill == p.log.MaxFrame
+	p.mu.Unlock()
+	if !done {
+		return nil
+	}
+	if err := os.Remove(WALPath(p.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}

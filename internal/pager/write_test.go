@@ -1,0 +1,301 @@
+package pager
+
+import (
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/sqltest"
+)
+
+// query runs a one-value query with SQLite on a copy of the database and its
+// WAL, as a crash would leave them, so the test's pager stays undisturbed.
+func query(t *testing.T, path, q string) string {
+	t.Helper()
+	dir := t.TempDir()
+	cp := filepath.Join(dir, "copy.db")
+	sqltest.CopyFile(t, path, cp, false)
+	sqltest.CopyFile(t, WALPath(path), WALPath(cp), true)
+	db := sqltest.Open(t, cp)
+	defer db.Close()
+	var s string
+	if err := db.QueryRow(q).Scan(&s); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return s
+}
+
+func setUserVersion(t *testing.T, p *Pager, v uint32) {
+	t.Helper()
+	w, err := p.BeginWrite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, err := w.Write(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	format.Header(pg).SetUserVersion(v)
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCreateNew(t *testing.T) {
+	for _, ps := range []int{512, 4096, 65536} {
+		path := filepath.Join(t.TempDir(), "new.db")
+		p, err := Open(path, Options{PageSize: ps})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := query(t, path, "PRAGMA integrity_check"); got != "ok" {
+			t.Fatalf("page size %d: integrity_check = %q", ps, got)
+		}
+		if got := query(t, path, "PRAGMA journal_mode"); got != "wal" {
+			t.Errorf("page size %d: journal_mode = %q", ps, got)
+		}
+		if got := query(t, path, "PRAGMA page_size"); got != itoa(ps) {
+			t.Errorf("page_size = %s, want %d", got, ps)
+		}
+		setUserVersion(t, p, 7)
+		if got := query(t, path, "PRAGMA user_version"); got != "7" {
+			t.Errorf("user_version after commit = %s", got)
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(WALPath(path)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("WAL left after Close: %v", err)
+		}
+		if got := query(t, path, "PRAGMA user_version"); got != "7" {
+			t.Errorf("user_version after checkpoint = %s", got)
+		}
+	}
+}
+
+func itoa(n int) string {
+	b := []byte{}
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
+
+// TestSnapshotIsolation checks that a snapshot keeps seeing the state it
+// began with across commits and checkpoints.
+func TestSnapshotIsolation(t *testing.T) {
+	path := makeDB(t, "CREATE TABLE t(a)", "INSERT INTO t VALUES (1)")
+	p, err := Open(path, Options{CheckpointFrames: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	old := p.Snapshot()
+	setUserVersion(t, p, 1)
+	mid := p.Snapshot()
+	setUserVersion(t, p, 2)
+	if err := p.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	setUserVersion(t, p, 3)
+	uv := func(s *Snapshot) uint32 {
+		pg, err := s.Page(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return format.Header(pg).UserVersion()
+	}
+	now := p.Snapshot()
+	if uv(old) != 0 || uv(mid) != 1 || uv(now) != 3 {
+		t.Fatalf("user versions %d %d %d, want 0 1 3", uv(old), uv(mid), uv(now))
+	}
+	old.Release()
+	mid.Release()
+	if err := p.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	if uv(now) != 3 {
+		t.Fatal("snapshot changed by checkpoint")
+	}
+	now.Release()
+	// With no reader, the next commit restarts the WAL.
+	if err := p.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	setUserVersion(t, p, 4)
+	if p.WALFrames() != 1 {
+		t.Errorf("WAL has %d frames after restart, want 1", p.WALFrames())
+	}
+	if got := query(t, path, "PRAGMA user_version"); got != "4" {
+		t.Errorf("user_version = %s", got)
+	}
+}
+
+func TestAllocateFree(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.db")
+	p, err := Open(path, Options{PageSize: 512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	// Allocate 300 pages, free them all (more than one trunk's worth at
+	// 512-byte pages: 120 leaves per trunk), commit.
+	w, err := p.BeginWrite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages []uint32
+	for range 300 {
+		pg, _, err := w.Allocate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, pg)
+	}
+	for _, pg := range pages {
+		if err := w.Free(pg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := query(t, path, "PRAGMA integrity_check"); got != "ok" {
+		t.Fatalf("integrity_check = %q", got)
+	}
+	if got := query(t, path, "PRAGMA freelist_count"); got != "300" {
+		t.Fatalf("freelist_count = %s", got)
+	}
+	s := p.Snapshot()
+	var n int
+	if err := WalkFreelist(s, func(uint32, bool) error { n++; return nil }); err != nil || n != 300 {
+		t.Fatalf("WalkFreelist: %d pages, %v", n, err)
+	}
+	s.Release()
+	// Allocation reuses the freelist before growing the file.
+	w, _ = p.BeginWrite()
+	seen := map[uint32]bool{}
+	for range 300 {
+		pg, b, err := w.Allocate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pg > 301 || seen[pg] {
+			t.Fatalf("allocated page %d (seen %v)", pg, seen[pg])
+		}
+		for _, c := range b {
+			if c != 0 {
+				t.Fatal("allocated page not zeroed")
+			}
+		}
+		seen[pg] = true
+	}
+	if pg, _, _ := w.Allocate(); pg != 302 {
+		t.Fatalf("after the freelist, allocated %d, want 302", pg)
+	}
+	w.Rollback()
+	if got := query(t, path, "PRAGMA freelist_count"); got != "300" {
+		t.Fatalf("after rollback freelist_count = %s", got)
+	}
+}
+
+func TestLockBytePageSkipped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.db")
+	p, err := Open(path, Options{PageSize: 65536, Sync: SyncOff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	w, _ := p.BeginWrite()
+	lock := format.LockBytePage(65536)
+	w.nPages = lock - 3 // as if the file had grown to just below it
+	for {
+		pg, _, err := w.Allocate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pg == lock {
+			t.Fatal("allocated the lock-byte page")
+		}
+		if pg > lock {
+			break
+		}
+	}
+	w.Rollback()
+}
+
+func TestReadOnlyRefusesWrites(t *testing.T) {
+	path := makeDB(t, "CREATE TABLE t(a)")
+	p, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if _, err := p.BeginWrite(); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("BeginWrite on read-only: %v", err)
+	}
+}
+
+// TestReopenContinuesWAL commits, copies the files as a crash would leave
+// them, reopens the copy and commits again on top of the recovered WAL.
+func TestReopenContinuesWAL(t *testing.T) {
+	path := makeDB(t, "CREATE TABLE t(a)")
+	p, err := Open(path, Options{CheckpointFrames: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	setUserVersion(t, p, 5)
+	cp := filepath.Join(t.TempDir(), "crash.db")
+	sqltest.CopyFile(t, path, cp, false)
+	sqltest.CopyFile(t, WALPath(path), WALPath(cp), false)
+	p.Close()
+	q, err := Open(cp, Options{CheckpointFrames: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.WALFrames() != 1 {
+		t.Fatalf("recovered %d frames", q.WALFrames())
+	}
+	setUserVersion(t, q, 6)
+	if q.WALFrames() != 2 {
+		t.Fatalf("after commit %d frames", q.WALFrames())
+	}
+	if got := query(t, cp, "PRAGMA user_version"); got != "6" {
+		t.Fatalf("user_version = %s", got)
+	}
+	q.Close()
+	if got := query(t, cp, "PRAGMA integrity_check"); got != "ok" {
+		t.Fatal(got)
+	}
+}
+
+func TestHotJournalRefused(t *testing.T) {
+	path := makeDB(t, "CREATE TABLE t(a)")
+	if err := os.WriteFile(path+"-journal", []byte{1, 2, 3}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(path, Options{}); !errors.Is(err, format.ErrUnsupported) {
+		t.Fatalf("Open with a hot journal: %v", err)
+	}
+}
+
+func TestFreelistCorruptionReported(t *testing.T) {
+	path := makeDB(t, "CREATE TABLE t(a)")
+	b, _ := os.ReadFile(path)
+	binary.BigEndian.PutUint32(b[32:], 999) // trunk out of range
+	binary.BigEndian.PutUint32(b[36:], 1)
+	os.WriteFile(path, b, 0o644)
+	p, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	w, _ := p.BeginWrite()
+	defer w.Rollback()
+	if _, _, err := w.Allocate(); !errors.Is(err, format.ErrCorrupt) {
+		t.Fatalf("Allocate with a bad trunk: %v", err)
+	}
+}
