@@ -5,6 +5,7 @@ import (
 
 	"github.com/pagodadb/pagoda/internal/btree"
 	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/schema"
 )
 
 // Bucket fields in the stored record: (key, value).
@@ -21,6 +22,7 @@ const (
 // that shape, whoever created it, is a bucket.
 type Bucket struct {
 	tx   *Tx
+	cat  *schema.Catalog // the catalog root comes from
 	name string
 	root uint32
 	cur  btree.Cursor // for Get
@@ -45,7 +47,7 @@ func (tx *Tx) Bucket(name string) (*Bucket, error) {
 	if err := tx.rootOK("bucket", name, ti.Entry.RootPage); err != nil {
 		return nil, err
 	}
-	return &Bucket{tx: tx, name: ti.Entry.Name, root: ti.Entry.RootPage}, nil
+	return &Bucket{tx: tx, cat: tx.cat, name: ti.Entry.Name, root: ti.Entry.RootPage}, nil
 }
 
 // Name returns the bucket's name.
@@ -58,7 +60,7 @@ func (b *Bucket) Get(key []byte) ([]byte, error) {
 	if err := b.tx.check(); err != nil {
 		return nil, err
 	}
-	b.cur.Init(&b.tx.snap, b.root, false, nil)
+	b.cur.Init(b.tx.pages(), b.root, false, nil)
 	if !b.cur.SeekKey([]format.Value{format.BlobValue(key)}) {
 		if err := b.cur.Err(); err != nil {
 			return nil, err
@@ -89,19 +91,24 @@ func bucketEntry(c *btree.Cursor) (k, v []byte, err error) {
 
 // Cursor returns a cursor over the bucket in key order.
 func (b *Bucket) Cursor() *Cursor {
-	c := &Cursor{tx: b.tx}
-	c.c.Init(&b.tx.snap, b.root, false, nil)
+	c := &Cursor{tx: b.tx, b: b}
+	c.c.Init(b.tx.pages(), b.root, false, nil)
 	return c
 }
 
 // Cursor iterates a bucket in key order. Moving methods return false at
-// either end or on error; Err says which. Key and Value are valid until the
-// transaction ends.
+// either end or on error; Err says which. In a read transaction Key and
+// Value are valid until the transaction ends; in a write transaction, until
+// its next change (copy them to keep them). A cursor survives changes made
+// by its transaction: it finds its key again before it moves.
 type Cursor struct {
 	tx   *Tx
+	b    *Bucket
 	c    btree.Cursor
 	k, v []byte
 	err  error
+	gen  uint64 // tx.gen when the cursor was positioned
+	kbuf []byte // write transactions: the current key, copied
 }
 
 func (c *Cursor) load(ok bool) bool {
@@ -114,8 +121,30 @@ func (c *Cursor) load(ok bool) bool {
 		c.err = err
 		return false
 	}
+	if c.tx.writable {
+		c.kbuf = append(c.kbuf[:0], k...)
+		k = c.kbuf
+		c.gen = c.tx.gen
+	}
 	c.k, c.v = k, v
 	return true
+}
+
+// stale reports whether the transaction changed the trees since the cursor
+// was positioned on its key.
+func (c *Cursor) stale() bool { return c.k != nil && c.gen != c.tx.gen }
+
+// reseek finds the cursor's key again after a change. It returns whether
+// the cursor now sits on that very key; if not, it sits on the next one
+// (or is past the end).
+func (c *Cursor) reseek() bool {
+	c.c.Init(c.tx.pages(), c.b.root, false, nil)
+	c.c.SeekKey([]format.Value{format.BlobValue(c.k)})
+	if !c.c.Valid() {
+		return false
+	}
+	k, _, err := bucketEntry(&c.c)
+	return err == nil && string(k) == string(c.k)
 }
 
 func (c *Cursor) ready() bool {
@@ -133,10 +162,29 @@ func (c *Cursor) First() bool { return c.ready() && c.load(c.c.First()) }
 func (c *Cursor) Last() bool { return c.ready() && c.load(c.c.Last()) }
 
 // Next moves to the next key.
-func (c *Cursor) Next() bool { return c.ready() && c.load(c.c.Next()) }
+func (c *Cursor) Next() bool {
+	if !c.ready() {
+		return false
+	}
+	if c.stale() && !c.reseek() {
+		return c.load(c.c.Valid()) // the key is gone: its successor is next
+	}
+	return c.load(c.c.Next())
+}
 
 // Prev moves to the previous key.
-func (c *Cursor) Prev() bool { return c.ready() && c.load(c.c.Prev()) }
+func (c *Cursor) Prev() bool {
+	if !c.ready() {
+		return false
+	}
+	if c.stale() {
+		c.reseek()
+		if !c.c.Valid() {
+			return c.load(c.c.Last())
+		}
+	}
+	return c.load(c.c.Prev())
+}
 
 // Seek moves to the first key >= key.
 func (c *Cursor) Seek(key []byte) bool {

@@ -3,7 +3,6 @@ package pagoda
 import (
 	"github.com/pagodadb/pagoda/internal/btree"
 	"github.com/pagodadb/pagoda/internal/format"
-	"github.com/pagodadb/pagoda/internal/pager"
 	"github.com/pagodadb/pagoda/internal/schema"
 )
 
@@ -20,7 +19,7 @@ const (
 )
 
 // readCatalog reads every row of sqlite_schema and builds the catalog.
-func readCatalog(s *pager.Snapshot) (*schema.Catalog, error) {
+func readCatalog(s btree.Pages) (*schema.Catalog, error) {
 	var c btree.Cursor
 	c.Init(s, schemaRoot, true, nil)
 	var entries []schema.Entry

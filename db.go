@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/pagodadb/pagoda/internal/btree"
 	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/pager"
 	"github.com/pagodadb/pagoda/internal/schema"
@@ -23,23 +24,30 @@ type DB struct {
 	closed    bool
 	cat       *schema.Catalog // catalog of the last schema read
 	catCookie uint32
-	catPages  uint32
 
 	metaCat *schema.Catalog // the catalog tmeta and imeta describe
 	tmeta   map[*schema.TableInfo]*tableMeta
 	imeta   map[*schema.IndexInfo]*indexMeta
 }
 
-// Open opens the SQLite database at path. A `-wal` file beside it is
-// recovered as sqlite3 would: its committed transactions are visible.
+// Open opens the SQLite database at path, creating it (in WAL mode, with
+// Options.PageSize) when it does not exist, unless Options.ReadOnly is set.
+// A `-wal` file beside it is recovered as sqlite3 would: its committed
+// transactions are visible.
 //
-// This release reads databases; write transactions (and creating a missing
-// file) arrive with the write path.
+// One process at a time may write a database: pagoda does not yet take
+// sqlite3's file locks, so do not write a file that another program has
+// open.
 func Open(path string, opts *Options) (*DB, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	p, err := pager.Open(path, pager.Options{ReadOnly: true})
+	p, err := pager.Open(path, pager.Options{
+		ReadOnly:         opts.ReadOnly,
+		PageSize:         opts.PageSize,
+		Sync:             pager.SyncMode(opts.Sync),
+		CheckpointFrames: opts.CheckpointFrames,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("pagoda: %w", err)
 	}
@@ -53,7 +61,9 @@ func (db *DB) Path() string { return db.path }
 func (db *DB) PageSize() int { return db.pager.PageSize() }
 
 // Close releases the database. It waits for open transactions to end;
-// slices obtained from them must not be used afterwards.
+// slices obtained from them must not be used afterwards. A database that
+// was written is checkpointed: the WAL's pages are copied into the file and
+// the WAL removed, as sqlite3 does when its last connection closes.
 func (db *DB) Close() error {
 	db.mu.Lock()
 	if db.closed {
@@ -69,13 +79,13 @@ func (db *DB) Close() error {
 
 // Begin starts a transaction. A read transaction sees the database as of
 // the last commit before it began, for as long as it lives; end it with
-// Rollback. Write transactions are not available in this release.
+// Rollback. A write transaction (writable true) waits for the previous one
+// to end; it sees its own changes, and other transactions see none of them
+// until Commit. End it with Commit or Rollback. A database opened ReadOnly
+// refuses write transactions with ErrReadOnly.
 func (db *DB) Begin(writable bool) (*Tx, error) {
-	if writable {
-		if db.readOnly {
-			return nil, ErrReadOnly
-		}
-		return nil, fmt.Errorf("%w: write transactions are not implemented yet", ErrUnsupported)
+	if writable && db.readOnly {
+		return nil, ErrReadOnly
 	}
 	db.txs.RLock()
 	db.mu.Lock()
@@ -85,15 +95,56 @@ func (db *DB) Begin(writable bool) (*Tx, error) {
 		db.txs.RUnlock()
 		return nil, fmt.Errorf("pagoda: database is closed: %w", ErrTxClosed)
 	}
-	tx := &Tx{db: db}
+	tx := &Tx{db: db, writable: writable}
+	if writable {
+		w, err := db.pager.BeginWrite()
+		if err != nil {
+			db.txs.RUnlock()
+			return nil, fmt.Errorf("pagoda: %w", err)
+		}
+		tx.w = w
+	}
 	db.pager.InitSnapshot(&tx.snap)
-	cat, err := db.catalog(&tx.snap)
+	cat, err := db.catalog(tx.pages())
 	if err != nil {
-		db.txs.RUnlock()
+		tx.end()
 		return nil, err
 	}
 	tx.cat = cat
 	return tx, nil
+}
+
+// Update runs fn in a write transaction and commits it if fn returns nil;
+// otherwise, or if fn panics, the transaction is rolled back and leaves no
+// trace.
+func (db *DB) Update(fn func(*Tx) error) (err error) {
+	tx, err := db.Begin(true)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if !tx.closed {
+			tx.Rollback()
+		}
+	}()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if tx.err != nil {
+		return tx.err
+	}
+	return tx.Commit()
+}
+
+// Checkpoint copies the pages committed to the WAL into the database file,
+// as far as open read transactions allow, and syncs it. Commits and Close
+// checkpoint on their own; call it to bound the WAL at a moment of your
+// choosing.
+func (db *DB) Checkpoint() error {
+	if db.readOnly {
+		return ErrReadOnly
+	}
+	return db.pager.Checkpoint()
 }
 
 // View runs fn in a read transaction and returns its error, or the first
@@ -112,7 +163,7 @@ func (db *DB) View(fn func(*Tx) error) error {
 
 // catalog returns the schema as of snapshot s, reusing the cached catalog
 // while the schema cookie is unchanged.
-func (db *DB) catalog(s *pager.Snapshot) (*schema.Catalog, error) {
+func (db *DB) catalog(s btree.Pages) (*schema.Catalog, error) {
 	if s.PageCount() == 0 {
 		return schema.Build(nil), nil
 	}
@@ -122,7 +173,7 @@ func (db *DB) catalog(s *pager.Snapshot) (*schema.Catalog, error) {
 	}
 	cookie := format.Header(pg1).SchemaCookie()
 	db.mu.Lock()
-	if db.cat != nil && db.catCookie == cookie && db.catPages == s.PageCount() {
+	if db.cat != nil && db.catCookie == cookie {
 		cat := db.cat
 		db.mu.Unlock()
 		return cat, nil
@@ -133,7 +184,7 @@ func (db *DB) catalog(s *pager.Snapshot) (*schema.Catalog, error) {
 		return nil, err
 	}
 	db.mu.Lock()
-	db.cat, db.catCookie, db.catPages = cat, cookie, s.PageCount()
+	db.cat, db.catCookie = cat, cookie
 	db.mu.Unlock()
 	return cat, nil
 }

@@ -54,13 +54,13 @@ func (ix *Index) Count() (int64, error) {
 	if err := ix.tx.check(); err != nil {
 		return 0, err
 	}
-	return btree.Count(&ix.tx.snap, ix.root, false)
+	return btree.Count(ix.tx.pages(), ix.root, false)
 }
 
 // Cursor returns a cursor over the index's entries in index order.
 func (ix *Index) Cursor() *IndexCursor {
 	c := &IndexCursor{ix: ix}
-	c.c.Init(&ix.tx.snap, ix.root, false, &ix.meta.kinfo)
+	c.c.Init(ix.tx.pages(), ix.root, false, &ix.meta.kinfo)
 	return c
 }
 

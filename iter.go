@@ -45,8 +45,22 @@ func (t *Table) All() iter.Seq2[int64, Record] {
 			t.tx.setErr(err)
 			return
 		}
+		if t.tx.writable {
+			// The loop body may change the table: go row by row with a
+			// cursor that survives changes.
+			tc := t.Cursor()
+			for ok := tc.First(); ok; ok = tc.Next() {
+				if !yield(tc.Rowid(), tc.Record()) {
+					return
+				}
+			}
+			if err := tc.Err(); err != nil {
+				t.tx.setErr(err)
+			}
+			return
+		}
 		var c btree.Cursor
-		c.Init(&t.tx.snap, t.root, !t.WithoutRowID(), &t.meta.kinfo)
+		c.Init(t.tx.pages(), t.root, !t.WithoutRowID(), &t.meta.kinfo)
 		meta := &t.meta.rec
 		more, stop := c.First(), false
 		each := func(rowid int64, payload []byte) bool {

@@ -15,6 +15,7 @@ type tableMeta struct {
 	rec   recordMeta
 	kinfo format.KeyInfo // WITHOUT ROWID: PK collations and order
 	nKey  int            // WITHOUT ROWID: number of PK fields
+	plan  *writePlan     // built by the first write (db.mu guards it)
 }
 
 // indexMeta is the same for an index.

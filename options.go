@@ -1,8 +1,37 @@
 package pagoda
 
+import "github.com/pagodadb/pagoda/internal/pager"
+
 // Options configure Open. A nil *Options means the defaults.
 type Options struct {
 	// ReadOnly opens the database without write access: the file and its
 	// WAL are opened read-only and never written.
 	ReadOnly bool
+	// PageSize is the page size of a database that Open creates: a power
+	// of two from 512 to 65536; 0 means 4096. An existing database keeps
+	// its own.
+	PageSize int
+	// Sync says when commits reach stable storage; the zero value is
+	// SyncFull.
+	Sync SyncMode
+	// CheckpointFrames is the WAL size, in pages, past which a commit
+	// copies the WAL into the database file: 0 means 1000 (sqlite3's
+	// default); a negative value checkpoints only at Close and Checkpoint.
+	CheckpointFrames int
 }
+
+// SyncMode says when pagoda calls fsync.
+type SyncMode uint8
+
+const (
+	// SyncFull syncs the WAL at every commit, once, and the database file
+	// at every checkpoint: a committed transaction survives a power loss.
+	SyncFull SyncMode = SyncMode(pager.SyncFull)
+	// SyncNormal syncs only at checkpoints: a crash of the process loses
+	// nothing; a power loss may lose the latest commits, never the
+	// database's consistency.
+	SyncNormal SyncMode = SyncMode(pager.SyncNormal)
+	// SyncOff never syncs: for throwaway data and bulk loads that are
+	// redone after a crash.
+	SyncOff SyncMode = SyncMode(pager.SyncOff)
+)

@@ -56,7 +56,7 @@ func (r Record) corrupt() {
 	var pgno uint32
 	if m := r.meta; m != nil && m.rowids && !r.tx.closed {
 		var c btree.Cursor
-		c.Init(&r.tx.snap, m.root, true, nil)
+		c.Init(r.tx.pages(), m.root, true, nil)
 		if c.SeekRowid(r.rowid) {
 			pg, _ := c.Page()
 			pgno = pg.Pgno

@@ -12,6 +12,7 @@ import (
 // rows are ordered by primary key).
 type Table struct {
 	tx   *Tx
+	cat  *schema.Catalog // the catalog info comes from
 	info *schema.TableInfo
 	meta *tableMeta
 	root uint32
@@ -41,7 +42,7 @@ func (tx *Tx) Table(name string) (*Table, error) {
 	if err := tx.rootOK("table", name, ti.Entry.RootPage); err != nil {
 		return nil, err
 	}
-	return &Table{tx: tx, info: ti, meta: tx.db.tableMeta(tx.cat, ti), root: ti.Entry.RootPage}, nil
+	return &Table{tx: tx, cat: tx.cat, info: ti, meta: tx.db.tableMeta(tx.cat, ti), root: ti.Entry.RootPage}, nil
 }
 
 // Name returns the table's name as stored in the schema.
@@ -79,7 +80,7 @@ func (t *Table) Count() (int64, error) {
 	if err := t.tx.check(); err != nil {
 		return 0, err
 	}
-	return btree.Count(&t.tx.snap, t.root, !t.WithoutRowID())
+	return btree.Count(t.tx.pages(), t.root, !t.WithoutRowID())
 }
 
 // Get returns the row with the given rowid, or ErrNotFound. It allocates
@@ -92,7 +93,7 @@ func (t *Table) Get(rowid int64) (Record, error) {
 	if t.WithoutRowID() {
 		return Record{}, fmt.Errorf("pagoda: table %q is WITHOUT ROWID: use GetKey: %w", t.Name(), ErrUnsupported)
 	}
-	t.cur.Init(&t.tx.snap, t.root, true, nil)
+	t.cur.Init(t.tx.pages(), t.root, true, nil)
 	if !t.cur.SeekRowid(rowid) {
 		if err := t.cur.Err(); err != nil {
 			return Record{}, err
@@ -118,7 +119,7 @@ func (t *Table) GetKey(pk ...any) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
-	t.cur.Init(&t.tx.snap, t.root, false, &t.meta.kinfo)
+	t.cur.Init(t.tx.pages(), t.root, false, &t.meta.kinfo)
 	if !t.cur.SeekKey(key) {
 		if err := t.cur.Err(); err != nil {
 			return Record{}, err
@@ -158,17 +159,23 @@ func (t *Table) record(c *btree.Cursor) (Record, error) {
 // order for WITHOUT ROWID tables).
 func (t *Table) Cursor() *TableCursor {
 	tc := &TableCursor{t: t}
-	tc.c.Init(&t.tx.snap, t.root, !t.WithoutRowID(), &t.meta.kinfo)
+	tc.c.Init(t.tx.pages(), t.root, !t.WithoutRowID(), &t.meta.kinfo)
 	return tc
 }
 
 // TableCursor iterates a table's rows. Moving methods return false at
 // either end or on error; Err says which.
+//
+// In a write transaction a record is valid until the transaction's next
+// change. A cursor over a rowid table survives changes made by its
+// transaction (it finds its row again before it moves); one over a WITHOUT
+// ROWID table must be positioned again (First, SeekKey) after a change.
 type TableCursor struct {
 	t   *Table
 	c   btree.Cursor
 	rec Record
 	err error
+	gen uint64 // tx.gen when the cursor was positioned
 }
 
 func (tc *TableCursor) load(ok bool) bool {
@@ -184,7 +191,23 @@ func (tc *TableCursor) load(ok bool) bool {
 	// Field by field: building a Record and copying it stalls store
 	// forwarding. The record is checked as its columns are read.
 	tc.rec.data, tc.rec.rowid, tc.rec.meta, tc.rec.tx = payload, rowid, &tc.t.meta.rec, tc.t.tx
+	tc.gen = tc.t.tx.gen
 	return true
+}
+
+// stale reports whether the transaction changed the trees since the cursor
+// was positioned on its row.
+func (tc *TableCursor) stale() bool {
+	return tc.rec.data != nil && tc.gen != tc.t.tx.gen && !tc.t.WithoutRowID()
+}
+
+// reseek finds the cursor's row again after a change, and reports whether
+// it is still there; if not, the cursor sits on the next row (or is past
+// the end).
+func (tc *TableCursor) reseek() bool {
+	rowid := tc.rec.rowid
+	tc.c.Init(tc.t.tx.pages(), tc.t.root, true, nil)
+	return tc.c.SeekRowid(rowid) && tc.c.Rowid() == rowid
 }
 
 func (tc *TableCursor) ready() bool {
@@ -201,10 +224,29 @@ func (tc *TableCursor) First() bool { return tc.ready() && tc.load(tc.c.First())
 func (tc *TableCursor) Last() bool { return tc.ready() && tc.load(tc.c.Last()) }
 
 // Next moves to the next row.
-func (tc *TableCursor) Next() bool { return tc.ready() && tc.load(tc.c.Next()) }
+func (tc *TableCursor) Next() bool {
+	if !tc.ready() {
+		return false
+	}
+	if tc.stale() && !tc.reseek() {
+		return tc.load(tc.c.Valid())
+	}
+	return tc.load(tc.c.Next())
+}
 
 // Prev moves to the previous row.
-func (tc *TableCursor) Prev() bool { return tc.ready() && tc.load(tc.c.Prev()) }
+func (tc *TableCursor) Prev() bool {
+	if !tc.ready() {
+		return false
+	}
+	if tc.stale() {
+		tc.reseek()
+		if !tc.c.Valid() {
+			return tc.load(tc.c.Last())
+		}
+	}
+	return tc.load(tc.c.Prev())
+}
 
 // SeekRowid moves to the first row whose rowid is >= rowid (rowid tables).
 func (tc *TableCursor) SeekRowid(rowid int64) bool {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/pagodadb/pagoda/internal/btree"
 	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/pager"
 	"github.com/pagodadb/pagoda/internal/schema"
@@ -15,11 +16,36 @@ import (
 type Tx struct {
 	db       *DB
 	snap     pager.Snapshot
+	w        *pager.WriteTx // write transactions
 	cat      *schema.Catalog
 	writable bool
 	closed   bool
 	err      error // first error that stopped an iterator
+	// werr poisons a write transaction: a change failed half-way, so the
+	// transaction can only roll back.
+	werr    error
+	gen     uint64 // count of changes, so cursors know to find their place
+	scratch []byte // record being encoded
+	vals    []format.Value
+}
 
+// pages returns the pages the transaction reads: its own changes over the
+// snapshot for a write transaction.
+func (tx *Tx) pages() btree.Pages {
+	if tx.w != nil {
+		return tx.w
+	}
+	return &tx.snap
+}
+
+// end releases what the transaction holds.
+func (tx *Tx) end() {
+	tx.closed = true
+	tx.snap.Release()
+	if tx.w != nil {
+		tx.w.Rollback()
+	}
+	tx.db.txs.RUnlock()
 }
 
 // DB returns the database the transaction belongs to.
@@ -29,23 +55,40 @@ func (tx *Tx) DB() *DB { return tx.db }
 func (tx *Tx) Writable() bool { return tx.writable }
 
 // Rollback ends the transaction. For a read transaction this is the normal
-// way to end it. Rolling back a closed transaction returns ErrTxClosed.
+// way to end it; a write transaction's changes are forgotten. Rolling back a
+// closed transaction returns ErrTxClosed.
 func (tx *Tx) Rollback() error {
 	if tx.closed {
 		return ErrTxClosed
 	}
-	tx.closed = true
-	tx.db.txs.RUnlock()
+	tx.end()
 	return nil
 }
 
-// Commit ends a write transaction durably. A read transaction cannot be
-// committed (ErrTxNotWritable); end it with Rollback.
+// Commit ends a write transaction durably: with the default SyncFull, its
+// changes are on stable storage when Commit returns nil. If Commit fails the
+// transaction is rolled back and the database is as it was before it. A read
+// transaction cannot be committed (ErrTxNotWritable); end it with Rollback.
 func (tx *Tx) Commit() error {
 	if tx.closed {
 		return ErrTxClosed
 	}
-	return ErrTxNotWritable
+	if !tx.writable {
+		return ErrTxNotWritable
+	}
+	if tx.werr != nil {
+		err := tx.werr
+		tx.end()
+		return fmt.Errorf("pagoda: commit of a failed transaction: %w", err)
+	}
+	tx.snap.Release()
+	err := tx.w.Commit()
+	tx.w = nil
+	tx.end()
+	if err != nil {
+		return fmt.Errorf("pagoda: %w", err)
+	}
+	return nil
 }
 
 // Err returns the first error that stopped one of this transaction's
@@ -95,7 +138,7 @@ func (tx *Tx) TableNames() []string {
 }
 
 // PageCount returns the database size in pages in this snapshot.
-func (tx *Tx) PageCount() uint32 { return tx.snap.PageCount() }
+func (tx *Tx) PageCount() uint32 { return tx.pages().PageCount() }
 
 // schemaErr translates a schema package error into the contract's errors.
 func schemaErr(what, name string, err error) error {
@@ -107,8 +150,8 @@ func schemaErr(what, name string, err error) error {
 
 // rootOK checks a root page number from the schema.
 func (tx *Tx) rootOK(what, name string, root uint32) error {
-	if root < 1 || root > tx.snap.PageCount() {
-		return format.Corruptf(root, "%s %q has root page %d outside 1..%d", what, name, root, tx.snap.PageCount())
+	if n := tx.pages().PageCount(); root < 1 || root > n {
+		return format.Corruptf(root, "%s %q has root page %d outside 1..%d", what, name, root, n)
 	}
 	return nil
 }

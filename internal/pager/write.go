@@ -35,6 +35,7 @@ type writeState struct {
 	bufs    [][]byte // page buffers to reuse
 	frames  []byte   // frame batch buffer
 	walSync bool     // the WAL's directory entry has been synced
+	wrote   bool     // a transaction committed: Close checkpoints
 }
 
 // maxPooledBuffers bounds the page buffers kept between transactions.
@@ -366,6 +367,7 @@ func (w *WriteTx) Commit() error {
 	if err := p.appendCommit(w.dirty, w.nPages); err != nil {
 		return fmt.Errorf("pager: commit: %w", err)
 	}
+	p.wstate.wrote = true
 	w.finish()
 	if p.opts.CheckpointFrames > 0 && p.WALFrames() >= uint32(p.opts.CheckpointFrames) {
 		// The commit is durable; a failed checkpoint only delays the copy.
@@ -644,6 +646,10 @@ func (p *Pager) closeWAL() error {
 	}
 	p.writer.Lock()
 	defer p.writer.Unlock()
+	if !p.wstate.wrote {
+		// A WAL this process did not write stays as it was found.
+		return nil
+	}
 	if err := p.checkpoint(); err != nil {
 		return err
 	}

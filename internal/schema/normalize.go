@@ -77,3 +77,19 @@ func NormalizeCreate(sql string) (string, error) {
 	}
 	return "CREATE " + kind + " " + sql[name.pos:end], nil
 }
+
+// IfNotExists reports whether a CREATE TABLE or CREATE [UNIQUE] INDEX
+// statement says IF NOT EXISTS (false for text that does not parse that
+// far).
+func IfNotExists(sql string) bool {
+	p, err := newParser(sql)
+	if err != nil || p.expect("CREATE") != nil {
+		return false
+	}
+	_ = p.accept("TEMP") || p.accept("TEMPORARY")
+	_ = p.accept("UNIQUE")
+	if !p.accept("TABLE") && !p.accept("INDEX") {
+		return false
+	}
+	return p.accept("IF") && p.accept("NOT") && p.accept("EXISTS")
+}

@@ -1,0 +1,147 @@
+package pagoda
+
+import (
+	"fmt"
+
+	"github.com/pagodadb/pagoda/internal/btree"
+	"github.com/pagodadb/pagoda/internal/format"
+)
+
+// bucketKeyFields is the number of leading record fields that identify a
+// bucket entry: the key.
+const bucketKeyFields = 1
+
+// bucketSQL is the CREATE statement of a new bucket.
+func bucketSQL(name string) string {
+	return "CREATE TABLE " + quoteIdent(name) + "(key BLOB PRIMARY KEY, value BLOB) STRICT, WITHOUT ROWID"
+}
+
+// CreateBucket creates a bucket (a table of the Bucket shape) called name.
+// It returns an error wrapping ErrExists when a table, index, view or
+// trigger of that name exists. Names starting with "sqlite_" are reserved.
+func (tx *Tx) CreateBucket(name string) (*Bucket, error) {
+	if err := tx.writeCheck(); err != nil {
+		return nil, err
+	}
+	if err := tx.checkNewName("bucket", name); err != nil {
+		return nil, err
+	}
+	root, err := btree.CreateTree(tx.w, false)
+	if err != nil {
+		return nil, tx.fail(err)
+	}
+	sql := bucketSQL(name)
+	if err := tx.schemaInsert("table", name, name, root, &sql); err != nil {
+		return nil, tx.fail(err)
+	}
+	if err := tx.schemaChanged(); err != nil {
+		return nil, tx.fail(err)
+	}
+	return tx.Bucket(name)
+}
+
+// CreateBucketIfNotExists returns the bucket called name, creating it if
+// there is none.
+func (tx *Tx) CreateBucketIfNotExists(name string) (*Bucket, error) {
+	if err := tx.writeCheck(); err != nil {
+		return nil, err
+	}
+	if tx.cat.Table(name) != nil {
+		return tx.Bucket(name)
+	}
+	return tx.CreateBucket(name)
+}
+
+// DeleteBucket deletes the bucket called name and all its keys; its pages
+// go to the freelist. ErrNotFound if there is none; a table that is not a
+// bucket is an error wrapping ErrUnsupported (use DropTable).
+func (tx *Tx) DeleteBucket(name string) error {
+	if err := tx.writeCheck(); err != nil {
+		return err
+	}
+	if _, err := tx.Bucket(name); err != nil {
+		return err
+	}
+	return tx.DropTable(name)
+}
+
+// writeCheck checks the transaction and that the bucket still exists.
+func (b *Bucket) writeCheck() error {
+	if err := b.tx.writeCheck(); err != nil {
+		return err
+	}
+	if b.cat != b.tx.cat {
+		nb, err := b.tx.Bucket(b.name)
+		if err != nil {
+			return err
+		}
+		if nb.root != b.root {
+			return fmt.Errorf("pagoda: bucket %q was deleted: %w", b.name, ErrNotFound)
+		}
+		b.cat = nb.cat
+	}
+	return nil
+}
+
+// bucketRecord encodes the stored record (key, value) into tx's scratch.
+func (tx *Tx) bucketRecord(key, value []byte) []byte {
+	if value == nil {
+		value = []byte{}
+	}
+	tx.vals = append(tx.vals[:0], format.BlobValue(key), format.BlobValue(value))
+	tx.scratch = format.AppendRecord(tx.scratch[:0], tx.vals)
+	return tx.scratch
+}
+
+// Put sets the value of key, replacing any previous value. A nil value is
+// stored as an empty one. Cursors of the transaction stay usable: they find
+// their place again before they move.
+func (b *Bucket) Put(key, value []byte) error {
+	if err := b.writeCheck(); err != nil {
+		return err
+	}
+	if key == nil {
+		key = []byte{}
+	}
+	rec := b.tx.bucketRecord(key, value)
+	if _, err := btree.IndexInsert(b.tx.w, b.root, nil, bucketKeyFields, rec); err != nil {
+		return b.tx.fail(fmt.Errorf("pagoda: bucket %q: put: %w", b.name, err))
+	}
+	b.tx.changed()
+	return nil
+}
+
+// Delete removes key. Deleting a missing key is not an error.
+func (b *Bucket) Delete(key []byte) error {
+	if err := b.writeCheck(); err != nil {
+		return err
+	}
+	if key == nil {
+		key = []byte{}
+	}
+	rec := b.tx.bucketRecord(key, nil)
+	found, err := btree.IndexDelete(b.tx.w, b.root, nil, bucketKeyFields, rec)
+	if err != nil {
+		return b.tx.fail(fmt.Errorf("pagoda: bucket %q: delete: %w", b.name, err))
+	}
+	if found {
+		b.tx.changed()
+	}
+	return nil
+}
+
+// Delete removes the cursor's current key. The cursor then sits between
+// the keys around it: Next moves to the key after the deleted one, Prev to
+// the one before.
+func (c *Cursor) Delete() error {
+	if !c.ready() {
+		return c.Err()
+	}
+	if c.k == nil {
+		return fmt.Errorf("pagoda: cursor is not on a key: %w", ErrNotFound)
+	}
+	if err := c.b.Delete(c.k); err != nil {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,143 @@
+package btree
+
+import (
+	"encoding/binary"
+
+	"github.com/pagodadb/pagoda/internal/format"
+)
+
+// An overflow chain holds the part of a payload that does not fit its cell
+// (format.LocalSize), in pages of this layout, the last one's next page 0:
+//
+//	OFF  SIZE   FIELD
+//	  0     4   next overflow page, 0 on the last
+//	  4   U-4   the next U-4 bytes of the payload (the last page: the rest,
+//	            then bytes nobody reads)
+
+// writeOverflow writes rest, the part of a payload after its local bytes,
+// to a new overflow chain and returns its first page.
+func (wr *Writer) writeOverflow(rest []byte) (uint32, error) {
+	var first uint32
+	var prev []byte
+	for len(rest) > 0 {
+		pgno, data, err := wr.w.Allocate()
+		if err != nil {
+			return 0, err
+		}
+		if prev == nil {
+			first = pgno
+		} else {
+			binary.BigEndian.PutUint32(prev, pgno)
+		}
+		n := copy(data[format.OverflowPageHeaderSize:wr.usable], rest)
+		binary.BigEndian.PutUint32(data, 0)
+		rest = rest[n:]
+		prev = data
+	}
+	return first, nil
+}
+
+// freeChain frees the overflow pages of cell, a cell of page owner: exactly
+// as many as its payload needs, each read before it is freed.
+func (wr *Writer) freeChain(cell format.Cell, owner uint32) error {
+	if cell.Overflow == 0 {
+		return nil
+	}
+	per := int64(wr.usable - format.OverflowPageHeaderSize)
+	rest := cell.PayloadLen - int64(len(cell.Local))
+	next := cell.Overflow
+	for ; rest > 0; rest -= per {
+		if next < 2 || next > wr.w.PageCount() {
+			return format.Corruptf(owner, "overflow chain: next page %d is outside 2..%d with %d bytes to go", next, wr.w.PageCount(), rest)
+		}
+		data, err := wr.w.Page(next)
+		if err != nil {
+			return err
+		}
+		after := binary.BigEndian.Uint32(data)
+		if err := wr.w.Free(next); err != nil {
+			return err
+		}
+		next = after
+	}
+	if next != 0 {
+		return format.Corruptf(owner, "overflow chain continues past its payload to page %d", next)
+	}
+	return nil
+}
+
+// ClearTree frees a tree's pages; see the package-level ClearTree.
+func (wr *Writer) ClearTree(root uint32, freeRoot bool) error {
+	if root < 2 && freeRoot {
+		return format.Corruptf(root, "cannot free page %d", root)
+	}
+	data, err := wr.w.Page(root)
+	if err != nil {
+		return err
+	}
+	if root == 0 || len(data) < format.HeaderOffset(root)+1 {
+		return format.Corruptf(root, "no such page")
+	}
+	t := format.PageType(data[format.HeaderOffset(root)])
+	wr.begin(root, t.IsTable(), nil, 0)
+	if err := wr.clearPage(root, 0); err != nil {
+		return err
+	}
+	if freeRoot {
+		return wr.w.Free(root)
+	}
+	if data, err = wr.w.Write(root); err != nil {
+		return err
+	}
+	leaf := format.PageIndexLeaf
+	if wr.table {
+		leaf = format.PageTableLeaf
+	}
+	_, err = format.BuildPage(data, root, wr.usable, leaf, nil, 0)
+	return err
+}
+
+// clearPage frees the overflow chains and the subtrees below page pgno,
+// and pgno itself unless it is the root.
+func (wr *Writer) clearPage(pgno uint32, depth int) error {
+	if depth >= MaxDepth {
+		return format.Corruptf(pgno, "b-tree rooted at page %d deeper than %d levels (cycle?)", wr.root, MaxDepth)
+	}
+	pg, err := wr.readPage(pgno)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < pg.NCells; i++ {
+		if pg.Type != format.PageTableInterior {
+			cell, err := pg.Cell(i)
+			if err != nil {
+				return err
+			}
+			if err := wr.freeChain(cell, pgno); err != nil {
+				return err
+			}
+		}
+		if !pg.Type.IsLeaf() {
+			c, err := wr.child(&pg, i)
+			if err != nil {
+				return err
+			}
+			if err := wr.clearPage(c, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	if !pg.Type.IsLeaf() {
+		c, err := wr.child(&pg, pg.NCells)
+		if err != nil {
+			return err
+		}
+		if err := wr.clearPage(c, depth+1); err != nil {
+			return err
+		}
+	}
+	if pgno == wr.root {
+		return nil
+	}
+	return wr.w.Free(pgno)
+}

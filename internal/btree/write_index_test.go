@@ -1,0 +1,267 @@
+package btree
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/pagodadb/pagoda/internal/format"
+)
+
+// indexModel is what an index tree should hold: entries by their identity
+// (the encoding of their first nKey fields).
+type indexModel struct {
+	nKey    int
+	kinfo   *format.KeyInfo
+	entries map[string][]byte
+}
+
+func (im *indexModel) identity(rec []byte) string {
+	if im.nKey <= 0 {
+		return string(rec)
+	}
+	var vals []format.Value
+	r := must(format.NewRecordReader(rec))
+	for i := 0; i < im.nKey; i++ {
+		v, ok, err := r.Next()
+		if err != nil {
+			panic(err)
+		}
+		if !ok {
+			break
+		}
+		vals = append(vals, v)
+	}
+	return string(format.AppendRecord(nil, vals))
+}
+
+func (im *indexModel) sorted() [][]byte {
+	out := make([][]byte, 0, len(im.entries))
+	for _, e := range im.entries {
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b []byte) int { return must(format.CompareRecordPrefix(a, b, im.kinfo, im.nKey)) })
+	return out
+}
+
+func checkIndex(t testing.TB, m *memPager, root uint32, im *indexModel) {
+	t.Helper()
+	v := newValidator(m)
+	n, err := v.tree(root, false, im.kinfo, im.nKey)
+	if err != nil {
+		t.Fatalf("tree %d: %v", root, err)
+	}
+	if n != len(im.entries) {
+		t.Fatalf("tree holds %d entries, model %d", n, len(im.entries))
+	}
+	if err := v.accounting(m, 1); err != nil {
+		t.Fatal(err)
+	}
+	compareIndexScan(t, m, root, im)
+	if err := m.commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func compareIndexScan(t testing.TB, src Pages, root uint32, im *indexModel) {
+	t.Helper()
+	want := im.sorted()
+	var c Cursor
+	c.Init(src, root, false, im.kinfo)
+	i := 0
+	for ok := c.First(); ok; ok = c.Next() {
+		p, err := c.Payload()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i >= len(want) || !bytes.Equal(p, want[i]) {
+			t.Fatalf("forward scan: entry %d differs (%d entries expected)", i, len(want))
+		}
+		i++
+	}
+	if c.Err() != nil || i != len(want) {
+		t.Fatalf("forward scan: err %v, %d entries, want %d", c.Err(), i, len(want))
+	}
+	for ok := c.Last(); ok; ok = c.Prev() {
+		i--
+		p, err := c.Payload()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(p, want[i]) {
+			t.Fatalf("backward scan: entry %d differs", i)
+		}
+	}
+	if c.Err() != nil || i != 0 {
+		t.Fatalf("backward scan: err %v, %d missed", c.Err(), i)
+	}
+}
+
+// keyValue draws an index key field: integers, texts and blobs, some long
+// enough to overflow an index cell.
+func keyValue(r *rand.Rand, space, pageSize int, big int) format.Value {
+	k := r.IntN(space)
+	switch r.IntN(4) {
+	case 0:
+		return format.IntValue(int64(k) - int64(space/2))
+	case 1:
+		pad := 0
+		if r.IntN(100) < big {
+			pad = r.IntN(2 * pageSize)
+		}
+		return format.TextValue(fmt.Appendf(nil, "k%06d%s", k, bytes.Repeat([]byte{'x'}, pad)))
+	default:
+		pad := 0
+		if r.IntN(100) < big {
+			pad = r.IntN(pageSize)
+		}
+		return format.BlobValue(fmt.Appendf(nil, "%08d%s", k, bytes.Repeat([]byte{0xee}, pad)))
+	}
+}
+
+type indexWorkload struct {
+	name  string
+	nKey  int
+	n     int
+	ops   int
+	space int
+	big   int
+	desc  bool
+}
+
+func TestIndexRandomOps(t *testing.T) {
+	workloads := []indexWorkload{
+		{name: "kv", nKey: 1, n: 1500, ops: 2500, space: 2000, big: 5},
+		{name: "kv-large", nKey: 1, n: 300, ops: 600, space: 400, big: 50},
+		{name: "index", nKey: 0, n: 2000, ops: 2000, space: 500, big: 3},
+		{name: "desc", nKey: 1, n: 1000, ops: 1500, space: 1500, big: 5, desc: true},
+		{name: "sequential", nKey: 1, n: 3000, ops: 500, space: -1, big: 0},
+	}
+	for _, ps := range []int{512, 4096, 65536} {
+		for wi, wl := range workloads {
+			t.Run(fmt.Sprintf("%d/%s", ps, wl.name), func(t *testing.T) {
+				scale := 1
+				if ps == 65536 {
+					scale = 4
+				}
+				runIndexWorkload(t, ps, wl, scale, uint64(ps*10+wi))
+			})
+		}
+	}
+}
+
+func runIndexWorkload(t *testing.T, ps int, wl indexWorkload, scale int, seed uint64) {
+	r := rand.New(rand.NewPCG(seed, 11))
+	m := newMemPager(ps, true)
+	wr := NewWriter(m)
+	root, err := wr.CreateTree(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	im := &indexModel{nKey: wl.nKey, entries: map[string][]byte{}}
+	if wl.desc {
+		im.kinfo = &format.KeyInfo{Colls: []format.Collation{format.CollNoCase}, Desc: []bool{true}}
+	}
+	seq := 0
+	newEntry := func() []byte {
+		var kv format.Value
+		if wl.space < 0 {
+			seq++
+			kv = format.IntValue(int64(seq))
+		} else {
+			kv = keyValue(r, wl.space, ps, wl.big)
+		}
+		seq++
+		if wl.nKey == 1 {
+			val := format.BlobValue(payloadFor(int64(seq), 0, sizeDist(r, ps, wl.big)))
+			return format.AppendRecord(nil, []format.Value{kv, val})
+		}
+		return format.AppendRecord(nil, []format.Value{kv, format.IntValue(int64(seq))})
+	}
+	put := func(e []byte) {
+		id := im.identity(e)
+		_, had := im.entries[id]
+		replaced, err := wr.IndexInsert(root, im.kinfo, im.nKey, e)
+		if err != nil {
+			t.Fatalf("insert: %v", err)
+		}
+		if replaced != had {
+			t.Fatalf("insert: replaced %v, model had %v", replaced, had)
+		}
+		im.entries[id] = e
+	}
+	del := func(e []byte) {
+		id := im.identity(e)
+		_, had := im.entries[id]
+		key := e
+		if wl.nKey == 1 && r.IntN(2) == 0 {
+			key = []byte(id) // the key field alone
+		}
+		found, err := wr.IndexDelete(root, im.kinfo, im.nKey, key)
+		if err != nil {
+			t.Fatalf("delete: %v", err)
+		}
+		if found != had {
+			t.Fatalf("delete: found %v, model had %v", found, had)
+		}
+		delete(im.entries, id)
+	}
+	anyEntry := func() []byte {
+		for _, e := range im.entries {
+			return e
+		}
+		return newEntry()
+	}
+	n, ops := wl.n/scale, wl.ops/scale
+	for i := 0; i < n; i++ {
+		put(newEntry())
+		if i%(n/4+1) == 0 {
+			checkIndex(t, m, root, im)
+		}
+	}
+	checkIndex(t, m, root, im)
+	for i := 0; i < ops; i++ {
+		switch x := r.IntN(10); {
+		case x < 4:
+			put(newEntry())
+		case x < 5 && wl.nKey == 1:
+			// Overwrite the value of an existing key.
+			e := anyEntry()
+			kv, _, _ := format.RecordField(e, 0)
+			val := format.BlobValue(payloadFor(int64(i), 1, sizeDist(r, ps, wl.big)))
+			put(format.AppendRecord(nil, []format.Value{kv, val}))
+		case x < 6:
+			del(newEntry()) // mostly absent
+		default:
+			del(anyEntry())
+		}
+		if i%(ops/4+1) == 0 {
+			checkIndex(t, m, root, im)
+		}
+	}
+	checkIndex(t, m, root, im)
+	all := im.sorted()
+	r.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+	for i, e := range all {
+		del(e)
+		if i == len(all)*9/10 {
+			checkIndex(t, m, root, im)
+		}
+	}
+	checkIndex(t, m, root, im)
+	for i := 0; i < n/2; i++ {
+		put(newEntry())
+	}
+	checkIndex(t, m, root, im)
+	if err := wr.ClearTree(root, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := newValidator(m).accounting(m, 1); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,787 @@
+package pagoda
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/pagodadb/pagoda/internal/btree"
+	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/schema"
+)
+
+// writePlan is what writing rows of a table needs, computed once per
+// catalog: the columns' affinities and constraints, the record layout and
+// the indexes to maintain.
+type writePlan struct {
+	err     error // the table cannot be written (wraps ErrUnsupported)
+	name    string
+	cols    []colPlan
+	alias   int   // rowid alias column, -1 if none
+	order   []int // table column stored in each record field
+	wr      bool  // WITHOUT ROWID
+	nKey    int   // WITHOUT ROWID: primary key fields
+	kinfo   *format.KeyInfo
+	pkCols  []int // WITHOUT ROWID: primary key columns in key order
+	indexes []indexPlan
+}
+
+type colPlan struct {
+	name    string
+	aff     schema.Affinity
+	notNull bool
+	strict  string // STRICT tables: the declared type in upper case
+}
+
+type indexPlan struct {
+	name   string
+	root   uint32
+	kinfo  *format.KeyInfo
+	cols   []int // table column of each key field; -1 for the rowid
+	nCols  int   // the indexed columns (the rest is the row's identity)
+	unique bool
+}
+
+// unsupportedIndex explains why a table's index cannot be maintained, if
+// it cannot.
+func unsupportedIndex(ii *schema.IndexInfo) error {
+	switch {
+	case ii.Err != nil:
+		return fmt.Errorf("index %q cannot be read: %v", ii.Entry.Name, ii.Err)
+	case ii.Index.HasExpr:
+		return fmt.Errorf("index %q has expression terms", ii.Entry.Name)
+	case ii.Index.Partial:
+		return fmt.Errorf("index %q is partial (WHERE)", ii.Entry.Name)
+	}
+	return nil
+}
+
+// planFor returns the write plan of table ti of catalog cat, cached with
+// its read metadata.
+func (db *DB) planFor(cat *schema.Catalog, ti *schema.TableInfo) *writePlan {
+	m := db.tableMeta(cat, ti)
+	db.mu.Lock()
+	p := m.plan
+	db.mu.Unlock()
+	if p == nil {
+		p = makePlan(ti, m)
+		db.mu.Lock()
+		m.plan = p
+		db.mu.Unlock()
+	}
+	return p
+}
+
+// makePlan builds a table's write plan.
+func makePlan(ti *schema.TableInfo, tm *tableMeta) *writePlan {
+	t := ti.Table
+	p := &writePlan{name: ti.Entry.Name, alias: -1, wr: t.WithoutRowID, order: t.RecordOrder}
+	refuse := func(format string, args ...any) *writePlan {
+		p.err = fmt.Errorf("pagoda: table %q cannot be written by pagoda: %s: %w", ti.Entry.Name, fmt.Sprintf(format, args...), ErrUnsupported)
+		return p
+	}
+	if len(t.Checks) > 0 {
+		return refuse("it has CHECK constraints")
+	}
+	if t.AutoIncrement {
+		return refuse("AUTOINCREMENT (sqlite_sequence) is not maintained yet")
+	}
+	if !t.WithoutRowID {
+		p.alias = t.RowidAlias
+	}
+	for _, c := range t.Columns {
+		if c.Generated {
+			return refuse("column %q is generated", c.Name)
+		}
+		cp := colPlan{name: c.Name, aff: c.Affinity, notNull: c.NotNull}
+		if t.Strict {
+			cp.strict = strings.ToUpper(c.Type)
+		}
+		p.cols = append(p.cols, cp)
+	}
+	if t.WithoutRowID {
+		p.nKey, p.kinfo = tm.nKey, &tm.kinfo
+		for _, pk := range t.PrimaryKey {
+			p.pkCols = append(p.pkCols, pk.Column)
+		}
+	}
+	for _, ii := range ti.Indexes {
+		if err := unsupportedIndex(ii); err != nil {
+			return refuse("%v", err)
+		}
+		im := metaForIndex(ii)
+		ip := indexPlan{name: ii.Entry.Name, root: ii.Entry.RootPage, kinfo: &im.kinfo,
+			nCols: len(ii.Index.Columns), unique: ii.Index.Unique}
+		for _, k := range ii.KeyOrder() {
+			ip.cols = append(ip.cols, k.Column)
+		}
+		p.indexes = append(p.indexes, ip)
+	}
+	return p
+}
+
+// plan returns the table's write plan after checking the transaction.
+func (t *Table) plan() (*writePlan, error) {
+	if err := t.tx.writeCheck(); err != nil {
+		return nil, err
+	}
+	if err := t.refresh(); err != nil {
+		return nil, err
+	}
+	p := t.tx.db.planFor(t.tx.cat, t.info)
+	if p.err != nil {
+		return nil, p.err
+	}
+	return p, nil
+}
+
+// refresh follows schema changes made by the transaction since t was
+// obtained: a new index must be maintained, a dropped table not written.
+func (t *Table) refresh() error {
+	if t.cat == t.tx.cat {
+		return nil
+	}
+	nt, err := t.tx.Table(t.info.Entry.Name)
+	if err != nil {
+		return err
+	}
+	if nt.root != t.root {
+		return fmt.Errorf("pagoda: table %q was dropped: %w", t.info.Entry.Name, ErrNotFound)
+	}
+	t.cat, t.info, t.meta = nt.cat, nt.info, nt.meta
+	return nil
+}
+
+// constraintf reports a violated constraint; the transaction stays usable.
+func constraintf(format string, args ...any) error {
+	return fmt.Errorf("pagoda: %s: %w", fmt.Sprintf(format, args...), errConstraint)
+}
+
+// rowValues converts the Go values of one row, one per column, applying
+// each column's affinity, STRICT typing and NOT NULL as SQLite does.
+func (p *writePlan) rowValues(dst []format.Value, values []any) ([]format.Value, error) {
+	if len(values) != len(p.cols) {
+		return nil, fmt.Errorf("pagoda: table %q has %d columns, got %d values", p.name, len(p.cols), len(values))
+	}
+	dst = dst[:0]
+	for i, x := range values {
+		v, err := toValue(x)
+		if err != nil {
+			return nil, err
+		}
+		c := &p.cols[i]
+		v = applyAffinity(v, c.aff)
+		if v.Kind == format.KindFloat && math.IsNaN(v.Float()) {
+			v = format.NullValue() // SQLite stores NaN as NULL
+		}
+		if v.Kind == format.KindNull {
+			if c.notNull && i != p.alias {
+				return nil, constraintf("NOT NULL constraint failed: %s.%s", p.name, c.name)
+			}
+		} else if c.strict != "" && !strictOK(c.strict, v.Kind) {
+			return nil, constraintf("cannot store %s value in %s column %s.%s", kindName(v.Kind), c.strict, p.name, c.name)
+		}
+		dst = append(dst, v)
+	}
+	return dst, nil
+}
+
+// strictOK reports whether a STRICT column of type typ accepts a value of
+// kind k (after affinity).
+func strictOK(typ string, k format.Kind) bool {
+	switch typ {
+	case "INT", "INTEGER":
+		return k == format.KindInt
+	case "REAL":
+		return k == format.KindFloat || k == format.KindInt
+	case "TEXT":
+		return k == format.KindText
+	case "BLOB":
+		return k == format.KindBlob
+	}
+	return true // ANY
+}
+
+func kindName(k format.Kind) string {
+	switch k {
+	case format.KindInt:
+		return "INTEGER"
+	case format.KindFloat:
+		return "REAL"
+	case format.KindText:
+		return "TEXT"
+	case format.KindBlob:
+		return "BLOB"
+	}
+	return "NULL"
+}
+
+// appendRow encodes a row's stored record: fields in record order, the
+// rowid alias as NULL.
+func (p *writePlan) appendRow(dst []byte, fields []format.Value, vals []format.Value) ([]byte, []format.Value) {
+	fields = fields[:0]
+	for _, col := range p.order {
+		if col == p.alias {
+			fields = append(fields, format.NullValue())
+		} else {
+			fields = append(fields, vals[col])
+		}
+	}
+	return format.AppendRecord(dst, fields), fields
+}
+
+// indexKey encodes the key of index ip for a row.
+func (ip *indexPlan) key(dst []byte, fields []format.Value, vals []format.Value, rowid int64, alias int) ([]byte, []format.Value) {
+	fields = ip.fields(fields, vals, rowid, alias)
+	return format.AppendRecord(dst, fields), fields
+}
+
+func (ip *indexPlan) fields(fields []format.Value, vals []format.Value, rowid int64, alias int) []format.Value {
+	fields = fields[:0]
+	for _, col := range ip.cols {
+		if col < 0 || col == alias {
+			fields = append(fields, format.IntValue(rowid))
+		} else {
+			fields = append(fields, vals[col])
+		}
+	}
+	return fields
+}
+
+// conflict checks a UNIQUE index for another row with the same indexed
+// values (NULLs are distinct). self is the row's own key fields, so that a
+// row does not conflict with itself.
+func (t *Table) conflict(ip *indexPlan, fields []format.Value) error {
+	if !ip.unique {
+		return nil
+	}
+	for _, v := range fields[:ip.nCols] {
+		if v.Kind == format.KindNull {
+			return nil
+		}
+	}
+	var c btree.Cursor
+	c.Init(t.tx.w, ip.root, false, ip.kinfo)
+	if !c.SeekKey(fields[:ip.nCols]) {
+		return c.Err()
+	}
+	// The same indexed values: the same row only if the tail (rowid or
+	// primary key) matches too.
+	_, payload, _, err := c.Entry()
+	if err != nil {
+		return err
+	}
+	if n, err := format.CompareKey(payload, fields, ip.kinfo); err != nil || n == 0 {
+		return err
+	}
+	cols := make([]string, 0, ip.nCols)
+	for _, col := range ip.cols[:ip.nCols] {
+		cols = append(cols, t.info.Table.Columns[col].Name)
+	}
+	return fmt.Errorf("pagoda: UNIQUE constraint failed: %s.%s (index %s): %w", t.Name(), strings.Join(cols, ", "), ip.name, ErrExists)
+}
+
+// Insert adds a row, one value per column in declaration order: nil,
+// integers, floats, string, []byte, bool or Value. Each column's affinity
+// is applied as SQLite applies it. For a rowid table it returns the new
+// rowid: the INTEGER PRIMARY KEY value when given, otherwise chosen as
+// SQLite chooses it (one more than the largest). An existing rowid or
+// primary key, or a duplicate in a UNIQUE index, is an error wrapping
+// ErrExists; the transaction stays usable. Every index of the table is
+// updated. Tables whose constraints pagoda cannot evaluate (CHECK,
+// generated columns, expression or partial indexes, AUTOINCREMENT) refuse
+// writes with ErrUnsupported.
+func (t *Table) Insert(values ...any) (int64, error) {
+	return t.write(false, 0, values)
+}
+
+// Put stores the row with the given rowid, replacing the row that has it,
+// if any (rowid tables). A value for the INTEGER PRIMARY KEY column must be
+// nil or equal to rowid. For a WITHOUT ROWID table the primary key comes
+// from the values and rowid is ignored: Put inserts or replaces the row
+// with that key.
+func (t *Table) Put(rowid int64, values ...any) error {
+	_, err := t.write(true, rowid, values)
+	return err
+}
+
+func (t *Table) write(replace bool, rowid int64, values []any) (int64, error) {
+	p, err := t.plan()
+	if err != nil {
+		return 0, err
+	}
+	tx := t.tx
+	vals, err := p.rowValues(tx.vals, values)
+	if err != nil {
+		return 0, err
+	}
+	tx.vals = vals
+	var old []byte // the record replaced, if any
+	if p.wr {
+		pk := make([]format.Value, len(p.pkCols))
+		for i, col := range p.pkCols {
+			pk[i] = vals[col]
+		}
+		t.cur.Init(tx.w, t.root, false, p.kinfo)
+		if t.cur.SeekKey(pk) {
+			if !replace {
+				return 0, fmt.Errorf("pagoda: UNIQUE constraint failed: %s primary key: %w", t.Name(), ErrExists)
+			}
+			if old, err = t.cur.Payload(); err != nil {
+				return 0, err
+			}
+			old = append([]byte(nil), old...)
+		} else if err := t.cur.Err(); err != nil {
+			return 0, err
+		}
+		rowid = 0
+	} else {
+		if p.alias >= 0 && vals[p.alias].Kind != format.KindNull {
+			v := vals[p.alias]
+			if v.Kind != format.KindInt {
+				return 0, constraintf("datatype mismatch: %s.%s is an INTEGER PRIMARY KEY", t.Name(), p.cols[p.alias].name)
+			}
+			if replace && v.Int() != rowid {
+				return 0, fmt.Errorf("pagoda: Put(%d) with %s = %d", rowid, p.cols[p.alias].name, v.Int())
+			}
+			rowid = v.Int()
+		} else if !replace {
+			if rowid, err = t.newRowid(); err != nil {
+				return 0, err
+			}
+		}
+		t.cur.Init(tx.w, t.root, true, nil)
+		if t.cur.SeekRowid(rowid) && t.cur.Rowid() == rowid {
+			if !replace {
+				return 0, fmt.Errorf("pagoda: UNIQUE constraint failed: %s rowid %d: %w", t.Name(), rowid, ErrExists)
+			}
+			if old, err = t.cur.Payload(); err != nil {
+				return 0, err
+			}
+			old = append([]byte(nil), old...)
+		} else if err := t.cur.Err(); err != nil {
+			return 0, err
+		}
+	}
+	// Check every UNIQUE index before changing anything.
+	var fields []format.Value
+	for i := range p.indexes {
+		ip := &p.indexes[i]
+		fields = ip.fields(fields, vals, rowid, p.alias)
+		if err := t.conflict(ip, fields); err != nil {
+			return 0, err
+		}
+	}
+	if old != nil {
+		if err := t.deleteIndexEntries(p, old, rowid); err != nil {
+			return 0, tx.fail(err)
+		}
+	}
+	tx.scratch, fields = p.appendRow(tx.scratch[:0], fields, vals)
+	if p.wr {
+		_, err = btree.IndexInsert(tx.w, t.root, p.kinfo, p.nKey, tx.scratch)
+	} else {
+		_, err = btree.TableInsert(tx.w, t.root, rowid, tx.scratch)
+	}
+	if err != nil {
+		return 0, tx.fail(err)
+	}
+	for i := range p.indexes {
+		ip := &p.indexes[i]
+		tx.scratch, fields = ip.key(tx.scratch[:0], fields, vals, rowid, p.alias)
+		if _, err := btree.IndexInsert(tx.w, ip.root, ip.kinfo, 0, tx.scratch); err != nil {
+			return 0, tx.fail(err)
+		}
+	}
+	tx.changed()
+	return rowid, nil
+}
+
+// newRowid chooses the rowid of an inserted row as SQLite does: one more
+// than the largest, 1 in an empty table, and when the largest is already
+// the maximum, random unused rowids.
+func (t *Table) newRowid() (int64, error) {
+	last, ok, err := btree.TableMaxRowid(t.tx.w, t.root)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 1, nil
+	}
+	if last < math.MaxInt64 {
+		return max(last+1, 1), nil
+	}
+	for range 100 {
+		r := rand.Int64N(math.MaxInt64-1) + 1
+		t.cur.Init(t.tx.w, t.root, true, nil)
+		if !(t.cur.SeekRowid(r) && t.cur.Rowid() == r) {
+			if err := t.cur.Err(); err != nil {
+				return 0, err
+			}
+			return r, nil
+		}
+	}
+	return 0, fmt.Errorf("pagoda: table %q: no free rowid found (database or disk is full)", t.Name())
+}
+
+// oldValues decodes a stored record into column values: missing trailing
+// fields (rows older than an ALTER TABLE ADD COLUMN) take the column's
+// default, the rowid alias the rowid.
+func (t *Table) oldValues(p *writePlan, rec []byte, rowid int64) ([]format.Value, error) {
+	if _, err := format.CheckRecord(rec); err != nil {
+		return nil, format.Corruptf(0, "table %s row %d: %s", t.Name(), rowid, corruptMsg(err))
+	}
+	m := &t.meta.rec
+	vals := make([]format.Value, len(p.cols))
+	for col := range p.cols {
+		if col == p.alias {
+			vals[col] = format.IntValue(rowid)
+			continue
+		}
+		if f := m.field[col]; f >= 0 {
+			if v, ok := format.Field(rec, f); ok {
+				vals[col] = v
+				continue
+			}
+		}
+		vals[col] = m.defaults[col]
+	}
+	return vals, nil
+}
+
+// deleteIndexEntries removes the index entries of the row whose stored
+// record is rec.
+func (t *Table) deleteIndexEntries(p *writePlan, rec []byte, rowid int64) error {
+	if len(p.indexes) == 0 {
+		return nil
+	}
+	vals, err := t.oldValues(p, rec, rowid)
+	if err != nil {
+		return err
+	}
+	var key []byte
+	var fields []format.Value
+	for i := range p.indexes {
+		ip := &p.indexes[i]
+		key, fields = ip.key(key[:0], fields, vals, rowid, p.alias)
+		found, err := btree.IndexDelete(t.tx.w, ip.root, ip.kinfo, 0, key)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return format.Corruptf(ip.root, "index %s has no entry for row %d of %s", ip.name, rowid, t.Name())
+		}
+	}
+	return nil
+}
+
+// Delete deletes the row with the given rowid and its index entries
+// (rowid tables); ErrNotFound if there is none.
+func (t *Table) Delete(rowid int64) error {
+	p, err := t.plan()
+	if err != nil {
+		return err
+	}
+	if p.wr {
+		return fmt.Errorf("pagoda: table %q is WITHOUT ROWID: use DeleteKey: %w", t.Name(), ErrUnsupported)
+	}
+	t.cur.Init(t.tx.w, t.root, true, nil)
+	if !t.cur.SeekRowid(rowid) || t.cur.Rowid() != rowid {
+		if err := t.cur.Err(); err != nil {
+			return err
+		}
+		return fmt.Errorf("pagoda: table %q row %d: %w", t.Name(), rowid, ErrNotFound)
+	}
+	rec, err := t.cur.Payload()
+	if err != nil {
+		return err
+	}
+	rec = append([]byte(nil), rec...)
+	if err := t.deleteIndexEntries(p, rec, rowid); err != nil {
+		return t.tx.fail(err)
+	}
+	if _, err := btree.TableDelete(t.tx.w, t.root, rowid); err != nil {
+		return t.tx.fail(err)
+	}
+	t.tx.changed()
+	return nil
+}
+
+// DeleteKey deletes the row of a WITHOUT ROWID table whose primary key is
+// pk, and its index entries; ErrNotFound if there is none.
+func (t *Table) DeleteKey(pk ...any) error {
+	p, err := t.plan()
+	if err != nil {
+		return err
+	}
+	if !p.wr {
+		return fmt.Errorf("pagoda: table %q has rowids: use Delete: %w", t.Name(), ErrUnsupported)
+	}
+	if len(pk) != p.nKey {
+		return fmt.Errorf("pagoda: table %q: primary key has %d columns, got %d values", t.Name(), p.nKey, len(pk))
+	}
+	key, err := t.pkKey(pk)
+	if err != nil {
+		return err
+	}
+	t.cur.Init(t.tx.w, t.root, false, p.kinfo)
+	if !t.cur.SeekKey(key) {
+		if err := t.cur.Err(); err != nil {
+			return err
+		}
+		return fmt.Errorf("pagoda: table %q key %v: %w", t.Name(), pk, ErrNotFound)
+	}
+	rec, err := t.cur.Payload()
+	if err != nil {
+		return err
+	}
+	rec = append([]byte(nil), rec...)
+	if err := t.deleteIndexEntries(p, rec, 0); err != nil {
+		return t.tx.fail(err)
+	}
+	if _, err := btree.IndexDelete(t.tx.w, t.root, p.kinfo, p.nKey, rec); err != nil {
+		return t.tx.fail(err)
+	}
+	t.tx.changed()
+	return nil
+}
+
+// CreateTable creates a table from a SQLite CREATE TABLE statement, stored
+// in sqlite_schema as sqlite3 stores it, with the automatic indexes its
+// UNIQUE and PRIMARY KEY constraints imply. With IF NOT EXISTS an existing
+// table is returned; otherwise a name in use is an error wrapping
+// ErrExists. Statements pagoda cannot parse fail with ErrUnsupported or a
+// syntax error, and change nothing.
+func (tx *Tx) CreateTable(sql string) (*Table, error) {
+	if err := tx.writeCheck(); err != nil {
+		return nil, err
+	}
+	t, err := schema.ParseCreateTable(sql)
+	if err != nil {
+		return nil, ddlErr(err)
+	}
+	if schema.IfNotExists(sql) && tx.cat.Table(t.Name) != nil {
+		return tx.Table(t.Name)
+	}
+	if err := tx.checkNewName("table", t.Name); err != nil {
+		return nil, err
+	}
+	if t.AutoIncrement {
+		return nil, fmt.Errorf("pagoda: table %q: AUTOINCREMENT is not supported yet: %w", t.Name, ErrUnsupported)
+	}
+	stored, err := schema.NormalizeCreate(sql)
+	if err != nil {
+		return nil, ddlErr(err)
+	}
+	root, err := btree.CreateTree(tx.w, !t.WithoutRowID)
+	if err != nil {
+		return nil, tx.fail(err)
+	}
+	if err := tx.schemaInsert("table", t.Name, t.Name, root, &stored); err != nil {
+		return nil, tx.fail(err)
+	}
+	for _, ai := range t.AutoIndexes() {
+		r, err := btree.CreateTree(tx.w, false)
+		if err != nil {
+			return nil, tx.fail(err)
+		}
+		if err := tx.schemaInsert("index", ai.Name, t.Name, r, nil); err != nil {
+			return nil, tx.fail(err)
+		}
+	}
+	if err := tx.schemaChanged(); err != nil {
+		return nil, tx.fail(err)
+	}
+	return tx.Table(t.Name)
+}
+
+// ddlErr wraps a schema parsing error in the contract's terms.
+func ddlErr(err error) error {
+	if errors.Is(err, schema.ErrUnsupported) {
+		return fmt.Errorf("pagoda: %w: %v", ErrUnsupported, err)
+	}
+	return fmt.Errorf("pagoda: %v", err)
+}
+
+// CreateIndex creates an index from a SQLite CREATE [UNIQUE] INDEX
+// statement on plain columns (BINARY, NOCASE or RTRIM, ASC or DESC) and
+// fills it from the table's rows. A UNIQUE index over rows that are not
+// unique fails with ErrExists and changes nothing. Expression and partial
+// indexes are refused with ErrUnsupported.
+func (tx *Tx) CreateIndex(sql string) (*Index, error) {
+	if err := tx.writeCheck(); err != nil {
+		return nil, err
+	}
+	ix, err := schema.ParseCreateIndex(sql)
+	if err != nil {
+		return nil, ddlErr(err)
+	}
+	if schema.IfNotExists(sql) && tx.cat.Index(ix.Name) != nil {
+		return tx.Index(ix.Name)
+	}
+	if err := tx.checkNewName("index", ix.Name); err != nil {
+		return nil, err
+	}
+	if ix.HasExpr || ix.Partial {
+		return nil, fmt.Errorf("pagoda: index %q: expression and partial indexes are not supported: %w", ix.Name, ErrUnsupported)
+	}
+	tbl, err := tx.Table(ix.Table)
+	if err != nil {
+		return nil, err
+	}
+	if err := ix.Resolve(tbl.info.Table); err != nil {
+		return nil, ddlErr(err)
+	}
+	p, err := tbl.plan()
+	if err != nil {
+		return nil, err
+	}
+	stored, err := schema.NormalizeCreate(sql)
+	if err != nil {
+		return nil, ddlErr(err)
+	}
+	root, err := btree.CreateTree(tx.w, false)
+	if err != nil {
+		return nil, tx.fail(err)
+	}
+	ii := &schema.IndexInfo{Entry: schema.Entry{Type: "index", Name: ix.Name, TblName: tbl.Name(), RootPage: root}, Index: ix, Table: tbl.info}
+	im := metaForIndex(ii)
+	ip := indexPlan{name: ix.Name, root: root, kinfo: &im.kinfo, nCols: len(ix.Columns), unique: ix.Unique}
+	for _, k := range ii.KeyOrder() {
+		ip.cols = append(ip.cols, k.Column)
+	}
+	if err := tbl.fill(p, &ip); err != nil {
+		if errors.Is(err, ErrExists) {
+			// Undo: nothing else has changed.
+			if cerr := btree.ClearTree(tx.w, root, true); cerr != nil {
+				return nil, tx.fail(cerr)
+			}
+			return nil, err
+		}
+		return nil, tx.fail(err)
+	}
+	if err := tx.schemaInsert("index", ix.Name, tbl.Name(), root, &stored); err != nil {
+		return nil, tx.fail(err)
+	}
+	if err := tx.schemaChanged(); err != nil {
+		return nil, tx.fail(err)
+	}
+	return tx.Index(ix.Name)
+}
+
+// fill inserts an entry for every row of the table into the new index ip.
+func (t *Table) fill(p *writePlan, ip *indexPlan) error {
+	var c btree.Cursor
+	c.Init(t.tx.w, t.root, !p.wr, p.kinfo)
+	var rows [][]format.Value
+	var rowids []int64
+	for ok := c.First(); ok; ok = c.Next() {
+		rowid, rec, _, err := c.Entry()
+		if err != nil {
+			return err
+		}
+		vals, err := t.oldValues(p, rec, rowid)
+		if err != nil {
+			return err
+		}
+		// The values alias the page; copy them before the tree changes.
+		for i, v := range vals {
+			if v.Bytes != nil {
+				vals[i].Bytes = append([]byte(nil), v.Bytes...)
+			}
+		}
+		rows, rowids = append(rows, vals), append(rowids, rowid)
+	}
+	if err := c.Err(); err != nil {
+		return err
+	}
+	var key []byte
+	var fields []format.Value
+	for i, vals := range rows {
+		fields = ip.fields(fields, vals, rowids[i], p.alias)
+		if err := t.conflict(ip, fields); err != nil {
+			return err
+		}
+		key = format.AppendRecord(key[:0], fields)
+		if _, err := btree.IndexInsert(t.tx.w, ip.root, ip.kinfo, 0, key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DropTable deletes a table with its rows and its indexes (and triggers);
+// their pages go to the freelist. ErrNotFound if there is no such table.
+func (tx *Tx) DropTable(name string) error {
+	if err := tx.writeCheck(); err != nil {
+		return err
+	}
+	ti := tx.cat.Table(name)
+	if ti == nil {
+		return fmt.Errorf("pagoda: table %q: %w", name, ErrNotFound)
+	}
+	if strings.HasPrefix(strings.ToLower(ti.Entry.Name), "sqlite_") {
+		return fmt.Errorf("pagoda: table %q may not be dropped: %w", ti.Entry.Name, ErrUnsupported)
+	}
+	var names []string
+	var roots []uint32
+	for _, e := range tx.cat.Entries {
+		if strings.EqualFold(e.TblName, ti.Entry.Name) || strings.EqualFold(e.Name, ti.Entry.Name) {
+			if e.Type == "view" && !strings.EqualFold(e.Name, ti.Entry.Name) {
+				continue // a view reading the table stays, as in sqlite3
+			}
+			names = append(names, e.Name)
+			if e.RootPage != 0 && (e.Type == "table" || e.Type == "index") {
+				roots = append(roots, e.RootPage)
+			}
+		}
+	}
+	for _, r := range roots {
+		if err := tx.rootOK("table", name, r); err != nil {
+			return err
+		}
+	}
+	for _, r := range roots {
+		if err := btree.ClearTree(tx.w, r, true); err != nil {
+			return tx.fail(err)
+		}
+	}
+	if err := tx.schemaDelete(names...); err != nil {
+		return tx.fail(err)
+	}
+	if err := tx.schemaChanged(); err != nil {
+		return tx.fail(err)
+	}
+	return nil
+}
+
+// DropIndex deletes an index created by CREATE INDEX; its pages go to the
+// freelist. ErrNotFound if there is none; the automatic index of a UNIQUE or
+// PRIMARY KEY constraint cannot be dropped (ErrUnsupported).
+func (tx *Tx) DropIndex(name string) error {
+	if err := tx.writeCheck(); err != nil {
+		return err
+	}
+	ii := tx.cat.Index(name)
+	if ii == nil {
+		return fmt.Errorf("pagoda: index %q: %w", name, ErrNotFound)
+	}
+	if !ii.Entry.HasSQL {
+		return fmt.Errorf("pagoda: index %q belongs to a UNIQUE or PRIMARY KEY constraint and cannot be dropped: %w", ii.Entry.Name, ErrUnsupported)
+	}
+	if err := tx.rootOK("index", name, ii.Entry.RootPage); err != nil {
+		return err
+	}
+	if err := btree.ClearTree(tx.w, ii.Entry.RootPage, true); err != nil {
+		return tx.fail(err)
+	}
+	if err := tx.schemaDelete(ii.Entry.Name); err != nil {
+		return tx.fail(err)
+	}
+	if err := tx.schemaChanged(); err != nil {
+		return tx.fail(err)
+	}
+	return nil
+}
