@@ -224,3 +224,17 @@ func (db *DB) metasFor(cat *schema.Catalog) {
 		db.imeta = map[*schema.IndexInfo]*indexMeta{}
 	}
 }
+
+// Stats counts what a database has done since Open.
+type Stats struct {
+	Commits     uint64 // write transactions committed with changes
+	WALFrames   uint64 // pages appended to the WAL
+	Syncs       uint64 // fsync calls on the database, its WAL and directory
+	Checkpoints uint64 // checkpoints that copied pages into the file
+}
+
+// Stats returns the database's counters.
+func (db *DB) Stats() Stats {
+	s := db.pager.Stats()
+	return Stats{Commits: s.Commits, WALFrames: s.Frames, Syncs: s.Syncs, Checkpoints: s.Checkpoints}
+}

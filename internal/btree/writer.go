@@ -235,15 +235,23 @@ func (wr *Writer) rightEdge(l int) bool {
 
 // seekTable descends the table tree to the leaf where rowid is or belongs,
 // and reports whether it is there; *leaf is left parsed (read-only, see
-// makeWritable). The right-most cell of each page is tried first, so
-// appends in rowid order do not bisect.
+// makeWritable).
+//
+// Each page is searched as the read Cursor's SeekRowid does: the keys of a
+// page below the root lie between the separators around it in its parent,
+// so the search probes where rowid would sit if they were evenly spread,
+// then bisects what is left; on dense or uniformly random rowids that
+// takes two or three probes, each a likely cache miss, rather than
+// log2(cells). The last cell is probed first, so appends in rowid order
+// take one probe per level.
 func (wr *Writer) seekTable(rowid int64, leaf *format.Page) (bool, error) {
 	pgno := wr.root
+	var b bounds
 	for {
 		if err := wr.loadPage(leaf, pgno); err != nil {
 			return false, err
 		}
-		i, exact, err := searchRowid(leaf, rowid)
+		i, exact, err := searchRowid(leaf, rowid, &b)
 		if err != nil {
 			return false, err
 		}
@@ -259,21 +267,64 @@ func (wr *Writer) seekTable(rowid int64, leaf *format.Page) (bool, error) {
 	}
 }
 
+// bounds are what a table search knows of the keys of a page: they lie in
+// (lo, hi], each end known or not.
+type bounds struct {
+	lo, hi     int64
+	loOK, hiOK bool
+}
+
 // searchRowid returns the first cell of pg whose rowid key is >= rowid
-// (NCells if none), and whether its key is rowid.
-func searchRowid(pg *format.Page, rowid int64) (int, bool, error) {
+// (NCells if none), and whether its key is rowid. b bounds the page's keys
+// on entry; on return it bounds the keys of child i.
+func searchRowid(pg *format.Page, rowid int64, b *bounds) (int, bool, error) {
 	n := pg.NCells
 	if n == 0 {
 		return 0, false, nil
 	}
-	k, err := tableKey(pg, n-1)
+	last, err := tableKey(pg, n-1)
 	if err != nil {
 		return 0, false, err
 	}
-	if k < rowid {
+	if last < rowid { // the right edge
+		b.lo, b.loOK = last, true
 		return n, false, nil
 	}
-	lo, hi, hiKey := 0, n-1, k // key(hi) >= rowid
+	// The answer is in [lo, hi]: key(hi) = hiKey >= rowid and, when lo > 0,
+	// key(lo-1) = loKey < rowid.
+	lo, hi, hiKey := 0, n-1, last
+	loKey, loOK := b.lo, b.loOK
+	if loOK && n > 2 && rowid > loKey {
+		g := int(float64(uint64(rowid)-uint64(loKey)-1) / float64(uint64(last)-uint64(loKey)) * float64(n))
+		g = min(max(g, 0), n-2)
+		k, err := tableKey(pg, g)
+		if err != nil {
+			return 0, false, err
+		}
+		if k < rowid {
+			lo, loKey = g+1, k
+			if k, err = tableKey(pg, lo); err != nil {
+				return 0, false, err
+			}
+			if k >= rowid {
+				hi, hiKey = lo, k
+			} else {
+				lo, loKey = lo+1, k
+			}
+		} else {
+			hi, hiKey = g, k
+			if g > 0 {
+				if k, err = tableKey(pg, g-1); err != nil {
+					return 0, false, err
+				}
+				if k < rowid {
+					lo, loKey = g, k
+				} else {
+					hi, hiKey = g-1, k
+				}
+			}
+		}
+	}
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		k, err := tableKey(pg, m)
@@ -281,11 +332,15 @@ func searchRowid(pg *format.Page, rowid int64) (int, bool, error) {
 			return 0, false, err
 		}
 		if k < rowid {
-			lo = m + 1
+			lo, loKey = m+1, k
 		} else {
 			hi, hiKey = m, k
 		}
 	}
+	if lo > 0 {
+		b.lo, b.loOK = loKey, true // else child 0 keeps the page's lower bound
+	}
+	b.hi, b.hiOK = hiKey, true
 	return lo, hiKey == rowid, nil
 }
 

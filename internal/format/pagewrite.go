@@ -219,7 +219,10 @@ func (p *Page) AllocCell(i, n int, scratch []byte) (off int, ok bool, err error)
 				if err := p.Defragment(scratch); err != nil {
 					return 0, false, err
 				}
-				top = p.ContentStart()
+				if top = p.ContentStart(); ptrEnd+2+size > top {
+					// Only a fragment count that lies gets here.
+					return 0, false, CorruptAt(p.Pgno, p.Hdr+pageHdrFragmented, "free space accounting is wrong: %d bytes free after defragmenting, %d counted", top-ptrEnd, free)
+				}
 			}
 			top -= size
 			off = top

@@ -77,6 +77,7 @@ type Pager struct {
 	// counts those that read frames from the WAL.
 	marks      map[uint32]int
 	walReaders int
+	stats      Stats
 	retired    [][]byte
 	closed     bool
 }

@@ -38,6 +38,42 @@ type writeState struct {
 	wrote   bool     // a transaction committed: Close checkpoints
 }
 
+// Stats counts what the pager has done since Open.
+type Stats struct {
+	Commits     uint64 // write transactions committed with changes
+	Frames      uint64 // WAL frames written
+	Syncs       uint64 // fsync calls, on any file
+	Checkpoints uint64 // checkpoints that copied pages
+}
+
+// Stats returns the pager's counters.
+func (p *Pager) Stats() Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stats
+}
+
+func (p *Pager) count(f func(*Stats)) {
+	p.mu.Lock()
+	f(&p.stats)
+	p.mu.Unlock()
+}
+
+// sync syncs f unless syncing is off, and counts it.
+func (p *Pager) sync(f *os.File) error {
+	if p.opts.Sync == SyncOff {
+		return nil
+	}
+	p.count(func(s *Stats) { s.Syncs++ })
+	return syncFile(f)
+}
+
+// syncFile is f.Sync, replaceable by tests that inject failures.
+var syncFile = (*os.File).Sync
+
+// writeAt is f.WriteAt, replaceable by tests that inject failures.
+var writeAt = (*os.File).WriteAt
+
 // maxPooledBuffers bounds the page buffers kept between transactions.
 const maxPooledBuffers = 4096
 
@@ -407,7 +443,7 @@ func (p *Pager) appendCommit(pages map[uint32][]byte, nPages uint32) error {
 		copy(buf[n+wal.FrameHeaderSize:], pages[pg])
 		s0, s1 = wal.EncodeFrame(buf[n:n+wal.FrameHeaderSize], &l.Header, pg, commit, buf[n+wal.FrameHeaderSize:], s0, s1)
 		if len(buf) == cap(buf) || commit != 0 {
-			if _, err := p.walFile.WriteAt(buf, off); err != nil {
+			if _, err := writeAt(p.walFile, buf, off); err != nil {
 				p.spoil(first)
 				return err
 			}
@@ -416,11 +452,12 @@ func (p *Pager) appendCommit(pages map[uint32][]byte, nPages uint32) error {
 		}
 	}
 	if p.opts.Sync == SyncFull {
-		if err := p.walFile.Sync(); err != nil {
+		if err := p.sync(p.walFile); err != nil {
 			p.spoil(first)
 			return err
 		}
 		if !ws.walSync {
+			p.count(func(s *Stats) { s.Syncs++ })
 			if err := syncDir(p.path); err != nil {
 				p.spoil(first)
 				return err
@@ -443,6 +480,8 @@ func (p *Pager) appendCommit(pages map[uint32][]byte, nPages uint32) error {
 	l.MaxFrame = first + uint32(len(pgnos)) - 1
 	l.DBSize, l.Cksum1, l.Cksum2 = nPages, s0, s1
 	p.nPages = nPages
+	p.stats.Commits++
+	p.stats.Frames += uint64(len(pgnos))
 	p.mu.Unlock()
 	return nil
 }
@@ -581,7 +620,7 @@ func (p *Pager) checkpoint() error {
 		return nil
 	}
 	if p.opts.Sync == SyncNormal {
-		if err := p.walFile.Sync(); err != nil {
+		if err := p.sync(p.walFile); err != nil {
 			return err
 		}
 	}
@@ -603,7 +642,7 @@ func (p *Pager) checkpoint() error {
 		size = 0 // the file only grows to cover what is copied
 	}
 	for _, op := range ops {
-		if _, err := p.f.WriteAt(l.FrameData(walData, op.frame), int64(op.pgno-1)*int64(p.pageSize)); err != nil {
+		if _, err := writeAt(p.f, l.FrameData(walData, op.frame), int64(op.pgno-1)*int64(p.pageSize)); err != nil {
 			return err
 		}
 		size = max(size, op.pgno)
@@ -615,10 +654,8 @@ func (p *Pager) checkpoint() error {
 			}
 		}
 	}
-	if p.opts.Sync != SyncOff {
-		if err := p.f.Sync(); err != nil {
-			return err
-		}
+	if err := p.sync(p.f); err != nil {
+		return err
 	}
 	if size > p.dbPagesNow() || mapCopies {
 		if err := p.growDBMap(size); err != nil {
@@ -627,6 +664,7 @@ func (p *Pager) checkpoint() error {
 	}
 	p.mu.Lock()
 	p.backfill = safe
+	p.stats.Checkpoints++
 	p.mu.Unlock()
 	return nil
 }

@@ -299,3 +299,71 @@ func TestFreelistCorruptionReported(t *testing.T) {
 		t.Fatalf("Allocate with a bad trunk: %v", err)
 	}
 }
+
+// TestFailedCommitLeavesNoTrace injects a failing write and a failing sync
+// into commits: the commit reports the error, the state stays as before,
+// a later commit succeeds, and recovery from the files (as after a crash)
+// sees exactly the commits that succeeded.
+func TestFailedCommitLeavesNoTrace(t *testing.T) {
+	for _, fault := range []string{"write", "sync"} {
+		t.Run(fault, func(t *testing.T) {
+			path := makeDB(t, "CREATE TABLE t(a)")
+			p, err := Open(path, Options{CheckpointFrames: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			setUserVersion(t, p, 1)
+			injected := errors.New("injected fault")
+			switch fault {
+			case "write":
+				writeAt = func(f *os.File, b []byte, off int64) (int, error) { return 0, injected }
+			case "sync":
+				syncFile = func(f *os.File) error { return injected }
+			}
+			w, _ := p.BeginWrite()
+			pg, _ := w.Write(1)
+			format.Header(pg).SetUserVersion(2)
+			_, _, _ = w.Allocate() // grow the file too
+			err = w.Commit()
+			writeAt, syncFile = (*os.File).WriteAt, (*os.File).Sync
+			if !errors.Is(err, injected) {
+				t.Fatalf("Commit with a failing %s: %v", fault, err)
+			}
+			s := p.Snapshot()
+			pg1, _ := s.Page(1)
+			if uv := format.Header(pg1).UserVersion(); uv != 1 || s.PageCount() != 2 {
+				t.Fatalf("after the failed commit: user_version %d, %d pages", uv, s.PageCount())
+			}
+			s.Release()
+			if got := query(t, path, "PRAGMA user_version"); got != "1" {
+				t.Fatalf("recovered user_version %s after a failed commit", got)
+			}
+			setUserVersion(t, p, 3)
+			if got := query(t, path, "PRAGMA user_version"); got != "3" {
+				t.Fatalf("user_version %s after the next commit", got)
+			}
+			if got := query(t, path, "PRAGMA integrity_check"); got != "ok" {
+				t.Fatal(got)
+			}
+		})
+	}
+}
+
+func TestStatsOneSyncPerCommit(t *testing.T) {
+	path := makeDB(t, "CREATE TABLE t(a)")
+	p, err := Open(path, Options{CheckpointFrames: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	setUserVersion(t, p, 1) // creates the WAL: syncs its directory once
+	before := p.Stats()
+	for i := range 10 {
+		setUserVersion(t, p, uint32(i+2))
+	}
+	after := p.Stats()
+	if c, s := after.Commits-before.Commits, after.Syncs-before.Syncs; c != 10 || s != 10 {
+		t.Fatalf("10 commits: %d commits counted, %d syncs", c, s)
+	}
+}
