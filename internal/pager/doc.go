@@ -19,4 +19,33 @@
 //     appended to the log later. Mappings are retired only at Close.
 //  5. Reading never writes to the database or the log.
 //  6. Page numbers outside 1..size are corruption errors naming the page.
+//
+// Rules the write side keeps (write.go):
+//
+//  7. One write transaction at a time (BeginWrite waits). It copies a page
+//     into a private buffer the first time it changes it; mappings are
+//     never written through.
+//  8. A new database is created in WAL mode: page 1 is written to the main
+//     file and synced before any WAL exists (sqlite3 deletes a WAL beside
+//     an empty file).
+//  9. Commit appends the changed pages to the WAL in page order, the last
+//     one a commit frame carrying the page count, then syncs the WAL once
+//     (SyncFull): that sync is the commit point. Only after it are the
+//     frames indexed and visible to new snapshots. A failed commit zeroes
+//     the header of its first frame, so that recovery never replays it.
+// 10. A transaction whose changed pages exceed the cache budget spills them
+//     (Settle, between b-tree operations) as non-commit frames after the
+//     last commit, and reads them back from the WAL; rollback abandons
+//     them and the next commit overwrites them.
+// 11. Allocation takes a freelist leaf of the first trunk, else the trunk,
+//     else appends a page, skipping the lock-byte page. Freeing appends a
+//     leaf to the first trunk while it holds fewer than U/4-8, else makes
+//     the page the new first trunk. Page 1 keeps the freelist head and
+//     count, the page count, and change counter == version-valid-for.
+// 12. A checkpoint copies, for each page, its newest frame at or before the
+//     oldest live snapshot's mark into the database file, then syncs it.
+//     Snapshots taken once every frame is copied read the file alone, and
+//     the WAL restarts (new salts, frames from the start) only when no
+//     snapshot reads it. Close checkpoints and removes the WAL when this
+//     process wrote to the database.
 package pager

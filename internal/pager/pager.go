@@ -21,6 +21,10 @@ type Options struct {
 	PageSize int
 	// Sync says when commits reach stable storage.
 	Sync SyncMode
+	// CacheSize bounds the memory, in bytes, of a write transaction's
+	// changed pages; past it they spill to the WAL (default
+	// DefaultCacheSize).
+	CacheSize int
 	// CheckpointFrames is the WAL size, in frames, past which a commit
 	// checkpoints (default 1000, as sqlite3; negative: only at Close).
 	CheckpointFrames int
@@ -101,6 +105,9 @@ func Open(path string, opts Options) (*Pager, error) {
 	}
 	if !format.ValidPageSize(opts.PageSize) {
 		return nil, fmt.Errorf("pager: invalid page size %d: %w", opts.PageSize, format.ErrUnsupported)
+	}
+	if opts.CacheSize == 0 {
+		opts.CacheSize = DefaultCacheSize
 	}
 	if opts.CheckpointFrames == 0 {
 		opts.CheckpointFrames = defaultCheckpointFrames

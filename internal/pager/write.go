@@ -77,6 +77,16 @@ var writeAt = (*os.File).WriteAt
 // maxPooledBuffers bounds the page buffers kept between transactions.
 const maxPooledBuffers = 4096
 
+// DefaultCacheSize is the memory a write transaction's changed pages may
+// hold before they are spilled to the WAL.
+const DefaultCacheSize = 64 << 20
+
+// spillPages is the number of changed pages a transaction keeps in memory.
+func (p *Pager) spillPages() int {
+	n := p.opts.CacheSize / p.pageSize
+	return max(n, 16)
+}
+
 // frameBatch is how many frames a commit writes per system call.
 const frameBatch = 64
 
@@ -137,11 +147,17 @@ func syncDir(path string) error {
 
 // WriteTx is the one write transaction of a pager. Pages it changes are
 // private copies until Commit appends them to the WAL; the mappings are
-// never written through. It implements the b-tree layer's Writable.
+// never written through. When the changed pages exceed the cache budget,
+// Settle spills them to the WAL as frames that only a commit frame can
+// validate, and reuses their memory. It implements the b-tree layer's
+// Writable.
 type WriteTx struct {
 	p      *Pager
 	base   Snapshot
-	dirty  map[uint32][]byte
+	pages  pageTable
+	nDirty int      // pages held in buffers
+	frames []uint32 // page of each frame spilled so far, in frame order
+	s0, s1 uint32   // running checksum after the spilled frames
 	nPages uint32
 	done   bool
 }
@@ -160,7 +176,7 @@ func (p *Pager) BeginWrite() (*WriteTx, error) {
 		p.writer.Unlock()
 		return nil, fs.ErrClosed
 	}
-	w := &WriteTx{p: p, dirty: make(map[uint32][]byte)}
+	w := &WriteTx{p: p}
 	p.InitSnapshot(&w.base)
 	w.nPages = w.base.nPages
 	return w, nil
@@ -175,14 +191,19 @@ func (w *WriteTx) UsableSize() int { return w.p.usable }
 // PageCount returns the database size in pages, as this transaction has it.
 func (w *WriteTx) PageCount() uint32 { return w.nPages }
 
-// Dirty returns the number of pages the transaction has changed.
-func (w *WriteTx) Dirty() int { return len(w.dirty) }
+// Dirty returns the number of changed pages held in memory.
+func (w *WriteTx) Dirty() int { return w.nDirty }
 
 // Page returns the transaction's version of page pgno. It must not be
 // written: use Write.
 func (w *WriteTx) Page(pgno uint32) ([]byte, error) {
-	if b, ok := w.dirty[pgno]; ok {
-		return b, nil
+	if s := w.pages.get(pgno); s != nil {
+		if s.buf != nil {
+			return s.buf, nil
+		}
+		if s.frame != 0 {
+			return w.p.log.FrameData(w.p.walData, s.frame), nil
+		}
 	}
 	if pgno > w.base.nPages && pgno <= w.nPages {
 		return nil, format.Corruptf(pgno, "page %d was allocated but never written", pgno)
@@ -191,42 +212,47 @@ func (w *WriteTx) Page(pgno uint32) ([]byte, error) {
 }
 
 // Write returns a writable copy of page pgno, the same one on every call
-// within the transaction.
+// within the transaction (until Settle spills it).
 func (w *WriteTx) Write(pgno uint32) ([]byte, error) {
-	if b, ok := w.dirty[pgno]; ok {
-		return b, nil
+	if s := w.pages.get(pgno); s != nil && s.buf != nil {
+		return s.buf, nil
 	}
 	src, err := w.Page(pgno)
 	if err != nil {
 		return nil, err
 	}
-	b := w.buffer()
+	b, _ := w.buffer()
 	copy(b, src)
-	w.dirty[pgno] = b
+	w.pages.slot(pgno).buf = b
+	w.nDirty++
 	return b, nil
 }
 
-// buffer returns a page buffer, reused when possible. Its content is
-// arbitrary.
-func (w *WriteTx) buffer() []byte {
+// buffer returns a page buffer, reused when possible; zeroed reports that
+// it is all zeros (a new one).
+func (w *WriteTx) buffer() (b []byte, zeroed bool) {
 	ws := &w.p.wstate
 	if n := len(ws.bufs); n > 0 {
-		b := ws.bufs[n-1]
+		b = ws.bufs[n-1]
 		ws.bufs = ws.bufs[:n-1]
-		return b
+		return b, false
 	}
-	return make([]byte, w.p.pageSize)
+	return make([]byte, w.p.pageSize), true
 }
 
 // fresh makes pgno a dirty page of zeros, ignoring its old content.
 func (w *WriteTx) fresh(pgno uint32) []byte {
-	b, ok := w.dirty[pgno]
-	if !ok {
-		b = w.buffer()
-		w.dirty[pgno] = b
+	s := w.pages.slot(pgno)
+	if s.buf == nil {
+		var zeroed bool
+		s.buf, zeroed = w.buffer()
+		w.nDirty++
+		if zeroed {
+			return s.buf
+		}
 	}
-	clear(b)
-	return b
+	clear(s.buf)
+	return s.buf
 }
 
 // header returns page 1 for writing.
@@ -326,9 +352,10 @@ func (w *WriteTx) Free(pgno uint32) error {
 			be.PutUint32(t[trunkOffCount:], n+1)
 			h.SetFreelistCount(h.FreelistCount() + 1)
 			// A free leaf's content is meaningless: do not write it.
-			if b, ok := w.dirty[pgno]; ok {
-				delete(w.dirty, pgno)
-				w.recycle(b)
+			if s := w.pages.get(pgno); s != nil && s.buf != nil {
+				w.recycle(s.buf)
+				s.buf = nil
+				w.nDirty--
 			}
 			return nil
 		}
@@ -346,6 +373,38 @@ func (w *WriteTx) recycle(b []byte) {
 	}
 }
 
+// Settle spills the changed pages to the WAL when they hold more memory
+// than the cache budget. Slices obtained from Page and Write before it are
+// invalid after it: call it between whole b-tree operations.
+func (w *WriteTx) Settle() error {
+	if w.done || w.nDirty <= w.p.spillPages() {
+		return nil
+	}
+	p := w.p
+	if len(w.frames) == 0 {
+		if err := p.prepareWAL(); err != nil {
+			return err
+		}
+		w.s0, w.s1 = p.log.Cksum1, p.log.Cksum2
+	}
+	first := p.log.MaxFrame + 1 + uint32(len(w.frames))
+	var err error
+	w.s0, w.s1, err = p.writeFrames(&w.pages, first, 0, w.s0, w.s1, func(pgno uint32, s *pageSlot) {
+		w.frames = append(w.frames, pgno)
+		s.frame = p.log.MaxFrame + uint32(len(w.frames))
+	})
+	if err != nil {
+		return err
+	}
+	// The frames are written: their pages are read from the WAL now.
+	w.pages.each(func(pgno uint32, s *pageSlot) {
+		w.recycle(s.buf)
+		s.buf = nil
+	})
+	w.nDirty = 0
+	return p.growWALMap(int(wal.FrameOffset(p.log.MaxFrame+uint32(len(w.frames))+1, p.pageSize)))
+}
+
 // Rollback forgets the transaction's changes.
 func (w *WriteTx) Rollback() {
 	if w.done {
@@ -356,10 +415,8 @@ func (w *WriteTx) Rollback() {
 
 func (w *WriteTx) finish() {
 	w.done = true
-	for _, b := range w.dirty {
-		w.recycle(b)
-	}
-	w.dirty = nil
+	w.pages.each(func(pgno uint32, s *pageSlot) { w.recycle(s.buf) })
+	w.pages = pageTable{}
 	w.base.Release()
 	w.p.writer.Unlock()
 }
@@ -379,16 +436,19 @@ func (w *WriteTx) Commit() error {
 			w.finish()
 		}
 	}()
-	if len(w.dirty) == 0 {
+	if w.nDirty == 0 && len(w.frames) == 0 {
 		return nil
 	}
 	p := w.p
 	// Page 1 carries the page count and, when it changes, the counters.
+	// The commit frame needs a page: page 1 serves when all were spilled.
 	pg1, err := w.Page(1)
 	if err != nil {
 		return err
 	}
-	if _, ok := w.dirty[1]; ok || format.Header(pg1).DatabaseSize() != w.nPages || format.Header(pg1).WriteVersion() != format.FileFormatWAL {
+	s1 := w.pages.get(1)
+	if (s1 != nil && (s1.buf != nil || s1.frame != 0)) || w.nDirty == 0 ||
+		format.Header(pg1).DatabaseSize() != w.nPages || format.Header(pg1).WriteVersion() != format.FileFormatWAL {
 		h, err := w.header()
 		if err != nil {
 			return err
@@ -400,7 +460,7 @@ func (w *WriteTx) Commit() error {
 		h.SetVersionValidFor(c)
 		h.SetSQLiteVersion(format.SQLiteVersionNumber)
 	}
-	if err := p.appendCommit(w.dirty, w.nPages); err != nil {
+	if err := p.appendCommit(w); err != nil {
 		return fmt.Errorf("pager: commit: %w", err)
 	}
 	p.wstate.wrote = true
@@ -412,78 +472,107 @@ func (w *WriteTx) Commit() error {
 	return nil
 }
 
-// appendCommit writes the pages as one transaction to the WAL, syncs it and
-// publishes it. The caller holds the writer lock.
-func (p *Pager) appendCommit(pages map[uint32][]byte, nPages uint32) error {
-	if err := p.prepareWAL(); err != nil {
-		return err
+// appendCommit writes the transaction's remaining pages to the WAL after
+// any it spilled, the last as the commit frame, syncs the WAL and publishes
+// the transaction. The caller holds the writer lock.
+func (p *Pager) appendCommit(w *WriteTx) error {
+	s0, s1 := w.s0, w.s1
+	if len(w.frames) == 0 {
+		if err := p.prepareWAL(); err != nil {
+			return err
+		}
+		s0, s1 = p.log.Cksum1, p.log.Cksum2
 	}
 	l := p.log
-	pgnos := make([]uint32, 0, len(pages))
-	for pg := range pages {
-		pgnos = append(pgnos, pg)
-	}
-	slices.Sort(pgnos)
-	frameSize := wal.FrameHeaderSize + p.pageSize
-	ws := &p.wstate
-	if cap(ws.frames) < frameBatch*frameSize {
-		ws.frames = make([]byte, frameBatch*frameSize)
-	}
-	s0, s1 := l.Cksum1, l.Cksum2
 	first := l.MaxFrame + 1
-	buf := ws.frames[:0]
-	off := wal.FrameOffset(first, p.pageSize)
-	for i, pg := range pgnos {
-		var commit uint32
-		if i == len(pgnos)-1 {
-			commit = nPages
-		}
-		n := len(buf)
-		buf = buf[:n+frameSize]
-		copy(buf[n+wal.FrameHeaderSize:], pages[pg])
-		s0, s1 = wal.EncodeFrame(buf[n:n+wal.FrameHeaderSize], &l.Header, pg, commit, buf[n+wal.FrameHeaderSize:], s0, s1)
-		if len(buf) == cap(buf) || commit != 0 {
-			if _, err := writeAt(p.walFile, buf, off); err != nil {
-				p.spoil(first)
-				return err
-			}
-			off += int64(len(buf))
-			buf = buf[:0]
-		}
+	next := first + uint32(len(w.frames))
+	var final []uint32
+	s0, s1, err := p.writeFrames(&w.pages, next, w.nPages, s0, s1, func(pgno uint32, _ *pageSlot) {
+		final = append(final, pgno)
+	})
+	if err != nil {
+		p.spoil(first)
+		return err
 	}
 	if p.opts.Sync == SyncFull {
 		if err := p.sync(p.walFile); err != nil {
 			p.spoil(first)
 			return err
 		}
-		if !ws.walSync {
+		if !p.wstate.walSync {
 			p.count(func(s *Stats) { s.Syncs++ })
 			if err := syncDir(p.path); err != nil {
 				p.spoil(first)
 				return err
 			}
-			ws.walSync = true
+			p.wstate.walSync = true
 		}
 	}
-	end := int(off)
-	if err := p.growWALMap(end); err != nil {
-		// The frames are durable; only this process cannot map them. A
-		// reopen will see the transaction: report it, but as committed
-		// content is not lost, the state stays consistent.
+	last := next + uint32(len(final)) - 1
+	if err := p.growWALMap(int(wal.FrameOffset(last+1, p.pageSize))); err != nil {
+		// The frames are durable; only this process cannot map them.
 		return err
 	}
 	// Publish: index the frames, then let new snapshots see them.
-	for i, pg := range pgnos {
-		l.Index.Add(pg, first+uint32(i))
+	f := first
+	for _, pg := range w.frames {
+		l.Index.Add(pg, f)
+		f++
+	}
+	for _, pg := range final {
+		l.Index.Add(pg, f)
+		f++
 	}
 	p.mu.Lock()
-	l.MaxFrame = first + uint32(len(pgnos)) - 1
-	l.DBSize, l.Cksum1, l.Cksum2 = nPages, s0, s1
-	p.nPages = nPages
+	l.MaxFrame = last
+	l.DBSize, l.Cksum1, l.Cksum2 = w.nPages, s0, s1
+	p.nPages = w.nPages
 	p.stats.Commits++
-	p.stats.Frames += uint64(len(pgnos))
+	p.stats.Frames += uint64(last - first + 1)
 	p.mu.Unlock()
 	return nil
+}
+
+// writeFrames appends the buffered pages of t to the WAL as frames from
+// frame number first on, in page order, the last one a commit frame with
+// commit as the database size when commit is not 0. It calls done for each
+// page written, and returns the running checksum after the last frame.
+func (p *Pager) writeFrames(t *pageTable, first, commit uint32, s0, s1 uint32, done func(uint32, *pageSlot)) (uint32, uint32, error) {
+	l := p.log
+	frameSize := wal.FrameHeaderSize + p.pageSize
+	ws := &p.wstate
+	if cap(ws.frames) < frameBatch*frameSize {
+		ws.frames = make([]byte, frameBatch*frameSize)
+	}
+	// The last page written is the commit frame: find it first.
+	var lastPg uint32
+	t.each(func(pgno uint32, _ *pageSlot) { lastPg = pgno })
+	buf := ws.frames[:0]
+	off := wal.FrameOffset(first, p.pageSize)
+	var werr error
+	t.each(func(pgno uint32, s *pageSlot) {
+		if werr != nil {
+			return
+		}
+		var c uint32
+		if pgno == lastPg {
+			c = commit
+		}
+		n := len(buf)
+		buf = buf[:n+frameSize]
+		copy(buf[n+wal.FrameHeaderSize:], s.buf)
+		s0, s1 = wal.EncodeFrame(buf[n:n+wal.FrameHeaderSize], &l.Header, pgno, c, buf[n+wal.FrameHeaderSize:], s0, s1)
+		done(pgno, s)
+		if len(buf) == cap(buf) || pgno == lastPg {
+			if _, err := writeAt(p.walFile, buf, off); err != nil {
+				werr = err
+				return
+			}
+			off += int64(len(buf))
+			buf = buf[:0]
+		}
+	})
+	return s0, s1, werr
 }
 
 // spoil makes frames from first on invalid after a failed commit, as far
@@ -641,11 +730,36 @@ func (p *Pager) checkpoint() error {
 	if safe < l.MaxFrame {
 		size = 0 // the file only grows to cover what is copied
 	}
-	for _, op := range ops {
-		if _, err := writeAt(p.f, l.FrameData(walData, op.frame), int64(op.pgno-1)*int64(p.pageSize)); err != nil {
-			return err
+	// Runs of consecutive pages go out in one write each, through the
+	// frame batch buffer.
+	ws := &p.wstate
+	if cap(ws.frames) < frameBatch*(wal.FrameHeaderSize+p.pageSize) {
+		ws.frames = make([]byte, frameBatch*(wal.FrameHeaderSize+p.pageSize))
+	}
+	run := ws.frames[:0]
+	var runStart uint32
+	flush := func() error {
+		if len(run) == 0 {
+			return nil
 		}
+		_, err := writeAt(p.f, run, int64(runStart-1)*int64(p.pageSize))
+		run = run[:0]
+		return err
+	}
+	for i, op := range ops {
+		if len(run) > 0 && (op.pgno != ops[i-1].pgno+1 || len(run)+p.pageSize > cap(run)) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		if len(run) == 0 {
+			runStart = op.pgno
+		}
+		run = append(run, l.FrameData(walData, op.frame)...)
 		size = max(size, op.pgno)
+	}
+	if err := flush(); err != nil {
+		return err
 	}
 	if safe == l.MaxFrame {
 		if st, err := p.f.Stat(); err == nil && st.Size() < int64(nPages)*int64(p.pageSize) {

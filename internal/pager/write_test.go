@@ -367,3 +367,108 @@ func TestStatsOneSyncPerCommit(t *testing.T) {
 		t.Fatalf("10 commits: %d commits counted, %d syncs", c, s)
 	}
 }
+
+// TestSpill: a transaction larger than the cache budget spills to the WAL,
+// reads its spilled pages back, and commits (or rolls back) as a whole.
+func TestSpill(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "spill.db")
+	p, err := Open(path, Options{PageSize: 512, CacheSize: 16 * 512, CheckpointFrames: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	fill := func(rollback bool, tag byte) {
+		w, err := p.BeginWrite()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pages []uint32
+		for i := range 100 {
+			pg, b, err := w.Allocate()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b[0], b[1] = tag, byte(i)
+			pages = append(pages, pg)
+			if err := w.Settle(); err != nil {
+				t.Fatal(err)
+			}
+			if w.Dirty() > 16 {
+				t.Fatalf("%d dirty pages over a budget of 16", w.Dirty())
+			}
+		}
+		for i, pg := range pages { // spilled pages read back, and change again
+			b, err := w.Write(pg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b[0] != tag || b[1] != byte(i) {
+				t.Fatalf("page %d read back as %x %x", pg, b[0], b[1])
+			}
+			b[2] = tag
+			if err := w.Settle(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if rollback {
+			w.Rollback()
+			return
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fill(false, 7)
+	s := p.Snapshot()
+	if s.PageCount() != 101 {
+		t.Fatalf("%d pages", s.PageCount())
+	}
+	for pg := uint32(2); pg <= 101; pg++ {
+		b, _ := s.Page(pg)
+		if b[0] != 7 || b[1] != byte(pg-2) || b[2] != 7 {
+			t.Fatalf("page %d: %x", pg, b[:3])
+		}
+	}
+	s.Release()
+	frames := p.WALFrames()
+	fill(true, 9) // spills, then rolls back
+	if p.WALFrames() != frames {
+		t.Fatal("a rolled-back spill was committed")
+	}
+	// A crash now: the spilled frames of the rolled-back transaction must
+	// not be recovered.
+	cp := snapshotCopy(t, path)
+	q, err := Open(cp, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := q.Snapshot()
+	if qs.PageCount() != 101 {
+		t.Fatalf("recovered %d pages", qs.PageCount())
+	}
+	b, _ := qs.Page(50)
+	if b[0] != 7 {
+		t.Fatal("recovered a rolled-back page")
+	}
+	qs.Release()
+	q.Close()
+	fill(false, 3) // the next transaction overwrites the dead frames
+	cp = snapshotCopy(t, path)
+	q, err = Open(cp, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	qs = q.Snapshot()
+	defer qs.Release()
+	if b, _ := qs.Page(150); b[0] != 3 || qs.PageCount() != 201 {
+		t.Fatalf("after recovery: page 150 tag %d, %d pages", b[0], qs.PageCount())
+	}
+}
+
+func snapshotCopy(t *testing.T, path string) string {
+	cp := filepath.Join(t.TempDir(), "copy.db")
+	sqltest.CopyFile(t, path, cp, false)
+	sqltest.CopyFile(t, WALPath(path), WALPath(cp), true)
+	return cp
+}
