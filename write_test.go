@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"strings"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -517,5 +519,106 @@ func TestCursorSurvivesChanges(t *testing.T) {
 	})
 	if got := sqlOne(t, snapshotFiles(t, path), "SELECT count(*) FROM b"); got != "3000" {
 		t.Fatalf("count %s", got)
+	}
+}
+
+// TestSQLite3CLIReadsPagodaFile has the sqlite3 shell, where installed,
+// check and read a file pagoda wrote, with its WAL as a crash leaves it and
+// after a clean Close.
+func TestSQLite3CLIReadsPagodaFile(t *testing.T) {
+	sqlite3, err := exec.LookPath("sqlite3")
+	if err != nil {
+		t.Skip("sqlite3 CLI not installed; the in-process SQLite checks the same files in other tests")
+	}
+	path := filepath.Join(t.TempDir(), "cli.db")
+	db, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustUpdate(t, db, func(tx *Tx) error {
+		tb, err := tx.CreateTable("CREATE TABLE t(id INTEGER PRIMARY KEY, s TEXT UNIQUE, b BLOB)")
+		if err != nil {
+			return err
+		}
+		for i := range 2000 {
+			if _, err := tb.Insert(nil, fmt.Sprintf("row %d", i), bytes.Repeat([]byte{byte(i)}, i%5000)); err != nil {
+				return err
+			}
+		}
+		b, err := tx.CreateBucket("kv")
+		if err != nil {
+			return err
+		}
+		return b.Put([]byte("k"), []byte("v"))
+	})
+	run := func(file, q string) string {
+		out, err := exec.Command(sqlite3, file, q).CombinedOutput()
+		if err != nil {
+			t.Fatalf("sqlite3 %s: %v\n%s", q, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	crash := snapshotFiles(t, path)
+	for _, f := range []string{crash} {
+		if got := run(f, "PRAGMA integrity_check"); got != "ok" {
+			t.Fatalf("integrity_check with the WAL: %s", got)
+		}
+		if got := run(f, "SELECT count(*), sum(length(b)) FROM t; SELECT value FROM kv"); got != "2000|1999000\nv" {
+			t.Fatalf("rows: %q", got)
+		}
+	}
+	db.Close()
+	if got := run(path, "PRAGMA integrity_check; PRAGMA journal_mode"); got != "ok\nwal" {
+		t.Fatalf("after Close: %s", got)
+	}
+}
+
+// TestSchemaRowsLikeSQLite: the same CREATE statements give the same
+// sqlite_schema rows (type, name, tbl_name, sql, and the root page kinds)
+// in pagoda as in SQLite.
+func TestSchemaRowsLikeSQLite(t *testing.T) {
+	stmts := []string{
+		"CREATE TABLE a(x)",
+		"create table if not exists B ( id integer primary key , v text unique , w unique ) ;",
+		"CREATE TABLE c(p INT, q TEXT COLLATE NOCASE, PRIMARY KEY(p, q), UNIQUE(q)) WITHOUT ROWID",
+		"CREATE TABLE \"odd \"\"name\"\"\"(k BLOB PRIMARY KEY, v BLOB) STRICT, WITHOUT ROWID",
+		"CREATE TABLE d(x INTEGER PRIMARY KEY DESC, y UNIQUE, z, UNIQUE(y), UNIQUE(z, y))",
+		"CREATE TABLE e(a, b, c, PRIMARY KEY(b DESC)) -- trailing comment",
+		"CREATE INDEX a_x ON a(x)",
+		"create unique index if not exists  d_zy on d ( z desc , y collate rtrim )",
+		"CREATE INDEX e_ab ON e(a, b COLLATE NOCASE DESC);",
+	}
+	spath := filepath.Join(t.TempDir(), "sqlite.db")
+	sqltest.Exec(t, spath, stmts...)
+	ppath := filepath.Join(t.TempDir(), "pagoda.db")
+	db, err := Open(ppath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustUpdate(t, db, func(tx *Tx) error {
+		for _, s := range stmts {
+			var err error
+			if strings.Contains(strings.ToUpper(s[:14]), "TABLE") {
+				_, err = tx.CreateTable(s)
+			} else {
+				_, err = tx.CreateIndex(s)
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", s, err)
+			}
+		}
+		return nil
+	})
+	db.Close()
+	const q = "SELECT group_concat(type||'|'||name||'|'||tbl_name||'|'||ifnull(sql, 'NULL'), char(10)) FROM sqlite_schema"
+	if got, want := sqlOne(t, ppath, q), sqlOne(t, spath, q); got != want {
+		t.Errorf("sqlite_schema\n got:\n%s\nwant:\n%s", got, want)
+	}
+	if got := sqlOne(t, ppath, "PRAGMA integrity_check"); got != "ok" {
+		t.Fatal(got)
+	}
+	const kinds = "SELECT group_concat(name||'='||(SELECT count(*) FROM pragma_index_list(name)), ',') FROM sqlite_schema WHERE type = 'table'"
+	if got, want := sqlOne(t, ppath, kinds), sqlOne(t, spath, kinds); got != want {
+		t.Errorf("indexes per table: %s, want %s", got, want)
 	}
 }

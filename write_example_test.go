@@ -1,0 +1,160 @@
+package pagoda_test
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/pagodadb/pagoda"
+)
+
+// newDB opens a new, empty database in a temporary directory.
+func newDB() (*pagoda.DB, string, func()) {
+	dir, err := os.MkdirTemp("", "pagoda-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	path := filepath.Join(dir, "new.db")
+	db, err := pagoda.Open(path, nil) // creates the file
+	if err != nil {
+		log.Fatal(err)
+	}
+	return db, path, func() { db.Close(); os.RemoveAll(dir) }
+}
+
+func ExampleDB_Update() {
+	db, _, cleanup := newDB()
+	defer cleanup()
+
+	// Everything in fn commits together, with one sync, or not at all.
+	err := db.Update(func(tx *pagoda.Tx) error {
+		b, err := tx.CreateBucketIfNotExists("settings")
+		if err != nil {
+			return err
+		}
+		if err := b.Put([]byte("theme"), []byte("dark")); err != nil {
+			return err
+		}
+		return b.Put([]byte("lang"), []byte("en"))
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	err = db.View(func(tx *pagoda.Tx) error {
+		b, err := tx.Bucket("settings")
+		if err != nil {
+			return err
+		}
+		for k, v := range b.All() {
+			fmt.Printf("%s=%s\n", k, v)
+		}
+		return nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// lang=en
+	// theme=dark
+}
+
+func ExampleTx_CreateTable() {
+	db, path, cleanup := newDB()
+	defer cleanup()
+
+	err := db.Update(func(tx *pagoda.Tx) error {
+		users, err := tx.CreateTable(`CREATE TABLE users(id INTEGER PRIMARY KEY, email TEXT UNIQUE, age INT)`)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.CreateIndex(`CREATE INDEX users_age ON users(age)`); err != nil {
+			return err
+		}
+		for _, u := range []struct {
+			email string
+			age   int
+		}{{"ada@example.com", 36}, {"alan@example.com", 41}} {
+			id, err := users.Insert(nil, u.email, u.age) // nil: SQLite picks the rowid
+			if err != nil {
+				return err
+			}
+			fmt.Println("inserted", id)
+		}
+		_, err = users.Insert(nil, "ada@example.com", 99)
+		fmt.Println("duplicate email:", errors.Is(err, pagoda.ErrExists))
+		return nil // the transaction is still good: commit it
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(filepath.Base(path), "is a SQLite database: sqlite3", filepath.Base(path), `"SELECT * FROM users"`)
+	// Output:
+	// inserted 1
+	// inserted 2
+	// duplicate email: true
+	// new.db is a SQLite database: sqlite3 new.db "SELECT * FROM users"
+}
+
+func ExampleTable_Put() {
+	db, _, cleanup := newDB()
+	defer cleanup()
+
+	err := db.Update(func(tx *pagoda.Tx) error {
+		t, err := tx.CreateTable(`CREATE TABLE counters(name TEXT, n INT)`)
+		if err != nil {
+			return err
+		}
+		if err := t.Put(7, "visits", 1); err != nil { // insert rowid 7
+			return err
+		}
+		if err := t.Put(7, "visits", 2); err != nil { // replace it
+			return err
+		}
+		r, err := t.Get(7)
+		if err != nil {
+			return err
+		}
+		fmt.Println(r.Column(0).Text(), r.Column(1).Int())
+		return t.Delete(7)
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Output: visits 2
+}
+
+func ExampleCursor_Delete() {
+	db, _, cleanup := newDB()
+	defer cleanup()
+
+	err := db.Update(func(tx *pagoda.Tx) error {
+		b, err := tx.CreateBucket("jobs")
+		if err != nil {
+			return err
+		}
+		for _, k := range []string{"a-done", "b-todo", "c-done", "d-todo"} {
+			b.Put([]byte(k), nil)
+		}
+		// Delete the finished jobs while walking the bucket.
+		c := b.Cursor()
+		for ok := c.First(); ok; ok = c.Next() {
+			if string(c.Key()[2:]) == "done" {
+				if err := c.Delete(); err != nil {
+					return err
+				}
+			}
+		}
+		for k := range b.All() {
+			fmt.Println(string(k))
+		}
+		return c.Err()
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// b-todo
+	// d-todo
+}
