@@ -173,8 +173,17 @@ func (p *writePlan) rowValues(dst []format.Value, values []any) ([]format.Value,
 		}
 		c := &p.cols[i]
 		v = applyAffinity(v, c.aff)
-		if v.Kind == format.KindFloat && math.IsNaN(v.Float()) {
-			v = format.NullValue() // SQLite stores NaN as NULL
+		if v.Kind == format.KindFloat {
+			f := v.Float()
+			switch {
+			case math.IsNaN(f):
+				v = format.NullValue() // SQLite stores NaN as NULL
+			case c.aff == schema.AffinityReal && realSameAsInt(f):
+				// As SQLite's record encoder: a REAL that is a small
+				// whole number is stored as an integer (and read back
+				// as a REAL); -0.0 becomes 0.
+				v = format.IntValue(int64(f))
+			}
 		}
 		if v.Kind == format.KindNull {
 			if c.notNull && i != p.alias {
@@ -186,6 +195,13 @@ func (p *writePlan) rowValues(dst []format.Value, values []any) ([]format.Value,
 		dst = append(dst, v)
 	}
 	return dst, nil
+}
+
+// realSameAsInt reports whether SQLite stores the REAL f as an integer:
+// zero, or a whole number within ±2^51 (sqlite3RealSameAsInt).
+func realSameAsInt(f float64) bool {
+	const limit = 1 << 51
+	return f == 0 || (f == math.Trunc(f) && f >= -limit && f < limit)
 }
 
 // strictOK reports whether a STRICT column of type typ accepts a value of
@@ -366,7 +382,7 @@ func (t *Table) write(replace bool, rowid int64, values []any) (int64, error) {
 		}
 	}
 	// Check every UNIQUE index before changing anything.
-	var fields []format.Value
+	fields := tx.fields
 	for i := range p.indexes {
 		ip := &p.indexes[i]
 		fields = ip.fields(fields, vals, rowid, p.alias)
@@ -395,8 +411,8 @@ func (t *Table) write(replace bool, rowid int64, values []any) (int64, error) {
 			return 0, tx.fail(err)
 		}
 	}
-	tx.changed()
-	return rowid, nil
+	tx.fields = fields
+	return rowid, tx.changed()
 }
 
 // newRowid chooses the rowid of an inserted row as SQLite does: one more
@@ -505,8 +521,7 @@ func (t *Table) Delete(rowid int64) error {
 	if _, err := btree.TableDelete(t.tx.w, t.root, rowid); err != nil {
 		return t.tx.fail(err)
 	}
-	t.tx.changed()
-	return nil
+	return t.tx.changed()
 }
 
 // DeleteKey deletes the row of a WITHOUT ROWID table whose primary key is
@@ -544,8 +559,7 @@ func (t *Table) DeleteKey(pk ...any) error {
 	if _, err := btree.IndexDelete(t.tx.w, t.root, p.kinfo, p.nKey, rec); err != nil {
 		return t.tx.fail(err)
 	}
-	t.tx.changed()
-	return nil
+	return t.tx.changed()
 }
 
 // CreateTable creates a table from a SQLite CREATE TABLE statement, stored

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"strings"
@@ -620,5 +621,37 @@ func TestSchemaRowsLikeSQLite(t *testing.T) {
 	const kinds = "SELECT group_concat(name||'='||(SELECT count(*) FROM pragma_index_list(name)), ',') FROM sqlite_schema WHERE type = 'table'"
 	if got, want := sqlOne(t, ppath, kinds), sqlOne(t, spath, kinds); got != want {
 		t.Errorf("indexes per table: %s, want %s", got, want)
+	}
+}
+
+// TestRealStoredLikeSQLite: whole REALs are stored as integers, as SQLite
+// stores them, so both engines read -0.0 back as 0.0.
+func TestRealStoredLikeSQLite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "real.db")
+	db, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustUpdate(t, db, func(tx *Tx) error {
+		tb, err := tx.CreateTable("CREATE TABLE r(x REAL)")
+		if err != nil {
+			return err
+		}
+		for _, v := range []any{math.Copysign(0, -1), 3.0, 2.5, float64(1 << 52), -7} {
+			if _, err := tb.Insert(v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	db.Close()
+	ref := filepath.Join(t.TempDir(), "ref.db")
+	sqltest.Exec(t, ref, "CREATE TABLE r(x REAL)", "INSERT INTO r VALUES (-0.0), (3.0), (2.5), (4503599627370496.0), (-7)")
+	const q = "SELECT group_concat(quote(x)||':'||typeof(x)) FROM r"
+	if got, want := sqlOne(t, path, q), sqlOne(t, ref, q); got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+	if got := sqlOne(t, path, "PRAGMA integrity_check"); got != "ok" {
+		t.Fatal(got)
 	}
 }
