@@ -107,8 +107,7 @@ func (b *Bucket) Put(key, value []byte) error {
 	if _, err := btree.IndexInsert(b.tx.w, b.root, nil, bucketKeyFields, rec); err != nil {
 		return b.tx.fail(fmt.Errorf("pagoda: bucket %q: put: %w", b.name, err))
 	}
-	b.tx.changed()
-	return nil
+	return b.tx.changed()
 }
 
 // Delete removes key. Deleting a missing key is not an error.
@@ -125,7 +124,7 @@ func (b *Bucket) Delete(key []byte) error {
 		return b.tx.fail(fmt.Errorf("pagoda: bucket %q: delete: %w", b.name, err))
 	}
 	if found {
-		b.tx.changed()
+		return b.tx.changed()
 	}
 	return nil
 }

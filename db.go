@@ -46,6 +46,7 @@ func Open(path string, opts *Options) (*DB, error) {
 		ReadOnly:         opts.ReadOnly,
 		PageSize:         opts.PageSize,
 		Sync:             pager.SyncMode(opts.Sync),
+		CacheSize:        opts.CacheSize,
 		CheckpointFrames: opts.CheckpointFrames,
 	})
 	if err != nil {

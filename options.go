@@ -14,6 +14,11 @@ type Options struct {
 	// Sync says when commits reach stable storage; the zero value is
 	// SyncFull.
 	Sync SyncMode
+	// CacheSize bounds the memory, in bytes, that a write transaction's
+	// changed pages may hold: past it they are written to the WAL early
+	// (as frames that only the commit makes valid) and their memory is
+	// reused. 0 means 64 MiB.
+	CacheSize int
 	// CheckpointFrames is the WAL size, in pages, past which a commit
 	// copies the WAL into the database file: 0 means 1000 (sqlite3's
 	// default); a negative value checkpoints only at Close and Checkpoint.

@@ -27,6 +27,7 @@ type Tx struct {
 	gen     uint64 // count of changes, so cursors know to find their place
 	scratch []byte // record being encoded
 	vals    []format.Value
+	fields  []format.Value
 }
 
 // pages returns the pages the transaction reads: its own changes over the

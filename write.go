@@ -33,9 +33,16 @@ func (tx *Tx) fail(err error) error {
 	return err
 }
 
-// changed records a change of the trees: cursors of this transaction
-// find their place again before they move.
-func (tx *Tx) changed() { tx.gen++ }
+// changed records a change of the trees (cursors of this transaction find
+// their place again before they move) and lets the pager spill changed
+// pages to the WAL when they exceed the cache budget.
+func (tx *Tx) changed() error {
+	tx.gen++
+	if err := tx.w.Settle(); err != nil {
+		return tx.fail(err)
+	}
+	return nil
+}
 
 // sqlite_schema's table tree: records (type, name, tbl_name, rootpage, sql).
 
@@ -117,8 +124,7 @@ func (tx *Tx) schemaChanged() error {
 		return err
 	}
 	tx.cat = cat
-	tx.changed()
-	return nil
+	return tx.changed()
 }
 
 // objectNamed returns the type of the schema object called name ("" if
