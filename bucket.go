@@ -60,6 +60,9 @@ func (b *Bucket) Get(key []byte) ([]byte, error) {
 	if err := b.tx.check(); err != nil {
 		return nil, err
 	}
+	if err := b.current(); err != nil {
+		return nil, err
+	}
 	b.cur.Init(b.tx.pages(), b.root, false, nil)
 	if !b.cur.SeekKey([]format.Value{format.BlobValue(key)}) {
 		if err := b.cur.Err(); err != nil {

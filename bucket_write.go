@@ -70,6 +70,12 @@ func (b *Bucket) writeCheck() error {
 	if err := b.tx.writeCheck(); err != nil {
 		return err
 	}
+	return b.current()
+}
+
+// current checks that the bucket still exists when its transaction has
+// changed the schema since the bucket was obtained.
+func (b *Bucket) current() error {
 	if b.cat != b.tx.cat {
 		nb, err := b.tx.Bucket(b.name)
 		if err != nil {

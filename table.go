@@ -90,6 +90,9 @@ func (t *Table) Get(rowid int64) (Record, error) {
 	if err := t.tx.check(); err != nil {
 		return Record{}, err
 	}
+	if err := t.refresh(); err != nil {
+		return Record{}, err
+	}
 	if t.WithoutRowID() {
 		return Record{}, fmt.Errorf("pagoda: table %q is WITHOUT ROWID: use GetKey: %w", t.Name(), ErrUnsupported)
 	}
