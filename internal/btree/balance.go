@@ -159,6 +159,9 @@ func (wr *Writer) balanceSiblings(l, a, b int, pend pending, bulk bool) (pending
 		if err != nil {
 			return pending{}, err
 		}
+		if c == parent.Pgno || s == 1 && c == sib[0] {
+			return pending{}, format.Corruptf(parent.Pgno, "child %d is page %d again", a+s, c)
+		}
 		data, err := wr.w.Write(c)
 		if err != nil {
 			return pending{}, err

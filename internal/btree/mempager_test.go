@@ -62,9 +62,16 @@ const poison = 0xa5
 // newMemPager returns a one-page database: page 1 holds the header and an
 // empty sqlite_schema leaf.
 func newMemPager(pageSize int, strict bool) *memPager {
+	return newMemPagerReserved(pageSize, 0, strict)
+}
+
+// newMemPagerReserved is newMemPager with reserved bytes at the end of
+// every page (header byte 20), which make the usable size smaller.
+func newMemPagerReserved(pageSize, reserved int, strict bool) *memPager {
 	p1 := make([]byte, pageSize)
 	format.InitHeader(format.Header(p1), pageSize)
-	if _, err := format.BuildPage(p1, 1, pageSize, format.PageTableLeaf, nil, 0); err != nil {
+	p1[20] = byte(reserved)
+	if _, err := format.BuildPage(p1, 1, pageSize-reserved, format.PageTableLeaf, nil, 0); err != nil {
 		panic(err)
 	}
 	return memPagerFrom(p1, pageSize, strict)
@@ -147,6 +154,9 @@ func (m *memPager) Allocate() (uint32, []byte, error) {
 		}
 		t, _ := m.Write(trunk)
 		n := binary.BigEndian.Uint32(t[memTrunkCount:])
+		if int(n) > m.usable/4-2 {
+			return 0, nil, format.Corruptf(trunk, "freelist leaf count too big (%d)", n)
+		}
 		h.SetFreelistCount(h.FreelistCount() - 1)
 		if n == 0 {
 			h.SetFreelistTrunk(binary.BigEndian.Uint32(t[memTrunkNext:]))
@@ -193,7 +203,10 @@ func (m *memPager) Free(pgno uint32) error {
 	h := m.header()
 	trunk := h.FreelistTrunk()
 	if trunk != 0 {
-		t, _ := m.Write(trunk)
+		t, err := m.Write(trunk)
+		if err != nil {
+			return err
+		}
 		n := binary.BigEndian.Uint32(t[memTrunkCount:])
 		if int(n) < m.usable/4-8 {
 			binary.BigEndian.PutUint32(t[memTrunkLeaves+4*n:], pgno)

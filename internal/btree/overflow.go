@@ -38,49 +38,60 @@ func (wr *Writer) writeOverflow(rest []byte) (uint32, error) {
 }
 
 // freeChain frees the overflow pages of cell, a cell of page owner: exactly
-// as many as its payload needs, each read before it is freed.
+// as many as its payload needs. The chain is walked first, read-only, and
+// must end there (next page 0): a chain that loops never does, so a
+// damaged chain is reported before any page of it is freed twice.
 func (wr *Writer) freeChain(cell format.Cell, owner uint32) error {
 	if cell.Overflow == 0 {
 		return nil
 	}
 	per := int64(wr.usable - format.OverflowPageHeaderSize)
-	rest := cell.PayloadLen - int64(len(cell.Local))
-	next := cell.Overflow
-	for ; rest > 0; rest -= per {
-		if next < 2 || next > wr.w.PageCount() {
-			return format.Corruptf(owner, "overflow chain: next page %d is outside 2..%d with %d bytes to go", next, wr.w.PageCount(), rest)
-		}
-		data, err := wr.w.Page(next)
-		if err != nil {
-			return err
-		}
-		after := binary.BigEndian.Uint32(data)
-		if err := wr.w.Free(next); err != nil {
-			return err
-		}
-		next = after
+	pages := (cell.PayloadLen - int64(len(cell.Local)) + per - 1) / per
+	if pages > int64(wr.w.PageCount()) {
+		return format.Corruptf(owner, "overflow chain of %d pages in a database of %d", pages, wr.w.PageCount())
 	}
-	if next != 0 {
-		return format.Corruptf(owner, "overflow chain continues past its payload to page %d", next)
+	for pass := 0; pass < 2; pass++ {
+		next := cell.Overflow
+		for i := int64(0); i < pages; i++ {
+			if next < 2 || next > wr.w.PageCount() {
+				return format.Corruptf(owner, "overflow chain: page %d of %d is %d, outside 2..%d", i+1, pages, next, wr.w.PageCount())
+			}
+			data, err := wr.w.Page(next)
+			if err != nil {
+				return err
+			}
+			after := binary.BigEndian.Uint32(data)
+			if pass == 1 {
+				if err := wr.w.Free(next); err != nil {
+					return err
+				}
+			}
+			next = after
+		}
+		if next != 0 {
+			return format.Corruptf(owner, "overflow chain continues past its %d pages to page %d", pages, next)
+		}
 	}
 	return nil
 }
 
-// ClearTree frees a tree's pages; see the package-level ClearTree.
+// ClearTree frees a tree's pages; see the package-level ClearTree. A page
+// reached twice (a damaged tree) is reported before it is freed twice.
 func (wr *Writer) ClearTree(root uint32, freeRoot bool) error {
 	if root < 2 && freeRoot {
 		return format.Corruptf(root, "cannot free page %d", root)
+	}
+	if root == 0 || root > wr.w.PageCount() {
+		return format.Corruptf(root, "no such page")
 	}
 	data, err := wr.w.Page(root)
 	if err != nil {
 		return err
 	}
-	if root == 0 || len(data) < format.HeaderOffset(root)+1 {
-		return format.Corruptf(root, "no such page")
-	}
 	t := format.PageType(data[format.HeaderOffset(root)])
 	wr.begin(root, t.IsTable(), nil, 0)
-	if err := wr.clearPage(root, 0); err != nil {
+	seen := map[uint32]bool{}
+	if err := wr.clearPage(root, 0, seen); err != nil {
 		return err
 	}
 	if freeRoot {
@@ -99,16 +110,20 @@ func (wr *Writer) ClearTree(root uint32, freeRoot bool) error {
 
 // clearPage frees the overflow chains and the subtrees below page pgno,
 // and pgno itself unless it is the root.
-func (wr *Writer) clearPage(pgno uint32, depth int) error {
+func (wr *Writer) clearPage(pgno uint32, depth int, seen map[uint32]bool) error {
 	if depth >= MaxDepth {
 		return format.Corruptf(pgno, "b-tree rooted at page %d deeper than %d levels (cycle?)", wr.root, MaxDepth)
 	}
+	if seen[pgno] {
+		return format.Corruptf(pgno, "page %d is reached twice in the b-tree rooted at page %d", pgno, wr.root)
+	}
+	seen[pgno] = true
 	pg, err := wr.readPage(pgno)
 	if err != nil {
 		return err
 	}
-	for i := 0; i < pg.NCells; i++ {
-		if pg.Type != format.PageTableInterior {
+	for i := 0; i <= pg.NCells; i++ {
+		if i < pg.NCells && pg.Type != format.PageTableInterior {
 			cell, err := pg.Cell(i)
 			if err != nil {
 				return err
@@ -122,18 +137,9 @@ func (wr *Writer) clearPage(pgno uint32, depth int) error {
 			if err != nil {
 				return err
 			}
-			if err := wr.clearPage(c, depth+1); err != nil {
+			if err := wr.clearPage(c, depth+1, seen); err != nil {
 				return err
 			}
-		}
-	}
-	if !pg.Type.IsLeaf() {
-		c, err := wr.child(&pg, pg.NCells)
-		if err != nil {
-			return err
-		}
-		if err := wr.clearPage(c, depth+1); err != nil {
-			return err
 		}
 	}
 	if pgno == wr.root {

@@ -307,13 +307,38 @@ func (d *diffDB) anyRow() int64 {
 	return 1
 }
 
+// boundaryLengths returns blob lengths L such that the row record (NULL,
+// blob L) or the index key (blob L, rowid) has a payload size at an edge of
+// the local-size formulas (sqlite-format.md §3.1): X-1, X, X+1, the sizes
+// where K = M + (P-M) % (U-4) stops fitting under X, and a few pages.
+func boundaryLengths(usable int) []int {
+	x, xi, m := format.MaxLocal(usable, true), format.MaxLocal(usable, false), format.MinLocal(usable)
+	per := usable - 4
+	var targets []int
+	for _, edge := range []int{x, xi, x + per, xi + per, m + per, m + 2*per, x + 2*per, 3 * usable} {
+		targets = append(targets, edge-1, edge, edge+1)
+	}
+	var out []int
+	for _, tgt := range targets {
+		for l := max(tgt-12, 0); l <= tgt; l++ {
+			row := format.RecordSize([]format.Value{format.NullValue(), format.BlobValue(make([]byte, l))})
+			key := format.RecordSize([]format.Value{format.BlobValue(make([]byte, l)), format.IntValue(1 << 40)})
+			if row == tgt || key == tgt {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
 func TestSQLiteIntegrityAfterWrites(t *testing.T) {
 	for i, ps := range []int{512, 4096, 65536} {
 		t.Run(fmt.Sprint(ps), func(t *testing.T) {
 			scale := map[int]int{512: 1, 4096: 1, 65536: 3}[ps]
+			size := func(n int) int { return n * (*soak) / scale }
 			d := newDiffDB(t, ps, uint64(i))
 			// Phase 1: a load, mostly appends.
-			for j := 0; j < 1200/scale; j++ {
+			for j := 0; j < size(1200); j++ {
 				if d.r.IntN(10) < 7 {
 					d.putRow(d.maxRowid() + 1)
 				} else {
@@ -324,9 +349,29 @@ func TestSQLiteIntegrityAfterWrites(t *testing.T) {
 				}
 			}
 			d.verify("load")
+			// Payload sizes at the edges of the overflow formulas.
+			for _, l := range boundaryLengths(ps) {
+				rowid := d.maxRowid() + 1<<40
+				row := diffRow{format.NullValue(), format.BlobValue(payloadFor(rowid, l, l))}
+				d.putRow(rowid)
+				d.deleteRow(rowid)
+				if _, err := d.wr.TableInsert(d.tRoot, rowid, rec(row.a, row.b)); err != nil {
+					t.Fatal(err)
+				}
+				for _, ix := range []struct {
+					root uint32
+					v    format.Value
+				}{{d.taRoot, row.a}, {d.tbRoot, row.b}} {
+					if _, err := d.wr.IndexInsert(ix.root, nil, 0, rec(ix.v, format.IntValue(rowid))); err != nil {
+						t.Fatal(err)
+					}
+				}
+				d.model.rows[rowid] = row
+			}
+			d.verify("boundaries")
 			d.sqliteChanges()
 			// Phase 2: random inserts, overwrites, deletes.
-			for j := 0; j < 1500/scale; j++ {
+			for j := 0; j < size(1500); j++ {
 				switch x := d.r.IntN(10); {
 				case x < 3:
 					d.putRow(int64(d.r.IntN(1 << 20)))
@@ -372,7 +417,7 @@ func TestSQLiteIntegrityAfterWrites(t *testing.T) {
 				d.deleteKV(k)
 			}
 			d.verify("delete all")
-			for j := 0; j < 300/scale; j++ {
+			for j := 0; j < size(300); j++ {
 				d.putRow(d.maxRowid() + 1)
 				d.putKV()
 			}
@@ -439,5 +484,79 @@ func checkTable1(t *testing.T, m *memPager, model tableModel) {
 	}
 	if err := format.ValidateHeader(must(m.Page(1))); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A database the writer builds from nothing, with reserved bytes at the end
+// of each page (which sqlite3 honours when the header says so): the schema
+// row goes into page 1's tree, the rows into a new tree.
+func TestSQLiteReadsWriterBuiltFile(t *testing.T) {
+	for _, tc := range []struct{ pageSize, reserved int }{{1024, 32}, {4096, 0}, {512, 8}} {
+		t.Run(fmt.Sprintf("%d-%d", tc.pageSize, tc.reserved), func(t *testing.T) {
+			m := newMemPagerReserved(tc.pageSize, tc.reserved, true)
+			format.Header(must(m.Write(1))).SetSchemaCookie(1)
+			wr := NewWriter(m)
+			root := must(wr.CreateTree(true))
+			iroot := must(wr.CreateTree(false))
+			schema := []struct {
+				typ, name string
+				root      uint32
+				sql       string
+			}{{"table", "t", root, "CREATE TABLE t(a, b)"}, {"index", "ta", iroot, "CREATE INDEX ta ON t(a)"}}
+			for i, s := range schema {
+				row := rec(format.TextValue([]byte(s.typ)), format.TextValue([]byte(s.name)), format.TextValue([]byte("t")),
+					format.IntValue(int64(s.root)), format.TextValue([]byte(s.sql)))
+				if _, err := wr.TableInsert(1, int64(i+1), row); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := rand.New(rand.NewPCG(uint64(tc.pageSize), 3))
+			want := map[int64]int{}
+			for i := 0; i < 2000; i++ {
+				rowid := int64(r.IntN(1500))
+				if _, ok := want[rowid]; ok {
+					if _, err := wr.TableDelete(root, rowid); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := wr.IndexDelete(iroot, nil, 0, rec(format.IntValue(rowid%97), format.IntValue(rowid))); err != nil {
+						t.Fatal(err)
+					}
+					delete(want, rowid)
+					continue
+				}
+				n := sizeDist(r, tc.pageSize, 10)
+				if _, err := wr.TableInsert(root, rowid, rec(format.IntValue(rowid%97), format.BlobValue(make([]byte, n)))); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := wr.IndexInsert(iroot, nil, 0, rec(format.IntValue(rowid%97), format.IntValue(rowid))); err != nil {
+					t.Fatal(err)
+				}
+				want[rowid] = n
+			}
+			img, err := m.image()
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "w.db")
+			if err := os.WriteFile(path, img, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			db := sqltest.Open(t, path)
+			var res string
+			if err := db.QueryRow("PRAGMA integrity_check").Scan(&res); err != nil || res != "ok" {
+				t.Fatalf("integrity_check: %q, %v", res, err)
+			}
+			var count, total int
+			if err := db.QueryRow("SELECT count(*), coalesce(sum(length(b)), 0) FROM t").Scan(&count, &total); err != nil {
+				t.Fatal(err)
+			}
+			wantTotal := 0
+			for _, n := range want {
+				wantTotal += n
+			}
+			if count != len(want) || total != wantTotal {
+				t.Fatalf("SQLite counts %d rows of %d bytes, want %d of %d", count, total, len(want), wantTotal)
+			}
+		})
 	}
 }

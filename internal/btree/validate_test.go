@@ -71,6 +71,9 @@ func (v *validator) page(pgno uint32, depth int, maxKey int64, unbounded, keyCan
 	if err != nil {
 		return 0, 0, err
 	}
+	if err := reservedUntouched(data, v.src.UsableSize(), pgno); err != nil {
+		return 0, 0, err
+	}
 	if pg.Type.IsTable() != v.table {
 		return 0, 0, fmt.Errorf("page %d: %s in a tree of the other kind", pgno, pg.Type)
 	}
@@ -197,6 +200,9 @@ func (v *validator) chain(c format.Cell, owner uint32) error {
 		if err != nil {
 			return err
 		}
+		if err := reservedUntouched(data, usable, next); err != nil {
+			return err
+		}
 		next = binary.BigEndian.Uint32(data)
 	}
 	if next != 0 {
@@ -310,6 +316,17 @@ func (v *validator) accounting(m *memPager, extra ...uint32) error {
 	if len(missing) > 0 {
 		slices.Sort(missing)
 		return fmt.Errorf("pages never used: %v", missing[:min(len(missing), 20)])
+	}
+	return nil
+}
+
+// reservedUntouched checks that the reserved bytes after the usable part of
+// a page (zero on every page the tests make) were not written.
+func reservedUntouched(data []byte, usable int, pgno uint32) error {
+	for _, b := range data[usable:] {
+		if b != 0 {
+			return fmt.Errorf("page %d: reserved bytes written", pgno)
+		}
 	}
 	return nil
 }

@@ -153,8 +153,12 @@ func TestIndexRandomOps(t *testing.T) {
 }
 
 func runIndexWorkload(t *testing.T, ps int, wl indexWorkload, scale int, seed uint64) {
+	runIndexWorkloadOn(t, newMemPager(ps, true), wl, scale, seed)
+}
+
+func runIndexWorkloadOn(t *testing.T, m *memPager, wl indexWorkload, scale int, seed uint64) {
 	r := rand.New(rand.NewPCG(seed, 11))
-	m := newMemPager(ps, true)
+	ps := m.usable
 	wr := NewWriter(m)
 	root, err := wr.CreateTree(false)
 	if err != nil {
@@ -214,7 +218,7 @@ func runIndexWorkload(t *testing.T, ps int, wl indexWorkload, scale int, seed ui
 		}
 		return newEntry()
 	}
-	n, ops := wl.n/scale, wl.ops/scale
+	n, ops := wl.n*(*soak)/scale, wl.ops*(*soak)/scale
 	for i := 0; i < n; i++ {
 		put(newEntry())
 		if i%(n/4+1) == 0 {

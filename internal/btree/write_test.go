@@ -3,6 +3,7 @@ package btree
 import (
 	"bytes"
 	"encoding/binary"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -10,6 +11,11 @@ import (
 
 	"github.com/pagodadb/pagoda/internal/format"
 )
+
+// soak multiplies the sizes of the randomized write workloads: the default
+// keeps the package's tests quick; go test -run Random -btree.soak=50 runs
+// a long soak.
+var soak = flag.Int("btree.soak", 1, "multiply the sizes of the randomized write workloads")
 
 // tableModel is what a table tree should hold.
 type tableModel map[int64][]byte
@@ -142,8 +148,12 @@ func TestTableRandomOps(t *testing.T) {
 }
 
 func runTableWorkload(t *testing.T, ps int, wl tableWorkload, scale int, seed uint64) {
+	runTableWorkloadOn(t, newMemPager(ps, true), wl, scale, seed)
+}
+
+func runTableWorkloadOn(t *testing.T, m *memPager, wl tableWorkload, scale int, seed uint64) {
 	r := rand.New(rand.NewPCG(seed, 7))
-	m := newMemPager(ps, true)
+	ps := m.usable
 	wr := NewWriter(m)
 	root, err := wr.CreateTree(true)
 	if err != nil {
@@ -193,7 +203,7 @@ func runTableWorkload(t *testing.T, ps int, wl tableWorkload, scale int, seed ui
 		}
 		return key()
 	}
-	n, ops := wl.n/scale, wl.ops/scale
+	n, ops := wl.n*(*soak)/scale, wl.ops*(*soak)/scale
 	for i := 0; i < n; i++ {
 		if wl.keySpace == 0 {
 			put(int64(i + 1))
@@ -371,4 +381,57 @@ func TestPageEditsFragmentation(t *testing.T) {
 		}
 		checkTable(t, m, root, model)
 	}
+}
+
+// Pages with reserved bytes at their end: everything works in the usable
+// part, and the reserved bytes stay untouched (the validator checks).
+func TestReservedBytes(t *testing.T) {
+	for _, reserved := range []int{8, 32} {
+		t.Run(fmt.Sprint(reserved), func(t *testing.T) {
+			m := newMemPagerReserved(1024, reserved, true)
+			runTableWorkloadOn(t, m, tableWorkload{n: 800, ops: 1500, keySpace: 1500, big: 10}, 1, uint64(reserved))
+			mi := newMemPagerReserved(1024, reserved, true)
+			runIndexWorkloadOn(t, mi, indexWorkload{nKey: 1, n: 600, ops: 1000, space: 800, big: 10}, 1, uint64(reserved))
+		})
+	}
+}
+
+// Index entries appended in key order fill their pages too: the split at
+// the right edge leaves the left page full and moves its last entry up.
+func TestSequentialIndexLoadPacksPages(t *testing.T) {
+	m := newMemPager(4096, true)
+	root := must(CreateTree(m, false))
+	const n = 20000
+	val := make([]byte, 60)
+	var entrySize int
+	for i := 0; i < n; i++ {
+		var k [8]byte
+		binary.BigEndian.PutUint64(k[:], uint64(i))
+		e := rec(format.BlobValue(k[:]), format.BlobValue(val))
+		entrySize = len(e)
+		if _, err := IndexInsert(m, root, nil, 1, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	leaves := 0
+	if err := Walk(m, root, false, false, func(v PageVisit) error {
+		if v.Type.IsLeaf() {
+			leaves++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	perLeaf := (4096 - 8) / (entrySize + 1 + 2)
+	if want := n / perLeaf; leaves > want+want/20+2 {
+		t.Fatalf("%d leaves for %d entries, want about %d (pages not packed)", leaves, n, want)
+	}
+	im := &indexModel{nKey: 1, entries: map[string][]byte{}}
+	for i := 0; i < n; i++ {
+		var k [8]byte
+		binary.BigEndian.PutUint64(k[:], uint64(i))
+		e := rec(format.BlobValue(k[:]), format.BlobValue(val))
+		im.entries[im.identity(e)] = e
+	}
+	checkIndex(t, m, root, im)
 }

@@ -39,21 +39,22 @@ type Writer struct {
 	path  [MaxDepth]step
 	depth int
 
-	cell    []byte    // a new cell that did not fit its page
-	scratch []byte    // defragmentation space
-	copies  [2][]byte // copies of the pages a balance rewrites
-	sep     []byte    // a parent's divider cell, moving down
-	div     [2]divBuf // divider cells for a parent; by level parity, see balanceSiblings
-	items   [][]byte  // the cells a balance distributes
-	sizes   []int     // their space, pointer included
-	cnt     []int     // distribute's page boundaries
-	used    []int     // distribute's page fill
-	pgnos   []uint32  // a balance's new pages
-	bufs    [][]byte  // and their buffers
-	one     [1][]byte // a pending list of one cell
-	payload []byte    // an overflowing key assembled for a comparison
-	pred    []byte    // index delete: the predecessor cell moving up
-	predKey []byte    // and its whole key
+	cell    []byte         // a new cell that did not fit its page
+	scratch []byte         // defragmentation space
+	copies  [2][]byte      // copies of the pages a balance rewrites
+	sep     []byte         // a parent's divider cell, moving down
+	div     [2]divBuf      // divider cells for a parent; by level parity, see balanceSiblings
+	items   [][]byte       // the cells a balance distributes
+	sizes   []int          // their space, pointer included
+	cnt     []int          // distribute's page boundaries
+	used    []int          // distribute's page fill
+	pgnos   []uint32       // a balance's new pages
+	bufs    [][]byte       // and their buffers
+	one     [1][]byte      // a pending list of one cell
+	keyVals []format.Value // the key sought, unpacked
+	payload []byte         // an overflowing key assembled for a comparison
+	pred    []byte         // index delete: the predecessor cell moving up
+	predKey []byte         // and its whole key
 }
 
 type step struct {
@@ -73,9 +74,9 @@ func (d *divBuf) reset() {
 	d.buf, d.offs, d.cells = d.buf[:0], d.offs[:0], d.cells[:0]
 }
 
-// add reserves n bytes for the next divider cell and returns them. The
-// slices handed out stay valid until the next reset: cells are sliced off
-// the buffer only in seal, after it stops growing.
+// add reserves n bytes for the next divider cell and returns them, to be
+// written before the next add (which may move the buffer, copying what is
+// written). seal slices the cells off the buffer once it stops growing.
 func (d *divBuf) add(n int) []byte {
 	off := len(d.buf)
 	if cap(d.buf)-off < n {
@@ -126,6 +127,11 @@ func (wr *Writer) Reset(w Writable) {
 	}
 	wr.depth = 0
 	wr.kinfo = nil
+	// Let go of the last transaction's page buffers and the caller's key.
+	clear(wr.bufs[:cap(wr.bufs)])
+	wr.bufs = wr.bufs[:0]
+	clear(wr.keyVals[:cap(wr.keyVals)])
+	wr.keyVals = wr.keyVals[:0]
 }
 
 func (wr *Writer) begin(root uint32, table bool, k *format.KeyInfo, nKey int) {
@@ -185,8 +191,7 @@ func (wr *Writer) parse(data []byte, pgno uint32) (format.Page, error) {
 }
 
 func (wr *Writer) parseInto(pg *format.Page, data []byte, pgno uint32) error {
-	var err error
-	if *pg, err = format.ParsePage(data, pgno, wr.usable); err != nil {
+	if err := format.ParsePageInto(pg, data, pgno, wr.usable); err != nil {
 		return err
 	}
 	if pg.Type.IsTable() != wr.table {
@@ -348,12 +353,15 @@ func searchRowid(pg *format.Page, rowid int64, b *bounds) (int, bool, error) {
 // first nKey fields), which may be on an interior page, or to the leaf
 // position where key belongs; *pg is left parsed (read-only).
 func (wr *Writer) seekIndex(key []byte, pg *format.Page) (bool, error) {
+	if err := wr.unpackKey(key); err != nil {
+		return false, err
+	}
 	pgno := wr.root
 	for {
 		if err := wr.loadPage(pg, pgno); err != nil {
 			return false, err
 		}
-		i, exact, err := wr.searchKey(pg, key)
+		i, exact, err := wr.searchKey(pg)
 		if err != nil {
 			return false, err
 		}
@@ -372,14 +380,15 @@ func (wr *Writer) seekIndex(key []byte, pg *format.Page) (bool, error) {
 	}
 }
 
-// searchKey returns the first cell of pg whose entry is >= key, and
-// whether it equals key. The last cell is compared first (appends).
-func (wr *Writer) searchKey(pg *format.Page, key []byte) (int, bool, error) {
+// searchKey returns the first cell of pg whose entry is >= the key being
+// sought, and whether it equals it. The last cell is compared first
+// (appends).
+func (wr *Writer) searchKey(pg *format.Page) (int, bool, error) {
 	n := pg.NCells
 	if n == 0 {
 		return 0, false, nil
 	}
-	c, err := wr.compareCell(pg, n-1, key)
+	c, err := wr.compareCell(pg, n-1)
 	if err != nil || c <= 0 {
 		if c < 0 {
 			return n, false, err
@@ -389,7 +398,7 @@ func (wr *Writer) searchKey(pg *format.Page, key []byte) (int, bool, error) {
 	lo, hi := 0, n-1 // cell hi > key
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		c, err := wr.compareCell(pg, m, key)
+		c, err := wr.compareCell(pg, m)
 		if err != nil {
 			return 0, false, err
 		}
@@ -405,8 +414,30 @@ func (wr *Writer) searchKey(pg *format.Page, key []byte) (int, bool, error) {
 	return lo, false, nil
 }
 
-// compareCell compares the entry of cell i of pg with key.
-func (wr *Writer) compareCell(pg *format.Page, i int, key []byte) (int, error) {
+// unpackKey decodes the fields of key that take part in comparisons (the
+// first nKey, or all) into wr.keyVals, once per descent.
+func (wr *Writer) unpackKey(key []byte) error {
+	r, err := format.NewRecordReader(key)
+	if err != nil {
+		return errBadKey
+	}
+	wr.keyVals = wr.keyVals[:0]
+	for wr.nKey <= 0 || len(wr.keyVals) < wr.nKey {
+		v, ok, err := r.Next()
+		if err != nil {
+			return errBadKey
+		}
+		if !ok {
+			break
+		}
+		wr.keyVals = append(wr.keyVals, v)
+	}
+	return nil
+}
+
+// compareCell compares the entry of cell i of pg with the key being sought
+// (wr.keyVals), over the fields both have.
+func (wr *Writer) compareCell(pg *format.Page, i int) (int, error) {
 	cell, err := pg.Cell(i)
 	if err != nil {
 		return 0, err
@@ -418,7 +449,7 @@ func (wr *Writer) compareCell(pg *format.Page, i int, key []byte) (int, error) {
 		}
 		payload = wr.payload
 	}
-	c, err := format.CompareRecordPrefix(payload, key, wr.kinfo, wr.nKey)
+	c, err := format.CompareKey(payload, wr.keyVals, wr.kinfo)
 	if err != nil {
 		return 0, format.Corruptf(pg.Pgno, "cell %d: %v", i, err)
 	}

@@ -3,9 +3,10 @@
 // and overflow arithmetic, records, and the order of index keys.
 //
 // Everything here is a pure function or a view over a []byte: nothing reads
-// or writes a file, nothing copies a page, and the hot paths (Uvarint, the
-// Page accessors, CellAt, RecordReader.Next, CompareRecords and the
-// field.go shortcuts) do not allocate. Slices returned by a view
+// or writes a file, nothing copies a page (Defragment uses the caller's
+// scratch), and the hot paths (Uvarint, the Page accessors, CellAt,
+// RecordReader.Next, CompareRecords, the field.go shortcuts, and the page
+// edits of pagewrite.go) do not allocate. Slices returned by a view
 // (Cell.Local, Value.Bytes) alias the bytes they were decoded from and are
 // valid only as long as those bytes are; copy them to keep them.
 //
@@ -22,18 +23,23 @@
 //
 // Where each layout is drawn, next to the code that decodes it:
 //
-//	FILE        LAYOUT
-//	header.go   database header (page 1, bytes 0..99): OFF/SIZE/FIELD table
-//	page.go     b-tree page: header, cell pointer array, content area,
-//	            freeblocks; header at 100 on page 1, at 0 elsewhere
-//	cell.go     the four cell formats (table/index, leaf/interior)
-//	payload.go  local payload size X, M, K and overflow pages
-//	varint.go   1..9-byte big-endian varint, 9th byte carries 8 bits
-//	record.go   record header and serial types 0..13+
-//	field.go    read-path shortcuts over records: CheckRecord once, then
-//	            Field/FieldBody and CompareKey without re-checking
-//	compare.go  key order: NULL < numbers < TEXT < BLOB, collations, DESC
-//	errors.go   ErrCorrupt, ErrUnsupported, *CorruptError
+//	FILE              LAYOUT
+//	header.go         database header (page 1, bytes 0..99): OFF/SIZE/FIELD table
+//	page.go           b-tree page: header, cell pointer array, content area,
+//	                  freeblocks; header at 100 on page 1, at 0 elsewhere
+//	pagewrite.go      page edits: compact rebuild, insert and drop a cell,
+//	                  the freeblock chain and fragment count kept exact,
+//	                  defragmentation
+//	cell.go           the four cell formats (table/index, leaf/interior)
+//	cellwrite.go      their encoders; a cell owns at least 4 bytes
+//	payload.go        local payload size X, M, K and overflow pages
+//	varint.go         1..9-byte big-endian varint, 9th byte carries 8 bits
+//	record.go         record header and serial types 0..13+
+//	field.go          read-path shortcuts over records: CheckRecord once, then
+//	                  Field/FieldBody and CompareKey without re-checking
+//	compare.go        key order: NULL < numbers < TEXT < BLOB, collations, DESC
+//	compareprefix.go  the same order over a key's first n fields
+//	errors.go         ErrCorrupt, ErrUnsupported, *CorruptError
 //
 // The page picture, for orientation (U = usable size, P = page size):
 //

@@ -90,21 +90,6 @@ func (p *Page) SetRightChild(child uint32) {
 	binary.BigEndian.PutUint32(p.Data[p.Hdr+pageHdrRightChild:], child)
 }
 
-// SetChild sets the left child of cell i of an interior page; i == NCells
-// sets the right-most child.
-func (p *Page) SetChild(i int, child uint32) error {
-	if i == p.NCells {
-		p.SetRightChild(child)
-		return nil
-	}
-	off, err := p.CellOffset(i)
-	if err != nil {
-		return err
-	}
-	binary.BigEndian.PutUint32(p.Data[off:], child)
-	return nil
-}
-
 // CellBytes returns the encoding of cell i: exactly its bytes, without the
 // padding of a cell shorter than 4 bytes. It aliases the page.
 func (p *Page) CellBytes(i int) ([]byte, error) {
@@ -418,5 +403,27 @@ func (p *Page) Defragment(scratch []byte) error {
 	binary.BigEndian.PutUint16(d[p.Hdr+pageHdrFirstFreeblock:], 0)
 	d[p.Hdr+pageHdrFragmented] = 0
 	p.setContentStart(top)
+	return nil
+}
+
+// ParsePageInto is ParsePage writing the view into *p, which the write
+// path's descent reuses from level to level (a Page is a hundred bytes, and
+// copying it out of a return value showed in profiles).
+func ParsePageInto(p *Page, data []byte, pgno uint32, usable int) error {
+	hdr := HeaderOffset(pgno)
+	if usable < MinUsableSize || usable > len(data) || hdr+PageHeaderSizeLeaf > usable {
+		return Corruptf(pgno, "page of %d bytes shorter than usable size %d", len(data), usable)
+	}
+	t := PageType(data[hdr+pageHdrType])
+	if !t.Valid() {
+		return CorruptAt(pgno, hdr, "invalid b-tree page type %d", byte(t))
+	}
+	n := int(binary.BigEndian.Uint16(data[hdr+pageHdrNumCells:]))
+	ptrs := hdr + t.HeaderSize()
+	if ptrs+2*n > usable {
+		return CorruptAt(pgno, hdr+pageHdrNumCells, "%d cells do not fit in the page", n)
+	}
+	p.Data, p.Pgno, p.Type, p.Hdr, p.NCells, p.Usable, p.cellPtrs = data, pgno, t, hdr, n, usable, ptrs
+	p.maxLocal = MaxLocal(usable, t == PageTableLeaf)
 	return nil
 }
