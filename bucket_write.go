@@ -110,7 +110,7 @@ func (b *Bucket) Put(key, value []byte) error {
 		key = []byte{}
 	}
 	rec := b.tx.bucketRecord(key, value)
-	if _, err := btree.IndexInsert(b.tx.w, b.root, nil, bucketKeyFields, rec); err != nil {
+	if _, err := b.tx.btree().IndexInsert(b.root, nil, bucketKeyFields, rec); err != nil {
 		return b.tx.fail(fmt.Errorf("pagoda: bucket %q: put: %w", b.name, err))
 	}
 	return b.tx.changed()
@@ -125,7 +125,7 @@ func (b *Bucket) Delete(key []byte) error {
 		key = []byte{}
 	}
 	rec := b.tx.bucketRecord(key, nil)
-	found, err := btree.IndexDelete(b.tx.w, b.root, nil, bucketKeyFields, rec)
+	found, err := b.tx.btree().IndexDelete(b.root, nil, bucketKeyFields, rec)
 	if err != nil {
 		return b.tx.fail(fmt.Errorf("pagoda: bucket %q: delete: %w", b.name, err))
 	}

@@ -232,10 +232,11 @@ type Stats struct {
 	WALFrames   uint64 // pages appended to the WAL
 	Syncs       uint64 // fsync calls on the database, its WAL and directory
 	Checkpoints uint64 // checkpoints that copied pages into the file
+	Spilled     uint64 // changed pages written before their commit, past the cache budget
 }
 
 // Stats returns the database's counters.
 func (db *DB) Stats() Stats {
 	s := db.pager.Stats()
-	return Stats{Commits: s.Commits, WALFrames: s.Frames, Syncs: s.Syncs, Checkpoints: s.Checkpoints}
+	return Stats{Commits: s.Commits, WALFrames: s.Frames, Syncs: s.Syncs, Checkpoints: s.Checkpoints, Spilled: s.Spilled}
 }

@@ -334,23 +334,25 @@ func (t *Table) write(replace bool, rowid int64, values []any) (int64, error) {
 		return 0, err
 	}
 	tx.vals = vals
-	var old []byte // the record replaced, if any
+	// The row being replaced, if any: Put must remove its index entries.
+	// Insert needs no lookup: the tree refuses an existing key below.
+	var old []byte
+	lookup := replace && len(p.indexes) > 0
 	if p.wr {
-		pk := make([]format.Value, len(p.pkCols))
-		for i, col := range p.pkCols {
-			pk[i] = vals[col]
-		}
-		t.cur.Init(tx.w, t.root, false, p.kinfo)
-		if t.cur.SeekKey(pk) {
-			if !replace {
-				return 0, fmt.Errorf("pagoda: UNIQUE constraint failed: %s primary key: %w", t.Name(), ErrExists)
+		if lookup {
+			pk := make([]format.Value, len(p.pkCols))
+			for i, col := range p.pkCols {
+				pk[i] = vals[col]
 			}
-			if old, err = t.cur.Payload(); err != nil {
+			t.cur.Init(tx.w, t.root, false, p.kinfo)
+			if t.cur.SeekKey(pk) {
+				if old, err = t.cur.Payload(); err != nil {
+					return 0, err
+				}
+				old = append([]byte(nil), old...)
+			} else if err := t.cur.Err(); err != nil {
 				return 0, err
 			}
-			old = append([]byte(nil), old...)
-		} else if err := t.cur.Err(); err != nil {
-			return 0, err
 		}
 		rowid = 0
 	} else {
@@ -368,17 +370,16 @@ func (t *Table) write(replace bool, rowid int64, values []any) (int64, error) {
 				return 0, err
 			}
 		}
-		t.cur.Init(tx.w, t.root, true, nil)
-		if t.cur.SeekRowid(rowid) && t.cur.Rowid() == rowid {
-			if !replace {
-				return 0, fmt.Errorf("pagoda: UNIQUE constraint failed: %s rowid %d: %w", t.Name(), rowid, ErrExists)
-			}
-			if old, err = t.cur.Payload(); err != nil {
+		if lookup {
+			t.cur.Init(tx.w, t.root, true, nil)
+			if t.cur.SeekRowid(rowid) && t.cur.Rowid() == rowid {
+				if old, err = t.cur.Payload(); err != nil {
+					return 0, err
+				}
+				old = append([]byte(nil), old...)
+			} else if err := t.cur.Err(); err != nil {
 				return 0, err
 			}
-			old = append([]byte(nil), old...)
-		} else if err := t.cur.Err(); err != nil {
-			return 0, err
 		}
 	}
 	// Check every UNIQUE index before changing anything.
@@ -390,24 +391,39 @@ func (t *Table) write(replace bool, rowid int64, values []any) (int64, error) {
 			return 0, err
 		}
 	}
+	// The row first: an Insert whose key exists stops here, unchanged.
+	bw := tx.btree()
+	tx.scratch, fields = p.appendRow(tx.scratch[:0], fields, vals)
+	var exists bool
+	switch {
+	case p.wr && replace:
+		_, err = bw.IndexInsert(t.root, p.kinfo, p.nKey, tx.scratch)
+	case p.wr:
+		exists, err = bw.IndexInsertNew(t.root, p.kinfo, p.nKey, tx.scratch)
+	case replace:
+		_, err = bw.TableInsert(t.root, rowid, tx.scratch)
+	default:
+		exists, err = bw.TableInsertNew(t.root, rowid, tx.scratch)
+	}
+	if err != nil {
+		return 0, tx.fail(err)
+	}
+	if exists {
+		tx.fields = fields
+		if p.wr {
+			return 0, fmt.Errorf("pagoda: UNIQUE constraint failed: %s primary key: %w", t.Name(), ErrExists)
+		}
+		return 0, fmt.Errorf("pagoda: UNIQUE constraint failed: %s rowid %d: %w", t.Name(), rowid, ErrExists)
+	}
 	if old != nil {
 		if err := t.deleteIndexEntries(p, old, rowid); err != nil {
 			return 0, tx.fail(err)
 		}
 	}
-	tx.scratch, fields = p.appendRow(tx.scratch[:0], fields, vals)
-	if p.wr {
-		_, err = btree.IndexInsert(tx.w, t.root, p.kinfo, p.nKey, tx.scratch)
-	} else {
-		_, err = btree.TableInsert(tx.w, t.root, rowid, tx.scratch)
-	}
-	if err != nil {
-		return 0, tx.fail(err)
-	}
 	for i := range p.indexes {
 		ip := &p.indexes[i]
 		tx.scratch, fields = ip.key(tx.scratch[:0], fields, vals, rowid, p.alias)
-		if _, err := btree.IndexInsert(tx.w, ip.root, ip.kinfo, 0, tx.scratch); err != nil {
+		if _, err := bw.IndexInsert(ip.root, ip.kinfo, 0, tx.scratch); err != nil {
 			return 0, tx.fail(err)
 		}
 	}

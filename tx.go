@@ -17,6 +17,7 @@ type Tx struct {
 	db       *DB
 	snap     pager.Snapshot
 	w        *pager.WriteTx // write transactions
+	bw       *btree.Writer  // its b-tree writer
 	cat      *schema.Catalog
 	writable bool
 	closed   bool

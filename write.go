@@ -9,6 +9,15 @@ import (
 	"github.com/pagodadb/pagoda/internal/format"
 )
 
+// btree returns the transaction's b-tree writer, which keeps its scratch
+// space from one change to the next.
+func (tx *Tx) btree() *btree.Writer {
+	if tx.bw == nil {
+		tx.bw = btree.NewWriter(tx.w)
+	}
+	return tx.bw
+}
+
 // writeCheck returns why the transaction cannot write, if it cannot.
 func (tx *Tx) writeCheck() error {
 	if tx.closed {

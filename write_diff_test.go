@@ -448,12 +448,17 @@ func TestWriteDifferential(t *testing.T) {
 	if testing.Short() {
 		txs = 8
 	}
-	for _, ps := range []int{512, 4096, 65536} {
-		t.Run(fmt.Sprint(ps), func(t *testing.T) {
-			r := rand.New(rand.NewPCG(seed, uint64(ps)))
+	for _, c := range []struct{ ps, cache int }{{512, 0}, {4096, 0}, {65536, 0}, {4096, 16 * 4096}} {
+		ps := c.ps
+		name := fmt.Sprint(ps)
+		if c.cache != 0 {
+			name += "-spill" // changed pages spill to the WAL and the file
+		}
+		t.Run(name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, uint64(ps+c.cache)))
 			g := wgen{r: r, ps: ps}
 			path := filepath.Join(t.TempDir(), "w.db")
-			db, err := Open(path, &Options{PageSize: ps, CheckpointFrames: 200})
+			db, err := Open(path, &Options{PageSize: ps, CheckpointFrames: 200, CacheSize: c.cache})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -504,6 +509,9 @@ func TestWriteDifferential(t *testing.T) {
 			nb := 0
 			for _, b := range m.buckets {
 				nb += len(b)
+			}
+			if st := db.Stats(); c.cache != 0 && st.Spilled == 0 {
+				t.Error("no page was spilled")
 			}
 			t.Logf("page size %d: %d buckets with %d keys, %d rows, %d WITHOUT ROWID rows", ps, len(m.buckets), nb, len(m.rows), len(m.wrows))
 			if err := db.Close(); err != nil {

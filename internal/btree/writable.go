@@ -57,6 +57,15 @@ func TableInsert(w Writable, root uint32, rowid int64, record []byte) (replaced 
 	return wr.TableInsert(root, rowid, record)
 }
 
+// TableInsertNew inserts the row (rowid, record) into the table tree
+// rooted at root unless it has a row with this rowid; then it changes
+// nothing and reports exists.
+func TableInsertNew(w Writable, root uint32, rowid int64, record []byte) (exists bool, err error) {
+	wr := borrow(w)
+	defer giveBack(wr)
+	return wr.TableInsertNew(root, rowid, record)
+}
+
 // TableDelete deletes the row with this rowid from the table tree rooted at
 // root, reporting whether there was one.
 func TableDelete(w Writable, root uint32, rowid int64) (found bool, err error) {
@@ -72,6 +81,15 @@ func IndexInsert(w Writable, root uint32, k *format.KeyInfo, nKey int, key []byt
 	wr := borrow(w)
 	defer giveBack(wr)
 	return wr.IndexInsert(root, k, nKey, key)
+}
+
+// IndexInsertNew inserts the entry key unless the tree has an entry equal
+// to it on the first nKey fields; then it changes nothing and reports
+// exists.
+func IndexInsertNew(w Writable, root uint32, k *format.KeyInfo, nKey int, key []byte) (exists bool, err error) {
+	wr := borrow(w)
+	defer giveBack(wr)
+	return wr.IndexInsertNew(root, k, nKey, key)
 }
 
 // IndexDelete deletes the entry whose first nKey fields equal key's,

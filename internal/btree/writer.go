@@ -491,14 +491,24 @@ func (wr *Writer) CreateTree(table bool) (uint32, error) {
 
 // TableInsert inserts or overwrites a row; see the package-level TableInsert.
 func (wr *Writer) TableInsert(root uint32, rowid int64, record []byte) (replaced bool, err error) {
+	return wr.tableInsert(root, rowid, record, true)
+}
+
+// TableInsertNew inserts the row (rowid, record) unless the tree has a row
+// with this rowid, in which case it changes nothing and reports exists.
+func (wr *Writer) TableInsertNew(root uint32, rowid int64, record []byte) (exists bool, err error) {
+	return wr.tableInsert(root, rowid, record, false)
+}
+
+func (wr *Writer) tableInsert(root uint32, rowid int64, record []byte, replace bool) (found bool, err error) {
 	if len(record) > format.MaxPayload {
 		return false, fmt.Errorf("%w: row of %d bytes", format.ErrUnsupported, len(record))
 	}
 	wr.begin(root, true, nil, 0)
 	var pg format.Page
-	found, err := wr.seekTable(rowid, &pg)
-	if err != nil {
-		return false, err
+	found, err = wr.seekTable(rowid, &pg)
+	if err != nil || (found && !replace) {
+		return found, err
 	}
 	lv := wr.depth - 1
 	i := wr.path[lv].idx
@@ -585,6 +595,17 @@ var errBadKey = errors.New("btree: index key is not a well-formed record")
 // IndexInsert inserts or replaces an index entry; see the package-level
 // IndexInsert.
 func (wr *Writer) IndexInsert(root uint32, k *format.KeyInfo, nKey int, key []byte) (replaced bool, err error) {
+	return wr.indexInsert(root, k, nKey, key, true)
+}
+
+// IndexInsertNew inserts the entry key unless the tree has an entry equal
+// to it on the first nKey fields, in which case it changes nothing and
+// reports exists.
+func (wr *Writer) IndexInsertNew(root uint32, k *format.KeyInfo, nKey int, key []byte) (exists bool, err error) {
+	return wr.indexInsert(root, k, nKey, key, false)
+}
+
+func (wr *Writer) indexInsert(root uint32, k *format.KeyInfo, nKey int, key []byte, replace bool) (found bool, err error) {
 	if len(key) > format.MaxPayload {
 		return false, fmt.Errorf("%w: index key of %d bytes", format.ErrUnsupported, len(key))
 	}
@@ -593,9 +614,9 @@ func (wr *Writer) IndexInsert(root uint32, k *format.KeyInfo, nKey int, key []by
 	}
 	wr.begin(root, false, k, nKey)
 	var pg format.Page
-	found, err := wr.seekIndex(key, &pg)
-	if err != nil {
-		return false, err
+	found, err = wr.seekIndex(key, &pg)
+	if err != nil || (found && !replace) {
+		return found, err
 	}
 	lv := wr.depth - 1
 	i := wr.path[lv].idx

@@ -18,10 +18,12 @@ type pageChunk [chunkPages]pageSlot
 
 // pageSlot is one page of the transaction. buf != nil: changed in memory.
 // frame != 0: its latest version is in that WAL frame (written by this
-// transaction, not committed yet).
+// transaction, not committed yet). inFile: a page past the committed end of
+// the database, written straight into the database file.
 type pageSlot struct {
-	buf   []byte
-	frame uint32
+	buf    []byte
+	frame  uint32
+	inFile bool
 }
 
 // get returns the slot of pgno, or nil if the transaction has none.

@@ -44,6 +44,7 @@ type Stats struct {
 	Frames      uint64 // WAL frames written
 	Syncs       uint64 // fsync calls, on any file
 	Checkpoints uint64 // checkpoints that copied pages
+	Spilled     uint64 // pages written before their commit (Settle)
 }
 
 // Stats returns the pager's counters.
@@ -157,6 +158,9 @@ type WriteTx struct {
 	pages  pageTable
 	nDirty int      // pages held in buffers
 	frames []uint32 // page of each frame spilled so far, in frame order
+	// direct is set once pages past the committed end of the database
+	// have been written straight into the database file (see Settle).
+	direct bool
 	s0, s1 uint32   // running checksum after the spilled frames
 	nPages uint32
 	done   bool
@@ -203,6 +207,10 @@ func (w *WriteTx) Page(pgno uint32) ([]byte, error) {
 		}
 		if s.frame != 0 {
 			return w.p.log.FrameData(w.p.walData, s.frame), nil
+		}
+		if s.inFile {
+			off := int(pgno-1) * w.p.pageSize
+			return w.p.data[off : off+w.p.pageSize : off+w.p.pageSize], nil
 		}
 	}
 	if pgno > w.base.nPages && pgno <= w.nPages {
@@ -373,36 +381,117 @@ func (w *WriteTx) recycle(b []byte) {
 	}
 }
 
-// Settle spills the changed pages to the WAL when they hold more memory
-// than the cache budget. Slices obtained from Page and Write before it are
-// invalid after it: call it between whole b-tree operations.
+// Settle spills the changed pages when they hold more memory than the
+// cache budget, and reuses their buffers. Slices obtained from Page and
+// Write before it are invalid after it: call it between whole b-tree
+// operations.
+//
+// Pages past the committed end of the database (new pages of a growing
+// file) go straight into the database file: no reader can see them, and
+// sqlite3 ignores pages past the size a commit records, so until the
+// commit they are garbage at the end of the file; the commit syncs the file
+// before its commit frame. This halves the writes of a bulk load (no copy
+// at checkpoint). It needs a database file whose own header records its
+// size, and SyncFull or SyncOff: SyncNormal does not sync at commit. Other
+// pages become WAL frames that only the commit frame will validate.
 func (w *WriteTx) Settle() error {
 	if w.done || w.nDirty <= w.p.spillPages() {
 		return nil
 	}
-	p := w.p
-	if len(w.frames) == 0 {
-		if err := p.prepareWAL(); err != nil {
-			return err
-		}
-		w.s0, w.s1 = p.log.Cksum1, p.log.Cksum2
-	}
-	first := p.log.MaxFrame + 1 + uint32(len(w.frames))
-	var err error
-	w.s0, w.s1, err = p.writeFrames(&w.pages, first, 0, w.s0, w.s1, func(pgno uint32, s *pageSlot) {
-		w.frames = append(w.frames, pgno)
-		s.frame = p.log.MaxFrame + uint32(len(w.frames))
-	})
-	if err != nil {
+	if err := w.spillDirect(); err != nil {
 		return err
 	}
-	// The frames are written: their pages are read from the WAL now.
+	p := w.p
+	if w.nDirty > 0 {
+		if len(w.frames) == 0 {
+			if err := p.prepareWAL(); err != nil {
+				return err
+			}
+			w.s0, w.s1 = p.log.Cksum1, p.log.Cksum2
+		}
+		first := p.log.MaxFrame + 1 + uint32(len(w.frames))
+		var err error
+		w.s0, w.s1, err = p.writeFrames(&w.pages, first, 0, w.s0, w.s1, func(pgno uint32, s *pageSlot) {
+			w.frames = append(w.frames, pgno)
+			s.frame = p.log.MaxFrame + uint32(len(w.frames))
+		})
+		if err != nil {
+			return err
+		}
+		if err := p.growWALMap(int(wal.FrameOffset(p.log.MaxFrame+uint32(len(w.frames))+1, p.pageSize))); err != nil {
+			return err
+		}
+	}
+	// The pages are written: they are read back from the files now.
+	n := w.nDirty
+	p.count(func(s *Stats) { s.Spilled += uint64(n) })
 	w.pages.each(func(pgno uint32, s *pageSlot) {
 		w.recycle(s.buf)
 		s.buf = nil
 	})
 	w.nDirty = 0
-	return p.growWALMap(int(wal.FrameOffset(p.log.MaxFrame+uint32(len(w.frames))+1, p.pageSize)))
+	return nil
+}
+
+// directOK reports whether pages past the committed end may be written
+// straight into the database file (see Settle).
+func (w *WriteTx) directOK() bool {
+	p := w.p
+	if p.opts.Sync == SyncNormal || len(p.data) < format.HeaderSize {
+		return false
+	}
+	h := format.Header(p.data)
+	return h.SizeIsValid() && h.DatabaseSize() <= w.base.nPages
+}
+
+// spillDirect writes the buffered pages past the committed end of the
+// database into the database file, in runs of consecutive pages.
+func (w *WriteTx) spillDirect() error {
+	if !w.directOK() {
+		return nil
+	}
+	p := w.p
+	ws := &p.wstate
+	if cap(ws.frames) < frameBatch*(wal.FrameHeaderSize+p.pageSize) {
+		ws.frames = make([]byte, frameBatch*(wal.FrameHeaderSize+p.pageSize))
+	}
+	run := ws.frames[:0]
+	var runStart, prev, maxPg uint32
+	var werr error
+	direct := 0
+	flush := func() {
+		if len(run) > 0 && werr == nil {
+			_, werr = writeAt(p.f, run, int64(runStart-1)*int64(p.pageSize))
+		}
+		run = run[:0]
+	}
+	w.pages.each(func(pgno uint32, s *pageSlot) {
+		if pgno <= w.base.nPages || werr != nil {
+			return
+		}
+		if len(run) > 0 && (pgno != prev+1 || len(run)+p.pageSize > cap(run)) {
+			flush()
+		}
+		if len(run) == 0 {
+			runStart = pgno
+		}
+		run = append(run, s.buf...)
+		prev, maxPg = pgno, pgno
+		w.recycle(s.buf)
+		s.buf, s.inFile = nil, true
+		w.nDirty--
+		w.direct = true
+		direct++
+	})
+	flush()
+	if werr != nil {
+		return werr
+	}
+	p.count(func(s *Stats) { s.Spilled += uint64(direct) })
+	if maxPg > 0 {
+		return p.growDBMap(maxPg)
+	}
+	return nil
 }
 
 // Rollback forgets the transaction's changes.
@@ -436,7 +525,7 @@ func (w *WriteTx) Commit() error {
 			w.finish()
 		}
 	}()
-	if w.nDirty == 0 && len(w.frames) == 0 {
+	if w.nDirty == 0 && len(w.frames) == 0 && !w.direct {
 		return nil
 	}
 	p := w.p
@@ -459,6 +548,16 @@ func (w *WriteTx) Commit() error {
 		h.SetChangeCounter(c)
 		h.SetVersionValidFor(c)
 		h.SetSQLiteVersion(format.SQLiteVersionNumber)
+	}
+	if w.direct {
+		// The rest of the new pages join the spilled ones in the file,
+		// which must be durable before the commit frame is.
+		if err := w.spillDirect(); err != nil {
+			return fmt.Errorf("pager: commit: %w", err)
+		}
+		if err := p.sync(p.f); err != nil {
+			return fmt.Errorf("pager: commit: %w", err)
+		}
 	}
 	if err := p.appendCommit(w); err != nil {
 		return fmt.Errorf("pager: commit: %w", err)
@@ -656,6 +755,7 @@ func (p *Pager) growWALMap(size int) error {
 
 // growDBMap makes the database mapping cover nPages pages.
 func (p *Pager) growDBMap(nPages uint32) error {
+	nPages = max(nPages, p.dbPagesNow())
 	size := int(nPages) * p.pageSize
 	if size <= p.dataCap && p.data != nil && !mapCopies {
 		p.mu.Lock()
