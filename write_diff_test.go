@@ -504,6 +504,9 @@ func TestWriteDifferential(t *testing.T) {
 				if i%4 == 3 || i == txs-1 {
 					verifySQLite(t, snapshotFiles(t, path), m)
 					verifyPagoda(t, db, m)
+					if err := db.Check(); err != nil {
+						t.Fatalf("db.Check after tx %d: %v", i, err)
+					}
 				}
 			}
 			nb := 0
@@ -527,6 +530,9 @@ func TestWriteDifferential(t *testing.T) {
 			}
 			defer db2.Close()
 			verifyPagoda(t, db2, m)
+			if err := db2.Check(); err != nil {
+				t.Fatalf("db.Check after reopening: %v", err)
+			}
 		})
 	}
 }

@@ -24,6 +24,7 @@ var layers = []string{
 	"internal/pager",
 	"internal/btree",
 	"internal/schema",
+	"internal/check",
 	".",
 	"fsys",
 }

@@ -1,0 +1,359 @@
+package check
+
+import (
+	"cmp"
+	"encoding/hex"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pagodadb/pagoda/internal/btree"
+	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/schema"
+)
+
+// The index-entry check (sqlite-format.md §11, #13 and #14). For each table
+// whose tree is sound, one scan of its rows computes the key every row must
+// have in each of its indexes (sqlite-format.md §6): the indexed columns in
+// order, an INTEGER PRIMARY KEY alias reading as the rowid, missing
+// trailing fields taking the column's default, then the rowid (rowid
+// tables) or the primary key columns not already in the index (WITHOUT
+// ROWID tables). The keys of each index are sorted in the index's order and
+// merged with an in-order scan of the index: a key without its entry is a
+// missing entry, an entry without its key an extra one, and an entry equal
+// to its key under the index's collations must also be equal to it field by
+// field (a NOCASE index holds the row's own spelling).
+
+// rowidField marks the rowid in indexPlan.cols.
+const rowidField = -1
+
+// indexPlan is what checking one index against its table needs.
+type indexPlan struct {
+	info *schema.IndexInfo
+	tree *tree
+	cols []int // the table column each key field comes from, rowidField for the rowid
+	// skip is set when some row's key cannot be computed (a column with a
+	// DEFAULT the checker cannot evaluate): the index is then not checked.
+	skip  bool
+	arena []byte    // the expected keys, back to back
+	keys  []keySpan // where each is in arena, sorted in index order before the merge
+}
+
+// keySpan is one expected key: arena[off:off+n], the key of row rowid
+// (rowid tables; 0 in WITHOUT ROWID tables).
+type keySpan struct {
+	off, n int
+	rowid  int64
+}
+
+func (p *indexPlan) key(k keySpan) []byte { return p.arena[k.off : k.off+k.n] }
+
+// checkIndexes checks every table's rows against its indexes.
+func (c *checker) checkIndexes(cat *schema.Catalog) {
+	if c.utf16 {
+		return
+	}
+	for _, ti := range cat.Tables {
+		if c.stopped {
+			return
+		}
+		tt := c.tables[ti]
+		if tt == nil || !tt.ok || ti.Table == nil {
+			continue
+		}
+		var plans []*indexPlan
+		for _, ii := range ti.Indexes {
+			if p := c.planIndex(ti, ii); p != nil {
+				plans = append(plans, p)
+			}
+		}
+		if len(plans) == 0 {
+			continue
+		}
+		rows, ok := c.expectedKeys(ti, tt, plans)
+		if !ok {
+			continue
+		}
+		for _, p := range plans {
+			if !p.skip && !c.stopped {
+				c.matchIndex(ti, rows, p)
+			}
+		}
+	}
+}
+
+// planIndex returns how to compute ii's keys from rows of ti, or nil when
+// the index is not checked: its tree is unsound, or it is an index pagoda
+// cannot compute (partial, on expressions, on a VIRTUAL generated column).
+func (c *checker) planIndex(ti *schema.TableInfo, ii *schema.IndexInfo) *indexPlan {
+	it := c.indexes[ii]
+	if it == nil || !it.ok || it.kinfo == nil || ii.Err != nil || ii.Index == nil || ii.Index.Partial || ii.Index.HasExpr {
+		return nil
+	}
+	t := ti.Table
+	p := &indexPlan{info: ii, tree: it}
+	for _, k := range ii.KeyOrder() {
+		switch {
+		case k.Expr:
+			return nil
+		case k.Column < 0 || k.Column == t.RowidAlias && !t.WithoutRowID:
+			if t.WithoutRowID {
+				return nil
+			}
+			p.cols = append(p.cols, rowidField)
+		case k.Column >= len(t.Columns) || t.Columns[k.Column].Hidden:
+			return nil
+		default:
+			p.cols = append(p.cols, k.Column)
+		}
+	}
+	return p
+}
+
+// expectedKeys scans the rows of table ti (tree tt) once and appends every
+// row's key to each plan. It returns the number of rows; ok is false (and
+// the problem reported) when a row cannot be read.
+func (c *checker) expectedKeys(ti *schema.TableInfo, tt *tree, plans []*indexPlan) (rows int64, ok bool) {
+	t := ti.Table
+	field := make([]int, len(t.Columns)) // record field of each column, -1 if none
+	for i := range field {
+		field[i] = -1
+	}
+	for f, col := range t.RecordOrder {
+		if col >= 0 && col < len(field) {
+			field[col] = f
+		}
+	}
+	var vals []format.Value
+	var cur btree.Cursor
+	cur.Init(c.src, tt.root, tt.table, tt.kinfo)
+	for more := cur.First(); more && !c.stopped; more = cur.Next() {
+		rowid, rec, pgno, err := cur.Entry()
+		if err != nil {
+			c.reportf(pgno, "%s: cannot read a row: %s", tt.name, errMsg(err, pgno))
+			return rows, false
+		}
+		if !tt.table {
+			rowid = 0
+		}
+		if _, err := format.CheckRecord(rec); err != nil {
+			c.reportf(pgno, "%s: %s: malformed record: %s", tt.name, rowName(tt, rowid, rec), errMsg(err, pgno))
+			return rows, false
+		}
+		rows++
+		for _, p := range plans {
+			if p.skip {
+				continue
+			}
+			vals = vals[:0]
+			for _, col := range p.cols {
+				v, known := c.columnValue(ti, rec, rowid, col, field)
+				if !known {
+					p.skip = true
+					break
+				}
+				vals = append(vals, v)
+			}
+			if p.skip {
+				continue
+			}
+			off := len(p.arena)
+			p.arena = format.AppendRecord(p.arena, vals)
+			p.keys = append(p.keys, keySpan{off: off, n: len(p.arena) - off, rowid: rowid})
+		}
+	}
+	if err := cur.Err(); err != nil {
+		c.reportf(0, "%s: cannot read the rows: %s", tt.name, errMsg(err, 0))
+		return rows, false
+	}
+	return rows, !c.stopped
+}
+
+// columnValue returns column col of a row (record rec, rowid): the rowid
+// for rowidField, the record's field, or, for a field the record lacks, the
+// column's default. known is false when that default cannot be evaluated.
+func (c *checker) columnValue(ti *schema.TableInfo, rec []byte, rowid int64, col int, field []int) (v format.Value, known bool) {
+	if col == rowidField {
+		return format.IntValue(rowid), true
+	}
+	if f := field[col]; f >= 0 {
+		if v, ok := format.Field(rec, f); ok {
+			return v, true
+		}
+	}
+	switch {
+	case c.deflt != nil:
+		return c.deflt(ti, col), true
+	case ti.Table.Columns[col].HasDefault:
+		return format.Value{}, false
+	}
+	return format.NullValue(), true
+}
+
+// matchIndex sorts p's expected keys in index order and merges them with
+// the index's entries, reporting missing, extra and mismatched entries and
+// a wrong entry count.
+func (c *checker) matchIndex(ti *schema.TableInfo, rows int64, p *indexPlan) {
+	it := p.tree
+	slices.SortFunc(p.keys, func(a, b keySpan) int {
+		r, _ := format.CompareRecords(p.key(a), p.key(b), it.kinfo)
+		if r == 0 {
+			r = cmp.Compare(a.rowid, b.rowid)
+		}
+		return r
+	})
+	table := "table " + ti.Entry.Name
+	row := func(k keySpan) string {
+		if ti.Table.WithoutRowID {
+			return "a row"
+		}
+		return "row " + strconv.FormatInt(k.rowid, 10)
+	}
+	missing := func(k keySpan) {
+		c.reportf(it.root, "%s: no entry %s for %s of %s", it.name, formatKey(p.key(k)), row(k), table)
+	}
+	var entries int64
+	j := 0
+	var cur btree.Cursor
+	cur.Init(c.src, it.root, false, it.kinfo)
+	for more := cur.First(); more && !c.stopped; more = cur.Next() {
+		_, entry, pgno, err := cur.Entry()
+		if err != nil {
+			c.reportf(pgno, "%s: cannot read an entry: %s", it.name, errMsg(err, pgno))
+			return
+		}
+		entries++
+		for !c.stopped {
+			if j == len(p.keys) {
+				c.reportf(pgno, "%s: entry %s matches no row of %s", it.name, formatKey(entry), table)
+				break
+			}
+			want := p.key(p.keys[j])
+			r, err := format.CompareRecords(want, entry, it.kinfo)
+			if err != nil || r > 0 {
+				c.reportf(pgno, "%s: entry %s matches no row of %s", it.name, formatKey(entry), table)
+				break
+			}
+			if r < 0 {
+				missing(p.keys[j])
+				j++
+				continue
+			}
+			if !sameRecord(want, entry) {
+				c.reportf(pgno, "%s: entry %s differs from %s, the key of %s of %s", it.name, formatKey(entry), formatKey(want), row(p.keys[j]), table)
+			}
+			j++
+			break
+		}
+	}
+	if err := cur.Err(); err != nil {
+		c.reportf(0, "%s: cannot read the entries: %s", it.name, errMsg(err, 0))
+		return
+	}
+	for ; j < len(p.keys) && !c.stopped; j++ {
+		missing(p.keys[j])
+	}
+	if entries != rows {
+		c.reportf(it.root, "%s has %d entries, %s has %d rows", it.name, entries, table, rows)
+	}
+}
+
+// sameRecord reports whether two records hold the same values, field by
+// field: same storage class and same bytes, numbers by value (an integer
+// and a real of equal value are the same, as a REAL column may store either).
+func sameRecord(a, b []byte) bool {
+	ra, err := format.NewRecordReader(a)
+	if err != nil {
+		return false
+	}
+	rb, err := format.NewRecordReader(b)
+	if err != nil {
+		return false
+	}
+	for {
+		va, oka, erra := ra.Next()
+		vb, okb, errb := rb.Next()
+		if erra != nil || errb != nil || oka != okb {
+			return false
+		}
+		if !oka {
+			return true
+		}
+		if format.CompareValues(va, vb, format.CollBinary) != 0 {
+			return false
+		}
+	}
+}
+
+// rowName names a row for messages: its rowid, or its key.
+func rowName(t *tree, rowid int64, rec []byte) string {
+	if t.table {
+		return "row " + strconv.FormatInt(rowid, 10)
+	}
+	return "row " + formatKey(rec)
+}
+
+// Limits of formatKey's output.
+const (
+	maxShownFields = 8
+	maxShownBytes  = 32
+)
+
+// formatKey renders a record for messages as a tuple: (NULL, 1, 2.5,
+// "text", x'0a0b'), text quoted with Go escapes so that a message stays on
+// one line, long values and records cut short with "...".
+func formatKey(rec []byte) string {
+	r, err := format.NewRecordReader(rec)
+	if err != nil {
+		return "(malformed record)"
+	}
+	var b strings.Builder
+	b.WriteByte('(')
+	for i := 0; ; i++ {
+		v, ok, err := r.Next()
+		if err != nil {
+			b.WriteString(", malformed")
+			break
+		}
+		if !ok {
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if i == maxShownFields {
+			b.WriteString("...")
+			break
+		}
+		writeValue(&b, v)
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+func writeValue(b *strings.Builder, v format.Value) {
+	switch v.Kind {
+	case format.KindNull:
+		b.WriteString("NULL")
+	case format.KindInt:
+		b.WriteString(strconv.FormatInt(v.Int(), 10))
+	case format.KindFloat:
+		b.WriteString(strconv.FormatFloat(v.Float(), 'g', -1, 64))
+	case format.KindText:
+		s, more := v.Bytes, ""
+		if len(s) > maxShownBytes {
+			s, more = s[:maxShownBytes], "..."
+		}
+		b.WriteString(strconv.Quote(string(s))) // escaped: a problem stays on one line
+		b.WriteString(more)
+	default:
+		s, more := v.Bytes, ""
+		if len(s) > maxShownBytes {
+			s, more = s[:maxShownBytes], "..."
+		}
+		b.WriteString("x'")
+		b.WriteString(hex.EncodeToString(s))
+		b.WriteByte('\'')
+		b.WriteString(more)
+	}
+}
