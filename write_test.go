@@ -7,8 +7,8 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"strings"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 

@@ -33,16 +33,16 @@
 //     (SyncFull): that sync is the commit point. Only after it are the
 //     frames indexed and visible to new snapshots. A failed commit zeroes
 //     the header of its first frame, so that recovery never replays it.
-// 10. A transaction whose changed pages exceed the cache budget spills them
+//  10. A transaction whose changed pages exceed the cache budget spills them
 //     (Settle, between b-tree operations) as non-commit frames after the
 //     last commit, and reads them back from the WAL; rollback abandons
 //     them and the next commit overwrites them.
-// 11. Allocation takes a freelist leaf of the first trunk, else the trunk,
+//  11. Allocation takes a freelist leaf of the first trunk, else the trunk,
 //     else appends a page, skipping the lock-byte page. Freeing appends a
 //     leaf to the first trunk while it holds fewer than U/4-8, else makes
 //     the page the new first trunk. Page 1 keeps the freelist head and
 //     count, the page count, and change counter == version-valid-for.
-// 12. A checkpoint copies, for each page, its newest frame at or before the
+//  12. A checkpoint copies, for each page, its newest frame at or before the
 //     oldest live snapshot's mark into the database file, then syncs it.
 //     Snapshots taken once every frame is copied read the file alone, and
 //     the WAL restarts (new salts, frames from the start) only when no

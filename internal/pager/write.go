@@ -161,7 +161,7 @@ type WriteTx struct {
 	// direct is set once pages past the committed end of the database
 	// have been written straight into the database file (see Settle).
 	direct bool
-	s0, s1 uint32   // running checksum after the spilled frames
+	s0, s1 uint32 // running checksum after the spilled frames
 	nPages uint32
 	done   bool
 }
