@@ -39,6 +39,9 @@ func runWorkload(b *testing.B, name string) {
 	for _, peer := range bench.PeerNames {
 		b.Run(peer, func(b *testing.B) {
 			p, err := bench.NewPeer(peer)
+			if bench.Skipped(err) {
+				b.Skip(err)
+			}
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -91,6 +94,9 @@ func TestPeersAgree(t *testing.T) {
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			p, err := bench.NewPeer(name)
+			if bench.Skipped(err) {
+				t.Skipf("%s: %v", name, err)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -176,8 +182,11 @@ func TestFixture(t *testing.T) {
 	}
 }
 
-// TestRun runs the whole harness on a small fixture with a tiny benchtime
-// and checks the report.
+// smallWrites are write sizes that take well under a second per peer.
+var smallWrites = bench.WriteOptions{LoadRows: 3000, InsertRows: 2000, TxRows: 500, Commits: 5, CacheKeys: []int{300}}
+
+// TestRun runs the whole harness on small sizes with a tiny benchtime and
+// checks the report.
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	rep, err := bench.Run(bench.Config{
@@ -185,38 +194,96 @@ func TestRun(t *testing.T) {
 		Fixture:   bench.FixtureOptions{Rows: 2000},
 		Benchtime: 5 * time.Millisecond,
 		Count:     2,
+		Writes:    smallWrites,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := len(rep.Results), len(bench.PeerNames)*len(bench.Workloads); got != want {
-		t.Fatalf("%d results, want %d", got, want)
+		t.Fatalf("%d read results, want %d", got, want)
 	}
 	for _, r := range rep.Results {
-		if r.N == 0 || r.NsPerOp <= 0 || r.FileSize <= 0 || r.MinNs > r.NsPerOp || r.MaxNs < r.NsPerOp {
+		if r.Skipped != (r.Peer == "pebble") {
+			t.Errorf("result %+v: want only pebble's read results skipped", r)
+			continue
+		}
+		if !r.Skipped && (r.N == 0 || r.NsPerOp <= 0 || r.FileSize <= 0 || r.MinNs > r.NsPerOp || r.MaxNs < r.NsPerOp) {
 			t.Errorf("result %+v: want operations, time within the spread and a file size", r)
+		}
+	}
+	if got, want := len(rep.Writes), len(bench.PeerNames)*len(bench.WriteWorkloads); got != want {
+		t.Fatalf("%d write results, want %d", got, want)
+	}
+	wantOps := map[string]int{"load-seq": 3000, "load-rand": 3000, "insert": 2000, "delete": 200, "commit": 5}
+	for _, r := range rep.Writes {
+		if r.Skipped || r.Stopped || r.Ops != wantOps[r.Workload] || r.NsPerOp <= 0 || r.FileSize <= 0 || r.Total <= 0 ||
+			r.MinNs > r.NsPerOp || r.MaxNs < r.NsPerOp {
+			t.Errorf("write result %+v: want %d operations, time within the spread and a file size", r, wantOps[r.Workload])
+		}
+	}
+	if got, want := len(rep.Cache), len(bench.PeerNames); got != want {
+		t.Fatalf("%d cache results, want %d", got, want)
+	}
+	for _, r := range rep.Cache {
+		if r.Skipped || r.Keys != 300 || r.InsertNs <= 0 || r.ReadNs <= 0 || r.DeleteNs <= 0 || r.FileSize <= 0 || r.MaxRSS != 0 {
+			t.Errorf("cache result %+v: want times, a file size and no memory (no child process)", r)
 		}
 	}
 	var out strings.Builder
 	if err := rep.Print(&out); err != nil {
 		t.Fatal(err)
 	}
-	for _, peer := range bench.PeerNames {
-		for _, w := range bench.Workloads {
-			if !strings.Contains(out.String(), w.Name+"  ") || !strings.Contains(out.String(), peer) {
-				t.Errorf("report lacks %s/%s:\n%s", w.Name, peer, out.String())
+	for _, name := range bench.WorkloadNames() {
+		if name == bench.CacheWorkload {
+			continue
+		}
+		for _, peer := range bench.PeerNames {
+			if !hasRow(out.String(), name, peer) {
+				t.Errorf("report lacks %s/%s:\n%s", name, peer, out.String())
 			}
 		}
 	}
+	for _, peer := range bench.PeerNames {
+		if !hasRow(out.String(), "300", peer) {
+			t.Errorf("report lacks the cache row of %s:\n%s", peer, out.String())
+		}
+	}
+	for _, want := range []string{"lookup    pebble", "skipped", "targets:", "load-seq vs bbolt", "commit vs mattn", "load-seq file: pagoda"} {
+		if want == "commit vs mattn" && !slices.Contains(bench.PeerNames, "mattn") {
+			continue
+		}
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
 	t.Logf("\n%s", out.String())
+	if entries, err := os.ReadDir(dir); err != nil || slices.ContainsFunc(entries, func(e os.DirEntry) bool { return strings.HasPrefix(e.Name(), "run-") }) {
+		t.Errorf("the run left its stores behind in %s (%v): %v", dir, err, entries)
+	}
 
 	_, err = bench.Run(bench.Config{Dir: dir, Fixture: bench.FixtureOptions{Rows: 2000}, Peers: []string{"nope"}})
 	if err == nil || !strings.Contains(err.Error(), "unknown peer") {
 		t.Errorf("unknown peer: err %v", err)
+	}
+	_, err = bench.Run(bench.Config{Dir: dir, Fixture: bench.FixtureOptions{Rows: 2000}, Workloads: []string{"nope"}})
+	if err == nil || !strings.Contains(err.Error(), "unknown workload") {
+		t.Errorf("unknown workload: err %v", err)
 	}
 	if _, err := bench.LoadFixture(dir, bench.FixtureOptions{}); err == nil {
 		t.Error("a fixture of zero rows: no error")
 	} else if errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a fixture of zero rows: %v", err)
 	}
+}
+
+// hasRow reports whether a table of out has a row starting with the cells
+// first and second.
+func hasRow(out, first, second string) bool {
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) > 2 && f[0] == first && f[1] == second {
+			return true
+		}
+	}
+	return false
 }

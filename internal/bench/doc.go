@@ -23,6 +23,21 @@
 // testing.Benchmark in one process, one peer after the other (optionally
 // several rounds, keeping medians), and [Report.Print] prints ns/op,
 // allocs/op and pagoda's ratio to each peer.
+//
+// A [Store] is one engine writing a store of its own: pagoda, mattn and
+// modernc (CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB), WAL mode,
+// prepared statements), bbolt and pebble (8-byte big-endian keys), every
+// commit durable. The write workloads ([WriteWorkloads]: bulk loads in key
+// order and in random order in one transaction, random inserts and deletes
+// in transactions of 1,000, durable one-row commits) run on fresh stores in
+// a directory that is removed afterwards; [WriteBench] generates the rows
+// once and times each workload with its own clock, then checks the store,
+// reopened, row by row, so that a peer that drops writes cannot win. The
+// cache workload ([MeasureCache]) inserts, reads and deletes 500, 5,000
+// and 50,000 keys, each (peer, size) in a child process ([RunChild]) whose
+// peak memory is its own. pebble only writes and mattn-autocommit only
+// reads; the workloads they lack are reported as skipped.
+//
 // Ratios between peers measured in the same run are the numbers to read;
 // absolute times depend on the machine.
 package bench

@@ -93,7 +93,7 @@ func LoadFixture(dir string, opt FixtureOptions) (*Fixture, error) {
 			return nil, fmt.Errorf("bench: removing incomplete fixture: %w", err)
 		}
 	}
-	removeStaleBuilds(dir)
+	removeStale(dir, buildingPrefix)
 	tmp, err := os.MkdirTemp(dir, buildingPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
@@ -126,12 +126,14 @@ func LoadFixture(dir string, opt FixtureOptions) (*Fixture, error) {
 // buildingPrefix starts the names of directories where fixtures are built.
 const buildingPrefix = "building-"
 
-// removeStaleBuilds removes build directories left under dir by runs that
-// were killed: those not modified for an hour (a build takes seconds).
-func removeStaleBuilds(dir string) {
+// removeStale removes the directories whose names start with prefix
+// (fixture builds, a run's stores) left under dir by runs that were
+// killed: those not modified for an hour (a build takes seconds, a run
+// minutes).
+func removeStale(dir, prefix string) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), buildingPrefix) {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
 			continue
 		}
 		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > time.Hour {

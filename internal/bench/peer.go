@@ -1,8 +1,8 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
-	"strings"
 )
 
 // Peer is one engine reading a fixture. A peer is used by one goroutine:
@@ -25,17 +25,27 @@ type Peer interface {
 }
 
 // PeerNames lists the peers, in the order they are measured and reported.
-// mattn is left out of binaries built without cgo. One more peer can be
-// asked for by name: mattn-autocommit, mattn used as most programs use
-// database/sql (no long transaction, SQLite's defaults).
+// mattn is left out of binaries built without cgo. pebble only writes: it
+// has a [Store] but no [Peer], and the read workloads skip it. One more
+// peer can be asked for by name: mattn-autocommit, mattn used as most
+// programs use database/sql (no long transaction, SQLite's defaults),
+// which only reads.
 var PeerNames = peerNames()
 
 func peerNames() []string {
 	if !cgoEnabled {
-		return []string{"pagoda", "modernc", "bbolt"}
+		return []string{"pagoda", "modernc", "bbolt", "pebble"}
 	}
-	return []string{"pagoda", "mattn", "modernc", "bbolt"}
+	return []string{"pagoda", "mattn", "modernc", "bbolt", "pebble"}
 }
+
+// errNoReads is the error of NewPeer for peers that only write.
+var errNoReads = errors.New("has no read workloads")
+
+// Skipped reports whether err, from NewPeer or NewStore, says that the peer
+// exists but has no implementation of that kind of workload, so that the
+// workload is skipped for it rather than failing the run.
+func Skipped(err error) bool { return errors.Is(err, errNoReads) || errors.Is(err, errNoWrites) }
 
 // PeerOptions configure peers.
 type PeerOptions struct {
@@ -58,18 +68,20 @@ func NewPeerWith(name string, opt PeerOptions) (Peer, error) {
 		return &pagodaPeer{}, nil
 	case "mattn":
 		if !cgoEnabled {
-			return nil, fmt.Errorf("bench: peer mattn needs cgo, and this binary was built with CGO_ENABLED=0")
+			return nil, errNoCgo
 		}
 		return &sqlPeer{name: name, driver: mattnDriver, pragmas: pragmas}, nil
 	case "mattn-autocommit":
 		if !cgoEnabled {
-			return nil, fmt.Errorf("bench: peer mattn needs cgo, and this binary was built with CGO_ENABLED=0")
+			return nil, errNoCgo
 		}
 		return &sqlPeer{name: name, driver: mattnDriver, autocommit: true}, nil
 	case "modernc":
 		return &sqlPeer{name: name, driver: moderncDriver, pragmas: pragmas}, nil
 	case "bbolt":
 		return &boltPeer{}, nil
+	case "pebble":
+		return nil, fmt.Errorf("bench: peer %s %w", name, errNoReads)
 	}
-	return nil, fmt.Errorf("bench: unknown peer %q (want one of %s, or mattn-autocommit)", name, strings.Join(PeerNames, ", "))
+	return nil, unknownPeer(name)
 }

@@ -9,18 +9,66 @@ import (
 	"time"
 )
 
-// Print writes the report as a table: one row per (workload, peer), with
-// ns/op (and, over several rounds, half the range as a percentage of it),
-// ns/row for whole-table workloads, allocs/op, B/op, pagoda's speed-up over
-// the peer (the peer's ns/op divided by pagoda's) and the size of the file
-// the peer read; then the targets, met or missed.
+// Print writes the report: for the read workloads, a table with one row
+// per (workload, peer): ns/op (and, over several rounds, half the range as
+// a percentage of it), ns/row for whole-table workloads, allocs/op, B/op,
+// pagoda's speed-up over the peer (the peer's ns/op divided by pagoda's)
+// and the size of the file the peer read; for the write workloads, the
+// same per row or commit, with the total time and the size of the files
+// written; for the cache workload, ns/op of each phase, the files and the
+// peak memory, per size and peer; then the targets, met or not.
 func (r *Report) Print(w io.Writer) error {
-	f := r.Fixture
 	p := &printer{w: w}
 	rounds := ""
 	if r.Config.Count > 1 {
-		rounds = fmt.Sprintf(", median of %d rounds", r.Config.Count)
+		rounds = fmt.Sprintf("; median of %d rounds", r.Config.Count)
 	}
+	if r.Fixture != nil {
+		r.printReads(p, rounds)
+	}
+	if len(r.Writes) > 0 {
+		if r.Fixture != nil {
+			p.printf("\n")
+		}
+		r.printWrites(p, rounds)
+	}
+	if len(r.Cache) > 0 {
+		if r.Fixture != nil || len(r.Writes) > 0 {
+			p.printf("\n")
+		}
+		r.printCache(p, rounds)
+	}
+	if lines := r.targets(); len(lines) > 0 {
+		p.printf("\ntargets:\n")
+		for _, l := range lines {
+			p.printf("  %s\n", l)
+		}
+	}
+	var phases []string
+	for i, name := range []string{"reads", "writes", "cache"} {
+		if d := r.Phases[i]; d > 0 {
+			phases = append(phases, name+" "+d.Round(100*time.Millisecond).String())
+		}
+	}
+	p.printf("\ntotal %s", r.Elapsed.Round(100*time.Millisecond))
+	if len(phases) > 1 {
+		p.printf(" (%s)", strings.Join(phases, ", "))
+	}
+	p.printf("\n")
+	return p.err
+}
+
+// skippedRow is a table row for a (workload, peer) pair that was skipped.
+func skippedRow(head []string, first ...string) []string {
+	row := append(first, "skipped")
+	for len(row) < len(head) {
+		row = append(row, "")
+	}
+	return row
+}
+
+func (r *Report) printReads(p *printer, rounds string) {
+	f := r.Fixture
 	p.printf("pagoda bench: %s rows of %d-byte values; lookups cycle through %s random rowids; benchtime %s%s\n",
 		group(int64(f.Rows)), f.ValueSize, group(lookupKeys), r.Config.Benchtime, rounds)
 	if f.Built {
@@ -29,23 +77,26 @@ func (r *Report) Print(w io.Writer) error {
 		p.printf("fixture: %s (cached)\n", f.Dir)
 	}
 	p.printf("files: SQLite %s (read by pagoda, mattn, modernc), bbolt %s\n", mb(r.SQLiteSize), mb(r.BoltSize))
-	settings := "SQLite defaults"
-	if !r.Config.SQLiteDefaults && len(SQLitePragmas) > 0 {
-		settings = strings.Join(SQLitePragmas, "; ")
-	}
-	p.printf("mattn, modernc: database/sql, prepared statements, one read transaction, WAL; %s\n", settings)
+	p.printf("mattn, modernc: database/sql, prepared statements, one read transaction, WAL; %s\n", r.sqliteSettings())
 	if slices.Contains(r.Config.Peers, "mattn-autocommit") {
 		p.printf("mattn-autocommit: database/sql, statements prepared on the *sql.DB, a transaction per query, WAL; SQLite defaults\n")
+	}
+	if slices.ContainsFunc(r.Results, func(res Result) bool { return res.Skipped }) {
+		p.printf("skipped: peers that only write (pebble)\n")
 	}
 	p.printf("\n")
 
 	head := []string{"workload", "peer", "ns/op", "ns/row", "allocs/op", "B/op", "pagoda speed-up", "file"}
 	spread := r.Config.Count > 1
 	if spread {
-		head = append(head[:3], append([]string{"spread"}, head[3:]...)...)
+		head = slices.Insert(head, 3, "spread")
 	}
 	rows := [][]string{head}
 	for _, res := range r.Results {
+		if res.Skipped {
+			rows = append(rows, skippedRow(head, res.Workload, res.Peer))
+			continue
+		}
 		ratio := "-"
 		if base, ok := r.find(res.Workload, "pagoda"); ok && res.Peer != "pagoda" {
 			ratio = fmt.Sprintf("%.1fx", res.NsPerOp/base.NsPerOp)
@@ -56,49 +107,176 @@ func (r *Report) Print(w io.Writer) error {
 		}
 		row := []string{res.Workload, res.Peer, nsString(res.NsPerOp)}
 		if spread {
-			row = append(row, fmt.Sprintf("±%.0f%%", 50*(res.MaxNs-res.MinNs)/res.NsPerOp))
+			row = append(row, spreadString(res.NsPerOp, res.MinNs, res.MaxNs))
 		}
 		rows = append(rows, append(row, perRow, group(res.AllocsPerOp), group(res.BytesPerOp), ratio, mb(res.FileSize)))
 	}
 	p.table(rows, 2)
-
-	if lines := r.targets(); len(lines) > 0 {
-		p.printf("\ntargets:\n")
-		for _, l := range lines {
-			p.printf("  %s\n", l)
-		}
-	}
-	p.printf("\ntotal %s\n", r.Elapsed.Round(100*time.Millisecond))
-	return p.err
 }
 
-// Target checks the "done" criteria on this run: point lookups at
-// least 10x faster than mattn, faster than bbolt, with 0 allocs/op; the full
-// scan at least 1.8x faster than the fastest peer. Criteria whose peers were
-// not measured are left out.
+// sqliteSettings describes the pragmas of the SQLite peers.
+func (r *Report) sqliteSettings() string {
+	if r.Config.SQLiteDefaults || len(SQLitePragmas) == 0 {
+		return "SQLite defaults"
+	}
+	return strings.Join(SQLitePragmas, "; ")
+}
+
+func (r *Report) printWrites(p *printer, rounds string) {
+	o := r.Config.Writes
+	vs := r.Config.Fixture.withDefaults().ValueSize
+	p.printf("writes: fresh stores of %d-byte values under keys 1..N: the rowids of %s\n", vs, storeTableSQL)
+	p.printf("  (pagoda, mattn, modernc) or 8 big-endian bytes (bbolt bucket, pebble); each store is checked after each workload:\n")
+	p.printf("  reopened, every row scanned, some looked up%s\n", rounds)
+	p.printf("every commit durable: pagoda SyncFull; bbolt defaults; pebble defaults, Sync; mattn, modernc: database/sql,\n")
+	p.printf("  prepared statements, BEGIN/COMMIT, %s; %s\n", strings.Join(storePragmas, "; "), r.sqliteSettings())
+	names := map[string]bool{}
+	for _, res := range r.Writes {
+		names[res.Workload] = true
+	}
+	var docs [][]string
+	for _, wl := range WriteWorkloads {
+		if !names[wl.Name] {
+			continue
+		}
+		doc := wl.Doc
+		switch wl.Name {
+		case "load-seq":
+			doc = fmt.Sprintf(doc, group(int64(o.LoadRows))) + "; bbolt sets FillPercent 1.0, as its docs advise for append-only writes"
+		case "load-rand":
+			if o.Limit > 0 {
+				doc += fmt.Sprintf("; a load still running after %s is stopped (>=: a lower bound)", o.Limit)
+			}
+		case "insert":
+			doc = fmt.Sprintf(doc, group(int64(o.InsertRows)), group(int64(o.TxRows)))
+		case "delete":
+			doc = fmt.Sprintf(doc, group(int64(o.deleteRows())), group(int64(o.TxRows)))
+		case "commit":
+			doc = fmt.Sprintf(doc, group(int64(o.Commits)))
+		}
+		docs = append(docs, []string{"  " + wl.Name, doc})
+	}
+	p.table(docs, 2)
+	p.printf("ns/op is per row (per commit for commit); allocs/op and B/op count the Go heap only (not C or manually\n")
+	p.printf("managed memory); file: the store's files after Close\n\n")
+
+	head := []string{"workload", "peer", "ops", "ns/op", "total", "allocs/op", "B/op", "pagoda speed-up", "file"}
+	spread := r.Config.Count > 1
+	if spread {
+		head = slices.Insert(head, 4, "spread")
+	}
+	rows := [][]string{head}
+	for _, res := range r.Writes {
+		if res.Skipped {
+			rows = append(rows, skippedRow(head, res.Workload, res.Peer))
+			continue
+		}
+		ratio := "-"
+		if base, ok := r.findWrite(res.Workload, "pagoda"); ok && res.Peer != "pagoda" {
+			ratio = ratioString(res, base)
+		}
+		ns, file := nsString(res.NsPerOp), mb(res.FileSize)
+		if res.Stopped {
+			ns, file = ">="+ns, "stopped"
+		}
+		row := []string{res.Workload, res.Peer, group(int64(res.Ops)), ns}
+		if spread {
+			row = append(row, spreadString(res.NsPerOp, res.MinNs, res.MaxNs))
+		}
+		rows = append(rows, append(row, durString(res.Total), strconv.FormatFloat(res.AllocsPerOp, 'f', 1, 64),
+			group(int64(res.BytesPerOp+0.5)), ratio, file))
+	}
+	p.table(rows, 2)
+}
+
+func (r *Report) printCache(p *printer, rounds string) {
+	o := r.Config.Writes
+	p.printf("cache: at each size a fresh store gets the keys inserted (random order, %s per transaction), each read once\n", group(int64(o.TxRows)))
+	p.printf("  (random order, one read transaction), then all deleted (random order, %s per transaction)%s\n", group(int64(o.TxRows)), rounds)
+	if r.Config.ChildCommand != nil {
+		p.printf("each peer and size runs in a child process of its own; max RSS is its peak resident memory\n")
+	} else {
+		p.printf("peers and sizes ran in this process: no memory figures\n")
+	}
+	p.printf("file: the store's files after the inserts, store open (database and WAL; pebble's directory)\n\n")
+	head := []string{"keys", "peer", "insert ns/op", "read ns/op", "delete ns/op", "pagoda speed-up (i/r/d)", "file", "max RSS"}
+	rows := [][]string{head}
+	for _, res := range r.Cache {
+		keys := group(int64(res.Keys))
+		if res.Skipped {
+			rows = append(rows, skippedRow(head, keys, res.Peer))
+			continue
+		}
+		ratio := "-"
+		if base, ok := r.findCache(res.Keys, "pagoda"); ok && res.Peer != "pagoda" {
+			ratio = fmt.Sprintf("%.1fx/%.1fx/%.1fx", res.InsertNs/base.InsertNs, res.ReadNs/base.ReadNs, res.DeleteNs/base.DeleteNs)
+		}
+		rss := "-"
+		if res.MaxRSS > 0 {
+			rss = mb(res.MaxRSS)
+		}
+		rows = append(rows, []string{keys, res.Peer, nsString(res.InsertNs), nsString(res.ReadNs), nsString(res.DeleteNs), ratio, mb(res.FileSize), rss})
+	}
+	p.table(rows, 2)
+	if len(r.CacheBaseline) > 0 {
+		var parts []string
+		for _, keys := range o.CacheKeys {
+			if b, ok := r.CacheBaseline[keys]; ok && b > 0 {
+				parts = append(parts, fmt.Sprintf("%s keys %s", group(int64(keys)), mb(b)))
+			}
+		}
+		if len(parts) > 0 {
+			p.printf("baseline max RSS of a child that only generates the keys and values: %s\n", strings.Join(parts, ", "))
+		}
+	}
+}
+
+// spreadString is half the range of ns/op over rounds, as a percentage of
+// the median.
+func spreadString(ns, lo, hi float64) string { return fmt.Sprintf("±%.0f%%", 50*(hi-lo)/ns) }
+
+// ratioString is pagoda's speed-up over res (res's ns/op over base's),
+// marked as a bound when a load was stopped: ">=" when only the peer's
+// was, "<=" when only pagoda's was, "?" when both were.
+func ratioString(res, base WriteResult) string {
+	x := fmt.Sprintf("%.1fx", res.NsPerOp/base.NsPerOp)
+	switch {
+	case res.Stopped && base.Stopped:
+		return "?"
+	case res.Stopped:
+		return ">=" + x
+	case base.Stopped:
+		return "<=" + x
+	}
+	return x
+}
+
+// Target checks the "done" criteria on this run. Reads: point
+// lookups at least 10x faster than mattn, faster than bbolt, with 0
+// allocs/op; the full scan at least 1.8x faster than the fastest peer.
+// Writes: the bulk load in key order at least 3x faster than the fastest
+// SQLite driver and than bbolt, and faster than pebble, into a file no
+// larger than SQLite's; random inserts and deletes at least 5x faster than
+// each SQLite driver and bbolt (pebble shown beside); a durable one-row
+// commit at least as fast as mattn's. Criteria whose peers were not
+// measured are left out.
 func (r *Report) targets() []string {
 	var out []string
-	verdict := func(ok bool) string {
-		if ok {
-			return "met"
-		}
-		return "MISSED"
-	}
-	if pl, ok := r.find("lookup", "pagoda"); ok {
-		if m, ok := r.find("lookup", "mattn"); ok {
+	if pl, ok := r.find("lookup", "pagoda"); ok && !pl.Skipped {
+		if m, ok := r.find("lookup", "mattn"); ok && !m.Skipped {
 			x := m.NsPerOp / pl.NsPerOp
 			out = append(out, fmt.Sprintf("lookup vs mattn: %.1fx faster, want >= 10x: %s", x, verdict(x >= 10)))
 		}
-		if b, ok := r.find("lookup", "bbolt"); ok {
+		if b, ok := r.find("lookup", "bbolt"); ok && !b.Skipped {
 			x := b.NsPerOp / pl.NsPerOp
 			out = append(out, fmt.Sprintf("lookup vs bbolt: %.2fx faster, want > 1x: %s", x, verdict(x > 1)))
 		}
 		out = append(out, fmt.Sprintf("lookup allocs/op: %d, want 0: %s", pl.AllocsPerOp, verdict(pl.AllocsPerOp == 0)))
 	}
-	if ps, ok := r.find("scan", "pagoda"); ok {
+	if ps, ok := r.find("scan", "pagoda"); ok && !ps.Skipped {
 		var best *Result
 		for i, res := range r.Results {
-			if res.Workload == "scan" && res.Peer != "pagoda" && (best == nil || res.NsPerOp < best.NsPerOp) {
+			if res.Workload == "scan" && res.Peer != "pagoda" && !res.Skipped && (best == nil || res.NsPerOp < best.NsPerOp) {
 				best = &r.Results[i]
 			}
 		}
@@ -107,7 +285,107 @@ func (r *Report) targets() []string {
 			out = append(out, fmt.Sprintf("scan vs fastest peer (%s): %.2fx faster, want >= 1.8x: %s", best.Peer, x, verdict(x >= 1.8)))
 		}
 	}
+	if base, ok := r.findWrite("load-seq", "pagoda"); ok {
+		if sq, ok := r.fastestWrite("load-seq", "mattn", "modernc"); ok {
+			out = append(out, writeTarget("load-seq", base, sq, "fastest SQLite driver ("+sq.Peer+")", 3))
+		}
+		if b, ok := r.findWrite("load-seq", "bbolt"); ok {
+			out = append(out, writeTarget("load-seq", base, b, "bbolt", 3))
+		}
+		if pb, ok := r.findWrite("load-seq", "pebble"); ok {
+			out = append(out, writeTarget("load-seq", base, pb, "pebble", 0))
+		}
+	}
+	for _, wl := range []string{"insert", "delete"} {
+		base, ok := r.findWrite(wl, "pagoda")
+		if !ok {
+			continue
+		}
+		for _, peer := range []string{"mattn", "modernc", "bbolt"} {
+			if res, ok := r.findWrite(wl, peer); ok {
+				out = append(out, writeTarget(wl, base, res, peer, 5))
+			}
+		}
+		if pb, ok := r.findWrite(wl, "pebble"); ok {
+			out = append(out, fmt.Sprintf("%s vs pebble: %s faster (shown beside, no target)", wl, ratioString(pb, base)))
+		}
+	}
+	if base, ok := r.findWrite("load-seq", "pagoda"); ok && !base.Stopped {
+		var smallest *WriteResult
+		for i, res := range r.Writes {
+			if res.Workload == "load-seq" && (res.Peer == "mattn" || res.Peer == "modernc") && !res.Skipped && !res.Stopped &&
+				(smallest == nil || res.FileSize < smallest.FileSize) {
+				smallest = &r.Writes[i]
+			}
+		}
+		if smallest != nil {
+			out = append(out, fmt.Sprintf("load-seq file: pagoda %s, SQLite (%s) %s, want no larger: %s",
+				mb(base.FileSize), smallest.Peer, mb(smallest.FileSize), verdict(base.FileSize <= smallest.FileSize)))
+		}
+	}
+	if base, ok := r.findWrite("commit", "pagoda"); ok {
+		if m, ok := r.findWrite("commit", "mattn"); ok {
+			out = append(out, writeTarget("commit", base, m, "mattn (WAL, synchronous=FULL)", 1))
+		}
+	}
 	return out
+}
+
+// writeTarget checks that pagoda (base) is at least want times faster than
+// res at workload (want 0: faster, any margin).
+func writeTarget(workload string, base, res WriteResult, vs string, want float64) string {
+	x := res.NsPerOp / base.NsPerOp
+	wantStr, met := fmt.Sprintf(">= %gx", want), x >= want
+	if want == 0 {
+		wantStr, met = "> 1x", x > 1
+	}
+	v := verdict(met)
+	switch {
+	case res.Stopped && base.Stopped:
+		v = "undecided (both stopped at the time limit)"
+	case res.Stopped && !met:
+		v = "undecided (" + res.Peer + " stopped at the time limit)"
+	case base.Stopped && met:
+		v = "undecided (pagoda stopped at the time limit)"
+	}
+	return fmt.Sprintf("%s vs %s: %s faster, want %s: %s", workload, vs, ratioString(res, base), wantStr, v)
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "NOT met"
+}
+
+func (r *Report) findWrite(workload, peer string) (WriteResult, bool) {
+	for _, res := range r.Writes {
+		if res.Workload == workload && res.Peer == peer && !res.Skipped {
+			return res, true
+		}
+	}
+	return WriteResult{}, false
+}
+
+// fastestWrite returns the fastest result of workload among peers.
+func (r *Report) fastestWrite(workload string, peers ...string) (WriteResult, bool) {
+	var best WriteResult
+	found := false
+	for _, peer := range peers {
+		if res, ok := r.findWrite(workload, peer); ok && (!found || res.NsPerOp < best.NsPerOp) {
+			best, found = res, true
+		}
+	}
+	return best, found
+}
+
+func (r *Report) findCache(keys int, peer string) (CacheResult, bool) {
+	for _, res := range r.Cache {
+		if res.Keys == keys && res.Peer == peer && !res.Skipped {
+			return res, true
+		}
+	}
+	return CacheResult{}, false
 }
 
 func (r *Report) find(workload, peer string) (Result, bool) {
@@ -188,4 +466,19 @@ func mb(n int64) string {
 		return fmt.Sprintf("%.1f KB", float64(n)/1e3)
 	}
 	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+}
+
+// durString formats a duration with three significant digits or so.
+func durString(d time.Duration) string {
+	switch {
+	case d >= 10*time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond).String()
+	case d >= 10*time.Millisecond:
+		return d.Round(100 * time.Microsecond).String()
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	}
+	return d.Round(time.Microsecond).String()
 }

@@ -6,28 +6,39 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
 
 // Config selects what Run measures.
 type Config struct {
-	Dir       string         // fixture cache directory
-	Fixture   FixtureOptions // rows, value size, seed
+	Dir       string         // fixture cache directory; write workloads make their stores under it
+	Fixture   FixtureOptions // rows, value size, seed (the value size and seed of the writes too)
 	Peers     []string       // peer names; nil means PeerNames
-	Workloads []string       // workload names; nil means all of Workloads
-	Benchtime time.Duration  // target time per measurement; 0 means 1s
+	Workloads []string       // workload names (see WorkloadNames); nil means all
+	Benchtime time.Duration  // target time per read measurement; 0 means 1s
 	Count     int            // rounds over all peers; each pair reports its median (0 means 1)
+	Writes    WriteOptions   // sizes of the write and cache workloads
+	// ChildCommand, when set, runs each (peer, size) of the cache workload
+	// in a child process, to measure its peak memory: the program and its
+	// first arguments (say, pagoda bench child), which must hand the
+	// arguments that follow to RunChild. Nil runs the pairs in this
+	// process and leaves the memory unknown.
+	ChildCommand []string
 	PeerOptions
 	Progress io.Writer // progress lines; nil means none
 }
 
-// Result is one measured (workload, peer) pair.
+// Result is one measured (read workload, peer) pair.
 type Result struct {
 	Workload    string
 	Peer        string
+	Skipped     bool    // the peer has no reader (it only writes)
 	N           int     // operations timed
 	NsPerOp     float64 // nanoseconds per operation (the median over rounds)
 	MinNs       float64 // fastest and slowest ns/op over rounds
@@ -41,18 +52,49 @@ type Result struct {
 // Report is the outcome of Run.
 type Report struct {
 	Config     Config
-	Fixture    *Fixture
+	Fixture    *Fixture // nil when no read workload ran
 	SQLiteSize int64
 	BoltSize   int64
-	Results    []Result
-	Elapsed    time.Duration // whole run, fixture included
+	Results    []Result      // read workloads
+	Writes     []WriteResult // write workloads
+	Cache      []CacheResult // the cache workload, by size then peer
+	// CacheBaseline is the peak memory of a child that only generates the
+	// keys and values, by size (empty without child processes).
+	CacheBaseline map[int]int64
+	Elapsed       time.Duration // whole run, fixture included
+	// Phases is the time each kind of workload took, checks and setup
+	// included: reads (with the fixture), writes, cache.
+	Phases [3]time.Duration
 }
 
-// Run loads (or builds) the fixture, then for each peer in turn opens it,
-// verifies it against the fixture (which also warms the caches), measures
-// every workload with testing.Benchmark, and closes it; Count times over,
-// keeping each pair's median. Results come in workload order, then peer
-// order.
+// WorkloadNames lists every workload Run knows: the read workloads, the
+// write workloads and the cache workload, in report order.
+func WorkloadNames() []string {
+	var names []string
+	for _, w := range Workloads {
+		names = append(names, w.Name)
+	}
+	for _, w := range WriteWorkloads {
+		names = append(names, w.Name)
+	}
+	return append(names, CacheWorkload)
+}
+
+// Run measures the workloads of cfg, one peer after the other, Count
+// times over, keeping each pair's median:
+//
+//   - the read workloads: it loads (or builds) the fixture, then for each
+//     peer opens it, verifies it against the fixture (which also warms the
+//     caches), measures every read workload with testing.Benchmark, and
+//     closes it;
+//   - the write workloads (see WriteBench), on stores in a directory under
+//     cfg.Dir that is removed afterwards;
+//   - the cache workload, at each size, each (peer, size) in a child
+//     process when cfg.ChildCommand is set.
+//
+// Peers without an implementation of a kind of workload (pebble reads,
+// mattn-autocommit writes) get results marked Skipped. Results come in
+// workload order, then peer order.
 func Run(cfg Config) (*Report, error) {
 	start := time.Now()
 	if cfg.Peers == nil {
@@ -64,74 +106,150 @@ func Run(cfg Config) (*Report, error) {
 	if cfg.Count <= 0 {
 		cfg.Count = 1
 	}
-	workloads := Workloads
-	if cfg.Workloads != nil {
-		workloads = nil
-		for _, name := range cfg.Workloads {
-			w, err := WorkloadByName(name)
-			if err != nil {
-				return nil, err
-			}
-			workloads = append(workloads, w)
+	cfg.Writes = cfg.Writes.withDefaults()
+	cfg.Fixture = cfg.Fixture.withDefaults()
+	if cfg.Workloads == nil {
+		cfg.Workloads = WorkloadNames()
+	}
+	var reads []Workload
+	var writes []string
+	cache := false
+	for _, name := range cfg.Workloads {
+		if w, err := WorkloadByName(name); err == nil {
+			reads = append(reads, w)
+		} else if _, err := writeWorkload(name); err == nil {
+			writes = append(writes, name)
+		} else if name == CacheWorkload {
+			cache = true
+		} else {
+			return nil, fmt.Errorf("bench: unknown workload %q (want one of %s)", name, strings.Join(WorkloadNames(), ", "))
 		}
 	}
 	for _, name := range cfg.Peers {
-		if _, err := NewPeerWith(name, cfg.PeerOptions); err != nil {
+		if err := knownPeer(name, cfg.PeerOptions); err != nil {
 			return nil, err
 		}
 	}
-	progress := func(format string, args ...any) {
-		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, format+"\n", args...)
+	rep := &Report{Config: cfg}
+	if len(reads) > 0 {
+		if err := runReads(&cfg, reads, rep); err != nil {
+			return nil, err
+		}
+		rep.Phases[0] = time.Since(start)
+	}
+	if len(writes) > 0 || cache {
+		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+			return nil, fmt.Errorf("bench: %w", err)
+		}
+		removeStale(cfg.Dir, runPrefix)
+		dir, err := os.MkdirTemp(cfg.Dir, runPrefix)
+		if err != nil {
+			return nil, fmt.Errorf("bench: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		if len(writes) > 0 {
+			t := time.Now()
+			if err := runWrites(&cfg, dir, writes, rep); err != nil {
+				return nil, err
+			}
+			rep.Phases[1] = time.Since(t)
+		}
+		if cache {
+			t := time.Now()
+			if err := runCache(&cfg, dir, rep); err != nil {
+				return nil, err
+			}
+			rep.Phases[2] = time.Since(t)
 		}
 	}
+	rep.Elapsed = time.Since(start)
+	return rep, nil
+}
 
-	cfg.Fixture = cfg.Fixture.withDefaults()
+// runPrefix starts the names of the directories holding a run's stores.
+const runPrefix = "run-"
+
+// KnownPeer returns an error unless name is a peer that Run can measure
+// in this binary (mattn needs cgo).
+func KnownPeer(name string) error { return knownPeer(name, PeerOptions{}) }
+
+func knownPeer(name string, opt PeerOptions) error {
+	_, rerr := NewPeerWith(name, opt)
+	_, werr := NewStore(name, opt)
+	if (rerr == nil || Skipped(rerr)) && (werr == nil || Skipped(werr)) {
+		return nil
+	}
+	if rerr != nil && !Skipped(rerr) {
+		return rerr
+	}
+	return werr
+}
+
+// progress prints a progress line.
+func (cfg *Config) progress(format string, args ...any) {
+	if cfg.Progress != nil {
+		fmt.Fprintf(cfg.Progress, format+"\n", args...)
+	}
+}
+
+// round is the prefix of the progress lines of a round: "" when there is
+// only one.
+func (cfg *Config) round(round int) string {
+	if cfg.Count == 1 {
+		return ""
+	}
+	return fmt.Sprintf("round %d/%d: ", round, cfg.Count)
+}
+
+// runReads measures the read workloads.
+func runReads(cfg *Config, workloads []Workload, rep *Report) error {
+	progress := cfg.progress
 	progress("fixture: %d rows of %d-byte values under %s ...", cfg.Fixture.Rows, cfg.Fixture.ValueSize, cfg.Dir)
 	f, err := LoadFixture(cfg.Dir, cfg.Fixture)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if f.Built {
 		progress("fixture: built in %s (SQLite file written by %s)", f.BuildTime.Round(time.Millisecond), f.Builder)
 	} else {
 		progress("fixture: cached in %s", f.Dir)
 	}
-	rep := &Report{Config: cfg, Fixture: f}
+	rep.Fixture = f
 	if rep.SQLiteSize, rep.BoltSize, err = f.Sizes(); err != nil {
-		return nil, err
+		return err
 	}
 	f.LookupRowids() // generated before any timing
 
 	restore, err := setBenchtime(cfg.Benchtime)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer restore()
 
 	samples := map[[2]string][]Result{}
+	skipped := map[string]bool{}
 	for round := 1; round <= cfg.Count; round++ {
 		for _, name := range cfg.Peers {
 			// A fresh peer each round: nothing cached in the peer's own
 			// structures carries over, as in a new process.
 			p, err := NewPeerWith(name, cfg.PeerOptions)
+			if Skipped(err) {
+				skipped[name] = true
+				continue
+			}
 			if err != nil {
-				return nil, err
+				return err
 			}
-			if cfg.Count > 1 {
-				progress("round %d/%d: measuring %s ...", round, cfg.Count, name)
-			} else {
-				progress("measuring %s ...", name)
-			}
+			progress("%smeasuring %s ...", cfg.round(round), name)
 			if err := p.Open(f); err != nil {
-				return nil, fmt.Errorf("bench: %s: open: %w", name, err)
+				return fmt.Errorf("bench: %s: open: %w", name, err)
 			}
 			results, err := measure(p, f, workloads)
 			if cerr := p.Close(); err == nil && cerr != nil {
 				err = fmt.Errorf("bench: %s: close: %w", name, cerr)
 			}
 			if err != nil {
-				return nil, err
+				return err
 			}
 			for _, res := range results {
 				k := [2]string{res.Workload, res.Peer}
@@ -141,6 +259,10 @@ func Run(cfg Config) (*Report, error) {
 	}
 	for _, w := range workloads {
 		for _, name := range cfg.Peers {
+			if skipped[name] {
+				rep.Results = append(rep.Results, Result{Workload: w.Name, Peer: name, Skipped: true})
+				continue
+			}
 			res := median(samples[[2]string{w.Name, name}])
 			res.FileSize = rep.SQLiteSize
 			if name == "bbolt" {
@@ -149,8 +271,98 @@ func Run(cfg Config) (*Report, error) {
 			rep.Results = append(rep.Results, res)
 		}
 	}
-	rep.Elapsed = time.Since(start)
-	return rep, nil
+	return nil
+}
+
+// runWrites measures the write workloads called names, in stores under
+// dir.
+func runWrites(cfg *Config, dir string, names []string, rep *Report) error {
+	wb := NewWriteBench(dir, cfg.Fixture, cfg.Writes, cfg.PeerOptions)
+	samples := map[[2]string][]WriteResult{}
+	for round := 1; round <= cfg.Count; round++ {
+		for _, name := range cfg.Peers {
+			if _, err := NewStore(name, cfg.PeerOptions); Skipped(err) {
+				continue
+			}
+			cfg.progress("%swriting with %s (%s) ...", cfg.round(round), name, strings.Join(names, ", "))
+			results, err := wb.Measure(name, names)
+			if err != nil {
+				return err
+			}
+			for _, res := range results {
+				k := [2]string{res.Workload, res.Peer}
+				samples[k] = append(samples[k], res)
+			}
+		}
+	}
+	for _, w := range WriteWorkloads {
+		if !slices.Contains(names, w.Name) {
+			continue
+		}
+		for _, name := range cfg.Peers {
+			rs := samples[[2]string{w.Name, name}]
+			if len(rs) == 0 {
+				rep.Writes = append(rep.Writes, WriteResult{Workload: w.Name, Peer: name, Skipped: true, Unit: w.Unit})
+				continue
+			}
+			rep.Writes = append(rep.Writes, medianWrite(rs))
+		}
+	}
+	return nil
+}
+
+// runCache measures the cache workload, each (peer, size) in a child
+// process when cfg.ChildCommand is set, in stores under dir.
+func runCache(cfg *Config, dir string, rep *Report) error {
+	o := cfg.Writes
+	samples := map[[2]string][]CacheResult{}
+	baseline := map[int][]int64{}
+	for round := 1; round <= cfg.Count; round++ {
+		for _, keys := range o.CacheKeys {
+			if cfg.ChildCommand != nil {
+				res, err := runChild(cfg.ChildCommand, dir, noPeer, keys, o.TxRows, cfg.Fixture, cfg.PeerOptions)
+				if err != nil {
+					return err
+				}
+				baseline[keys] = append(baseline[keys], res.MaxRSS)
+			}
+			for _, name := range cfg.Peers {
+				if _, err := NewStore(name, cfg.PeerOptions); Skipped(err) {
+					continue
+				}
+				cfg.progress("%scache: %s at %d keys ...", cfg.round(round), name, keys)
+				var res CacheResult
+				var err error
+				if cfg.ChildCommand != nil {
+					res, err = runChild(cfg.ChildCommand, dir, name, keys, o.TxRows, cfg.Fixture, cfg.PeerOptions)
+				} else {
+					res, err = MeasureCache(dir, name, keys, o.TxRows, cfg.Fixture, cfg.PeerOptions)
+				}
+				if err != nil {
+					return err
+				}
+				k := [2]string{name, strconv.Itoa(keys)}
+				samples[k] = append(samples[k], res)
+			}
+		}
+	}
+	for _, keys := range o.CacheKeys {
+		for _, name := range cfg.Peers {
+			rs := samples[[2]string{name, strconv.Itoa(keys)}]
+			if len(rs) == 0 {
+				rep.Cache = append(rep.Cache, CacheResult{Peer: name, Keys: keys, Skipped: true})
+				continue
+			}
+			rep.Cache = append(rep.Cache, medianCache(rs))
+		}
+		if b := baseline[keys]; len(b) > 0 {
+			if rep.CacheBaseline == nil {
+				rep.CacheBaseline = map[int]int64{}
+			}
+			rep.CacheBaseline[keys] = medianOf(b, func(v int64) float64 { return float64(v) })
+		}
+	}
+	return nil
 }
 
 // verifySamples is the number of random rowids Verify checks with Get.
@@ -192,6 +404,33 @@ func measure(p Peer, f *Fixture, workloads []Workload) ([]Result, error) {
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+// medianOf returns the median of xs by key (the lower middle one for an
+// even count).
+func medianOf[T any](xs []T, key func(T) float64) T {
+	sorted := slices.SortedFunc(slices.Values(xs), func(a, b T) int { return cmp.Compare(key(a), key(b)) })
+	return sorted[(len(sorted)-1)/2]
+}
+
+// medianWrite is median for write results.
+func medianWrite(rs []WriteResult) WriteResult {
+	m := medianOf(rs, func(r WriteResult) float64 { return r.NsPerOp })
+	m.MinNs = slices.MinFunc(rs, func(a, b WriteResult) int { return cmp.Compare(a.NsPerOp, b.NsPerOp) }).NsPerOp
+	m.MaxNs = slices.MaxFunc(rs, func(a, b WriteResult) int { return cmp.Compare(a.NsPerOp, b.NsPerOp) }).NsPerOp
+	return m
+}
+
+// medianCache returns the median of each measure of the cache results,
+// taken separately.
+func medianCache(rs []CacheResult) CacheResult {
+	m := rs[0]
+	m.InsertNs = medianOf(rs, func(r CacheResult) float64 { return r.InsertNs }).InsertNs
+	m.ReadNs = medianOf(rs, func(r CacheResult) float64 { return r.ReadNs }).ReadNs
+	m.DeleteNs = medianOf(rs, func(r CacheResult) float64 { return r.DeleteNs }).DeleteNs
+	m.FileSize = medianOf(rs, func(r CacheResult) float64 { return float64(r.FileSize) }).FileSize
+	m.MaxRSS = medianOf(rs, func(r CacheResult) float64 { return float64(r.MaxRSS) }).MaxRSS
+	return m
 }
 
 // median returns the sample with the median ns/op (the lower middle one for

@@ -36,7 +36,11 @@
 //  10. A transaction whose changed pages exceed the cache budget spills them
 //     (Settle, between b-tree operations) as non-commit frames after the
 //     last commit, and reads them back from the WAL; rollback abandons
-//     them and the next commit overwrites them.
+//     them and the next commit overwrites them. New pages past the
+//     committed end go straight into the database file instead (garbage
+//     past the recorded size until the commit, which syncs the file before
+//     the WAL), when the file's header records its size and the sync mode
+//     is Full or Off.
 //  11. Allocation takes a freelist leaf of the first trunk, else the trunk,
 //     else appends a page, skipping the lock-byte page. Freeing appends a
 //     leaf to the first trunk while it holds fewer than U/4-8, else makes

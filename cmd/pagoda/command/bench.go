@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,17 +16,25 @@ import (
 
 func init() { extraCommands = append(extraCommands, newBenchCommand) }
 
-// Settings of pagoda bench. Building the 1,000,000-row files takes about
-// 2 s on a 2-core machine (once; later runs reuse them), so --quick keeps
-// the full table and only measures for less time, in one round: about 8 s
-// in all on that machine, against 30 s without it.
+// Settings of pagoda bench. Building the 1,000,000-row read files takes
+// about 3 s on a 2-core machine (once; later runs reuse them). --quick
+// keeps every size and only measures the reads for less time, in one
+// round: about 100 s in all on that machine, most of it the write
+// workloads' bulk loads of 1,000,000 rows (one each per peer), against
+// several minutes without it.
 const (
-	benchRows      = 1_000_000
-	benchValueSize = 100
-	benchTime      = time.Second
-	benchCount     = 3
-	benchQuickTime = 500 * time.Millisecond
-	benchDirName   = "pagoda-bench"
+	benchRows          = 1_000_000
+	benchValueSize     = 100
+	benchTime          = time.Second
+	benchCount         = 3
+	benchQuickTime     = 500 * time.Millisecond
+	benchLoadLimit     = 30 * time.Second
+	benchQuickLimit    = 10 * time.Second
+	benchDirName       = "pagoda-bench"
+	benchChildCommand  = "child"
+	benchInserts       = 100_000
+	benchCommits       = 300
+	benchDefaultCaches = "500,5000,50000"
 )
 
 func newBenchCommand() *cobra.Command {
@@ -33,26 +43,57 @@ func newBenchCommand() *cobra.Command {
 		rows           int
 		dir            string
 		peers          string
+		workloads      string
 		count          int
 		benchtime      time.Duration
 		sqliteDefaults bool
+		inserts        int
+		commits        int
+		cacheKeys      string
+		limit          time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Benchmark pagoda against SQLite (mattn, modernc) and bbolt",
-		Long: `Benchmark pagoda against mattn/go-sqlite3, modernc.org/sqlite and bbolt.
+		Short: "Benchmark pagoda against SQLite (mattn, modernc), bbolt and pebble",
+		Long: `Benchmark pagoda against mattn/go-sqlite3, modernc.org/sqlite, bbolt and
+pebble, in one process run, one peer after the other.
 
-SQLite (mattn/go-sqlite3) writes a table CREATE TABLE t(id INTEGER PRIMARY
-KEY, v BLOB) with rowids 1..N and 100-byte random values, in WAL mode; bbolt
-gets the same rows under 8-byte big-endian keys. The files are cached under
---dir by their parameters. In one process, one peer after the other, every
-peer is checked against the data and then measured: random point lookups by
-rowid, and a full scan in rowid order reading every value. Without --quick
-the peers are measured in 3 rounds and each number is the median.
+Reads (lookup, scan). SQLite (mattn/go-sqlite3) writes a table CREATE TABLE
+t(id INTEGER PRIMARY KEY, v BLOB) with rowids 1..N (--rows) and 100-byte
+random values, in WAL mode; bbolt gets the same rows under 8-byte
+big-endian keys. The files are cached under --dir by their parameters.
+Every peer is checked against the data, then measured: random point
+lookups by rowid, and a full scan in rowid order reading every value.
+pebble has no read workloads: its rows say skipped.
 
-The table gives ns/op, allocs/op and pagoda's speed-up over each peer (the
-peer's ns/op divided by pagoda's), then the targets of the issue. Progress
-goes to stderr.`,
+Writes (load-seq, load-rand, insert, delete, commit), each into fresh
+stores under --dir that are removed afterwards, every commit durable
+(SQLite in WAL mode with synchronous=FULL, bbolt's defaults, pebble.Sync,
+pagoda's SyncFull), with the same values and keys (rowids of the table
+above, or 8 big-endian bytes for bbolt and pebble):
+  load-seq   --rows rows in one transaction, keys in order, timed from
+             Begin to the end of Close (bbolt sets FillPercent 1.0, as its
+             documentation advises for append-only writes)
+  load-rand  the same, keys in random order; a load still running after
+             --load-limit is stopped and its ns/row shown as a lower bound
+             (bbolt's would take hours: it splits nodes only at commit)
+  insert     --inserts random inserts, 1,000 per transaction
+  delete     then deletes of a tenth of those keys, random order, 1,000
+             per transaction
+  commit     --commits one-row transactions
+Each store is closed, reopened and checked (every row scanned, some looked
+up) after each workload, so that no peer wins by dropping writes.
+
+Cache (cache): at each size of --cache-keys, a fresh store gets the keys
+inserted, each read once, then all deleted; each peer and size runs in a
+child process of its own so that its peak memory (max RSS) is its own.
+
+The tables give ns/op (per row, or per commit), allocs/op, pagoda's
+speed-up over each peer (the peer's ns/op divided by pagoda's), file sizes
+and memory, then the targets of the issues, met or NOT met. Without
+--quick every measurement is made in 3 rounds and each number is the
+median; --quick makes one round and measures the reads for less time, but
+keeps every size. Progress goes to stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg := bench.Config{
@@ -61,7 +102,11 @@ goes to stderr.`,
 				Benchtime:   benchtime,
 				Count:       count,
 				PeerOptions: bench.PeerOptions{SQLiteDefaults: sqliteDefaults},
+				Writes:      bench.WriteOptions{LoadRows: rows, InsertRows: inserts, Commits: commits, Limit: limit},
 				Progress:    cmd.ErrOrStderr(),
+			}
+			if rows < 1 || inserts < 1 || commits < 1 {
+				return fmt.Errorf("--rows, --inserts and --commits must be positive")
 			}
 			mode := "full"
 			if quick {
@@ -79,17 +124,43 @@ goes to stderr.`,
 					cfg.Count = 1
 				}
 			}
-			for _, p := range strings.Split(peers, ",") {
-				if p = strings.TrimSpace(p); p == "" {
-					continue
+			if cfg.Writes.Limit == 0 {
+				cfg.Writes.Limit = benchLoadLimit
+				if quick {
+					cfg.Writes.Limit = benchQuickLimit
 				}
-				if _, err := bench.NewPeer(p); err != nil {
+			}
+			var err error
+			if cfg.Peers, err = list(peers, "--peers"); err != nil {
+				return err
+			}
+			for _, p := range cfg.Peers {
+				if err := bench.KnownPeer(p); err != nil {
 					return err
 				}
-				cfg.Peers = append(cfg.Peers, p)
 			}
-			if len(cfg.Peers) == 0 {
-				return fmt.Errorf("no peers to measure (--peers %q)", peers)
+			if cfg.Workloads, err = list(workloads, "--workloads"); err != nil {
+				return err
+			}
+			keys, err := list(cacheKeys, "--cache-keys")
+			if err != nil {
+				return err
+			}
+			for _, k := range keys {
+				n, err := strconv.Atoi(k)
+				if err != nil || n < 1 {
+					return fmt.Errorf("--cache-keys: %q is not a positive number", k)
+				}
+				cfg.Writes.CacheKeys = append(cfg.Writes.CacheKeys, n)
+			}
+			// The cache workload measures each peer's memory in a child
+			// process: this program again, running the hidden child
+			// command. A test binary cannot be run so; the workload then
+			// runs in this process and reports no memory.
+			if !testing.Testing() {
+				if exe, err := os.Executable(); err == nil {
+					cfg.ChildCommand = []string{exe, "bench", benchChildCommand}
+				}
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "pagoda bench (%s): %d rows, benchtime %s, %d round(s)\n", mode, rows, cfg.Benchtime, cfg.Count)
 			rep, err := bench.Run(cfg)
@@ -100,13 +171,49 @@ goes to stderr.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.BoolVar(&quick, "quick", false, "measure for less time, in one round (the run takes seconds, not minutes)")
-	fl.IntVar(&rows, "rows", benchRows, "rows in the table")
-	fl.StringVar(&dir, "dir", filepath.Join(os.TempDir(), benchDirName), "directory caching the benchmark files")
+	fl.BoolVar(&quick, "quick", false, "one round, reads measured for less time (the run takes a minute or two, not several)")
+	fl.IntVar(&rows, "rows", benchRows, "rows in the read table and in each bulk load")
+	fl.StringVar(&dir, "dir", filepath.Join(os.TempDir(), benchDirName), "directory caching the read files and holding the written stores")
 	fl.StringVar(&peers, "peers", strings.Join(bench.PeerNames, ","), "comma-separated peers to measure")
+	fl.StringVar(&workloads, "workloads", strings.Join(bench.WorkloadNames(), ","), "comma-separated workloads to run")
+	fl.IntVar(&inserts, "inserts", benchInserts, "random inserts of the insert workload (delete deletes a tenth of them)")
+	fl.IntVar(&commits, "commits", benchCommits, "one-row transactions of the commit workload")
+	fl.StringVar(&cacheKeys, "cache-keys", benchDefaultCaches, "comma-separated key counts of the cache workload")
+	fl.DurationVar(&limit, "load-limit", 0, "time after which a bulk load is stopped (default 30s, 10s with --quick)")
 	fl.IntVar(&count, "count", 0, "rounds over all peers, reporting medians (default 3, 1 with --quick)")
-	fl.DurationVar(&benchtime, "benchtime", 0, "target time per measurement (default 1s, 500ms with --quick)")
+	fl.DurationVar(&benchtime, "benchtime", 0, "target time per read measurement (default 1s, 500ms with --quick)")
 	fl.BoolVar(&sqliteDefaults, "sqlite-defaults", false, "run mattn and modernc with SQLite's default settings (no mmap, 2 MB cache)")
 	fl.MarkHidden("benchtime")
+	cmd.AddCommand(newBenchChildCommand())
 	return cmd
+}
+
+// list splits a comma-separated flag value, dropping empty items; an
+// empty list is an error.
+func list(s, flag string) ([]string, error) {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: empty list (%q)", flag, s)
+	}
+	return out, nil
+}
+
+// newBenchChildCommand is pagoda bench child, which pagoda bench runs in
+// child processes to measure the cache workload of one peer at one size;
+// the arguments are bench's own business (bench.RunChild).
+func newBenchChildCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:                benchChildCommand,
+		Short:              "Measure one peer and size of the cache workload (internal to pagoda bench)",
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return bench.RunChild(args, cmd.OutOrStdout())
+		},
+	}
 }

@@ -1,50 +1,80 @@
 package command
 
 import (
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/pagodadb/pagoda/internal/bench"
 )
 
-// TestBench runs pagoda bench on a tiny table with tiny measurements and
-// checks that the table has one row per workload and peer.
+// smallBench are the arguments of a pagoda bench run on tiny sizes with
+// tiny measurements.
+var smallBench = []string{"bench", "--quick", "--rows", "2000", "--inserts", "1000", "--commits", "5", "--cache-keys", "300", "--benchtime", "2ms"}
+
+// TestBench runs pagoda bench on tiny sizes and checks that the tables
+// have one row per workload and peer, pebble's reads skipped.
 func TestBench(t *testing.T) {
 	dir := t.TempDir()
-	out, stderr, err := run(t, "bench", "--quick", "--rows", "2000", "--benchtime", "2ms", "--dir", dir)
+	out, stderr, err := run(t, append(smallBench, "--dir", dir)...)
 	if err != nil {
 		t.Fatalf("pagoda bench: %v\nstderr:\n%s", err, stderr)
 	}
-	for _, w := range bench.Workloads {
+	for _, w := range bench.WorkloadNames() {
+		if w == bench.CacheWorkload {
+			continue
+		}
 		for _, peer := range bench.PeerNames {
-			if !hasBenchRow(out, w.Name, peer) {
-				t.Errorf("no row for %s/%s in:\n%s", w.Name, peer, out)
+			if !hasBenchRow(out, w, peer) {
+				t.Errorf("no row for %s/%s in:\n%s", w, peer, out)
 			}
 		}
 	}
-	for _, want := range []string{"ns/op", "allocs/op", "pagoda speed-up", "targets:"} {
+	for _, peer := range bench.PeerNames {
+		if !hasBenchRow(out, "300", peer) {
+			t.Errorf("no cache row for %s in:\n%s", peer, out)
+		}
+	}
+	for _, want := range []string{"ns/op", "allocs/op", "pagoda speed-up", "targets:", "lookup    pebble", "skipped", "max RSS", "load-seq vs bbolt"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(stderr, "measuring pagoda") || !strings.Contains(stderr, "fixture: built in") {
-		t.Errorf("stderr lacks progress lines:\n%s", stderr)
+	for _, want := range []string{"measuring pagoda", "fixture: built in", "writing with pebble", "cache: pagoda at 300 keys"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%s holds %d entries after the run, want the fixture only", dir, len(entries))
 	}
 
-	// A second run reuses the cached files; --peers selects peers.
-	out, stderr, err = run(t, "bench", "--quick", "--rows", "2000", "--benchtime", "2ms", "--dir", dir, "--peers", "pagoda,bbolt")
+	// A second run reuses the cached files; --peers and --workloads
+	// select.
+	out, stderr, err = run(t, append(smallBench, "--dir", dir, "--peers", "pagoda,bbolt", "--workloads", "lookup,commit")...)
 	if err != nil {
 		t.Fatalf("pagoda bench --peers pagoda,bbolt: %v\nstderr:\n%s", err, stderr)
 	}
-	if !strings.Contains(out, "(cached)") || hasBenchRow(out, "lookup", "mattn") || !hasBenchRow(out, "lookup", "bbolt") {
-		t.Errorf("second run: want the cached fixture and no mattn row:\n%s", out)
+	if !strings.Contains(out, "(cached)") || hasBenchRow(out, "lookup", "mattn") || !hasBenchRow(out, "lookup", "bbolt") ||
+		!hasBenchRow(out, "commit", "bbolt") || hasBenchRow(out, "scan", "bbolt") || hasBenchRow(out, "insert", "bbolt") {
+		t.Errorf("second run: want the cached fixture, lookup and commit for pagoda and bbolt only:\n%s", out)
+	}
+	// Without read workloads there is no fixture.
+	out, stderr, err = run(t, append(smallBench, "--dir", t.TempDir(), "--peers", "pagoda,pebble", "--workloads", "insert")...)
+	if err != nil || strings.Contains(stderr, "fixture") || !hasBenchRow(out, "insert", "pebble") {
+		t.Errorf("insert only: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr)
 	}
 
 	for _, args := range [][]string{
 		{"bench", "--peers", "pagoda,nope", "--dir", dir},
 		{"bench", "--peers", ",", "--dir", dir},
+		{"bench", "--workloads", "lookup,nope", "--dir", dir},
+		{"bench", "--cache-keys", "10,x", "--dir", dir},
 		{"bench", "--rows", "0", "--dir", dir},
+		{"bench", "--inserts", "-1", "--dir", dir},
 		{"bench", "extra-arg"},
+		{"bench", "child", "-peer", "pagoda"},
 	} {
 		if out, _, err := run(t, args...); err == nil || out != "" {
 			t.Errorf("pagoda %s: err %v, stdout %q; want an error and no output", strings.Join(args, " "), err, out)
@@ -52,12 +82,38 @@ func TestBench(t *testing.T) {
 	}
 }
 
-// hasBenchRow reports whether the bench table has a row for workload and
-// peer.
-func hasBenchRow(out, workload, peer string) bool {
+// TestBenchChild runs the hidden child command as pagoda bench runs it in
+// a child process, and checks its JSON result.
+func TestBenchChild(t *testing.T) {
+	out, _, err := run(t, "bench", "child", "-dir", t.TempDir(), "-peer", "pagoda", "-keys", "200", "-tx", "50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res bench.CacheResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("output %q: %v", out, err)
+	}
+	if res.Peer != "pagoda" || res.Keys != 200 || res.InsertNs <= 0 || res.ReadNs <= 0 || res.DeleteNs <= 0 || res.FileSize <= 0 {
+		t.Errorf("result %+v", res)
+	}
+	root := NewRoot()
+	for _, c := range root.Commands() {
+		if c.Name() == "bench" {
+			for _, sub := range c.Commands() {
+				if sub.Name() == "child" && !sub.Hidden {
+					t.Error("pagoda bench child is not hidden")
+				}
+			}
+		}
+	}
+}
+
+// hasBenchRow reports whether a bench table has a row whose first two
+// cells are first and second (workload and peer, or keys and peer).
+func hasBenchRow(out, first, second string) bool {
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)
-		if len(f) > 3 && f[0] == workload && f[1] == peer {
+		if len(f) > 2 && f[0] == first && f[1] == second {
 			return true
 		}
 	}
