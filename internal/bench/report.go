@@ -130,10 +130,10 @@ func (r *Report) printWrites(p *printer, rounds string) {
 	p.printf("  reopened, every row scanned, some looked up%s\n", rounds)
 	p.printf("every commit durable: pagoda SyncFull; bbolt defaults; pebble defaults, Sync; mattn, modernc: database/sql,\n")
 	p.printf("  prepared statements, BEGIN/COMMIT, %s; %s\n", strings.Join(storePragmas, "; "), r.sqliteSettings())
-	names := map[string]bool{}
-	for _, res := range r.Writes {
-		names[res.Workload] = true
+	if names := r.writeNames(); names["load-seq"] {
+		p.printf("bbolt sets FillPercent 1.0 for load-seq, as its documentation advises for append-only writes\n")
 	}
+	names := r.writeNames()
 	var docs [][]string
 	for _, wl := range WriteWorkloads {
 		if !names[wl.Name] {
@@ -142,7 +142,7 @@ func (r *Report) printWrites(p *printer, rounds string) {
 		doc := wl.Doc
 		switch wl.Name {
 		case "load-seq":
-			doc = fmt.Sprintf(doc, group(int64(o.LoadRows))) + "; bbolt sets FillPercent 1.0, as its docs advise for append-only writes"
+			doc = fmt.Sprintf(doc, group(int64(o.LoadRows)))
 		case "load-rand":
 			if o.Limit > 0 {
 				doc += fmt.Sprintf("; a load still running after %s is stopped (>=: a lower bound)", o.Limit)
@@ -173,7 +173,7 @@ func (r *Report) printWrites(p *printer, rounds string) {
 		}
 		ratio := "-"
 		if base, ok := r.findWrite(res.Workload, "pagoda"); ok && res.Peer != "pagoda" {
-			ratio = ratioString(res, base)
+			ratio = ratioString(res, base, 1)
 		}
 		ns, file := nsString(res.NsPerOp), mb(res.FileSize)
 		if res.Stopped {
@@ -189,6 +189,15 @@ func (r *Report) printWrites(p *printer, rounds string) {
 	p.table(rows, 2)
 }
 
+// writeNames returns the set of write workloads in the report.
+func (r *Report) writeNames() map[string]bool {
+	names := map[string]bool{}
+	for _, res := range r.Writes {
+		names[res.Workload] = true
+	}
+	return names
+}
+
 func (r *Report) printCache(p *printer, rounds string) {
 	o := r.Config.Writes
 	p.printf("cache: at each size a fresh store gets the keys inserted (random order, %s per transaction), each read once\n", group(int64(o.TxRows)))
@@ -198,7 +207,7 @@ func (r *Report) printCache(p *printer, rounds string) {
 	} else {
 		p.printf("peers and sizes ran in this process: no memory figures\n")
 	}
-	p.printf("file: the store's files after the inserts, store open (database and WAL; pebble's directory)\n\n")
+	p.printf("file: the store's files after the inserts, store open (database, WAL and SQLite's -shm; pebble's directory)\n\n")
 	head := []string{"keys", "peer", "insert ns/op", "read ns/op", "delete ns/op", "pagoda speed-up (i/r/d)", "file", "max RSS"}
 	rows := [][]string{head}
 	for _, res := range r.Cache {
@@ -235,11 +244,11 @@ func (r *Report) printCache(p *printer, rounds string) {
 // the median.
 func spreadString(ns, lo, hi float64) string { return fmt.Sprintf("±%.0f%%", 50*(hi-lo)/ns) }
 
-// ratioString is pagoda's speed-up over res (res's ns/op over base's),
-// marked as a bound when a load was stopped: ">=" when only the peer's
-// was, "<=" when only pagoda's was, "?" when both were.
-func ratioString(res, base WriteResult) string {
-	x := fmt.Sprintf("%.1fx", res.NsPerOp/base.NsPerOp)
+// ratioString is pagoda's speed-up over res (res's ns/op over base's) with
+// prec decimals, marked as a bound when a load was stopped: ">=" when only
+// the peer's was, "<=" when only pagoda's was, "?" when both were.
+func ratioString(res, base WriteResult, prec int) string {
+	x := strconv.FormatFloat(res.NsPerOp/base.NsPerOp, 'f', prec, 64) + "x"
 	switch {
 	case res.Stopped && base.Stopped:
 		return "?"
@@ -307,7 +316,7 @@ func (r *Report) targets() []string {
 			}
 		}
 		if pb, ok := r.findWrite(wl, "pebble"); ok {
-			out = append(out, fmt.Sprintf("%s vs pebble: %s faster (shown beside, no target)", wl, ratioString(pb, base)))
+			out = append(out, fmt.Sprintf("%s vs pebble: %s faster (shown beside, no target)", wl, ratioString(pb, base, 2)))
 		}
 	}
 	if base, ok := r.findWrite("load-seq", "pagoda"); ok && !base.Stopped {
@@ -348,7 +357,7 @@ func writeTarget(workload string, base, res WriteResult, vs string, want float64
 	case base.Stopped && met:
 		v = "undecided (pagoda stopped at the time limit)"
 	}
-	return fmt.Sprintf("%s vs %s: %s faster, want %s: %s", workload, vs, ratioString(res, base), wantStr, v)
+	return fmt.Sprintf("%s vs %s: %s faster, want %s: %s", workload, vs, ratioString(res, base, 2), wantStr, v)
 }
 
 func verdict(ok bool) string {

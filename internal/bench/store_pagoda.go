@@ -1,0 +1,108 @@
+package bench
+
+import (
+	"errors"
+	"path/filepath"
+
+	"github.com/pagodadb/pagoda"
+)
+
+// pagodaStore writes through pagoda's public API with its default options
+// (SyncFull, 4096-byte pages, 64 MiB of cache): Tx.CreateTable, then
+// Table.Insert(key, value), Table.Delete and Table.Get, the table looked up
+// once per transaction.
+type pagodaStore struct {
+	db *pagoda.DB
+	tx *pagoda.Tx
+	t  *pagoda.Table
+}
+
+func (s *pagodaStore) Name() string { return "pagoda" }
+
+func (s *pagodaStore) Open(dir string, _ StoreOptions) error {
+	db, err := pagoda.Open(filepath.Join(dir, storeFile), &pagoda.Options{Sync: pagoda.SyncFull})
+	if err != nil {
+		return err
+	}
+	err = db.Update(func(tx *pagoda.Tx) error {
+		_, err := tx.Table(tableName)
+		if errors.Is(err, pagoda.ErrNotFound) {
+			_, err = tx.CreateTable(storeTableSQL)
+		}
+		return err
+	})
+	if err != nil {
+		db.Close()
+		return err
+	}
+	s.db = db
+	return nil
+}
+
+func (s *pagodaStore) begin(writable bool) error {
+	tx, err := s.db.Begin(writable)
+	if err != nil {
+		return err
+	}
+	t, err := tx.Table(tableName)
+	if err != nil {
+		tx.Rollback()
+		return err
+	}
+	s.tx, s.t = tx, t
+	return nil
+}
+
+func (s *pagodaStore) Begin() error { return s.begin(true) }
+
+func (s *pagodaStore) Insert(key int64, v []byte) error {
+	_, err := s.t.Insert(key, v)
+	return err
+}
+
+func (s *pagodaStore) Delete(key int64) error { return s.t.Delete(key) }
+
+func (s *pagodaStore) Commit() error {
+	err := s.tx.Commit()
+	s.tx, s.t = nil, nil
+	return err
+}
+
+func (s *pagodaStore) BeginRead() error { return s.begin(false) }
+
+func (s *pagodaStore) Get(key int64) ([]byte, error) {
+	rec, err := s.t.Get(key)
+	if err != nil {
+		return nil, err
+	}
+	return rec.Column(1).Blob(), nil
+}
+
+func (s *pagodaStore) Scan(fn func(key int64, v []byte)) (int, error) {
+	n := 0
+	for rowid, rec := range s.t.All() {
+		fn(rowid, rec.Column(1).Blob())
+		n++
+	}
+	return n, s.tx.Err()
+}
+
+func (s *pagodaStore) EndRead() error {
+	err := s.tx.Rollback()
+	s.tx, s.t = nil, nil
+	return err
+}
+
+func (s *pagodaStore) Close() error {
+	if s.db == nil {
+		return nil
+	}
+	var err error
+	if s.tx != nil {
+		err = s.tx.Rollback()
+		s.tx, s.t = nil, nil
+	}
+	err = errors.Join(err, s.db.Close())
+	s.db = nil
+	return err
+}

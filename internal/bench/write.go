@@ -1,0 +1,409 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"time"
+)
+
+// WriteWorkload is a named measurement that writes into fresh stores, each
+// in a directory of its own that is removed afterwards. Every peer is
+// checked after each one (checkRows, on the store reopened after Close).
+type WriteWorkload struct {
+	Name string
+	Doc  string // one line, for reports; %s is where the sizes go
+	Unit string // what one operation is: "row" or "commit"
+}
+
+// WriteWorkloads lists the write workloads, in report order.
+var WriteWorkloads = []WriteWorkload{
+	{Name: "load-seq", Doc: "bulk load of %s rows in one transaction, keys in order, timed from Begin to the end of Close", Unit: "row"},
+	{Name: "load-rand", Doc: "the same, keys in random order", Unit: "row"},
+	{Name: "insert", Doc: "%s random inserts into an empty store, %s per transaction", Unit: "row"},
+	{Name: "delete", Doc: "then deletes of %s of those keys, random order, %s per transaction", Unit: "row"},
+	{Name: "commit", Doc: "%s one-row transactions, each durable", Unit: "commit"},
+}
+
+// WriteOptions are the sizes of the write workloads.
+type WriteOptions struct {
+	LoadRows   int   // rows of each bulk load (default 1,000,000)
+	InsertRows int   // random inserts (default 100,000); delete removes a tenth of them
+	TxRows     int   // rows per transaction of insert, delete and cache (default 1,000)
+	Commits    int   // durable one-row commits (default 300)
+	CacheKeys  []int // key counts of the cache workload (default 500, 5,000, 50,000)
+	// Limit stops a bulk load that has run that long (0 means none): bbolt
+	// inserting 1,000,000 keys in random order in one transaction would
+	// take hours, since a bbolt node is split only at commit and each
+	// insert shifts the growing node's entries. The stopped load reports
+	// the rows it wrote in that time, a lower bound of its ns/row.
+	Limit time.Duration
+}
+
+func (o WriteOptions) withDefaults() WriteOptions {
+	if o.LoadRows <= 0 {
+		o.LoadRows = 1_000_000
+	}
+	if o.InsertRows <= 0 {
+		o.InsertRows = 100_000
+	}
+	if o.TxRows <= 0 {
+		o.TxRows = 1000
+	}
+	if o.Commits <= 0 {
+		o.Commits = 300
+	}
+	if len(o.CacheKeys) == 0 {
+		o.CacheKeys = []int{500, 5000, 50_000}
+	}
+	return o
+}
+
+// deleteRows is the number of keys the delete workload deletes.
+func (o WriteOptions) deleteRows() int { return max(o.InsertRows/10, 1) }
+
+// WriteResult is one measured (write workload, peer) pair.
+type WriteResult struct {
+	Workload string
+	Peer     string
+	Skipped  bool // the peer has no store (it only reads)
+	Ops      int  // operations timed: rows, or commits
+	Unit     string
+	NsPerOp  float64       // the median over rounds
+	MinNs    float64       // fastest and slowest ns/op over rounds
+	MaxNs    float64       //
+	Total    time.Duration // the whole timed part, of the median round
+	// Stopped says that the load passed WriteOptions.Limit and was stopped
+	// (rolled back) after Ops rows: NsPerOp is a lower bound.
+	Stopped bool
+	// AllocsPerOp and BytesPerOp count Go heap allocations per operation
+	// (not the C allocations of mattn).
+	AllocsPerOp float64
+	BytesPerOp  float64
+	FileSize    int64 // the store's files after the workload, once closed
+}
+
+// WriteBench measures the write workloads of any peer with the same rows:
+// keys and values, and the random orders, are generated once, before any
+// timing.
+type WriteBench struct {
+	Dir    string // stores are created in directories under it
+	Opt    WriteOptions
+	Values FixtureOptions // value size and seed
+	PeerOptions
+
+	data                          *rowData
+	loadRand, inserts, deleteKeys []int64
+}
+
+// NewWriteBench returns a WriteBench writing its stores under dir.
+func NewWriteBench(dir string, values FixtureOptions, opt WriteOptions, peer PeerOptions) *WriteBench {
+	return &WriteBench{Dir: dir, Opt: opt.withDefaults(), Values: values.withDefaults(), PeerOptions: peer}
+}
+
+// prepare generates the rows and orders that workloads names need.
+func (w *WriteBench) prepare(names []string) {
+	o := w.Opt
+	n := 0
+	if slices.Contains(names, "load-seq") || slices.Contains(names, "load-rand") {
+		n = o.LoadRows
+	}
+	inserts := slices.Contains(names, "insert") || slices.Contains(names, "delete")
+	if inserts {
+		n = max(n, o.InsertRows)
+	}
+	if slices.Contains(names, "commit") {
+		n = max(n, o.Commits)
+	}
+	if w.data == nil || w.data.n < n {
+		w.data = newRowData(w.Values, n)
+	}
+	if slices.Contains(names, "load-rand") && w.loadRand == nil {
+		w.loadRand = shuffled(o.LoadRows, w.Values.Seed, saltLoad)
+	}
+	if inserts && w.inserts == nil {
+		w.inserts = shuffled(o.InsertRows, w.Values.Seed, saltInsert)
+		w.deleteKeys = shuffled(o.InsertRows, w.Values.Seed, saltDelete)[:o.deleteRows()]
+	}
+}
+
+// Measure runs the write workloads called names (in the order of
+// WriteWorkloads) for peer, each on a fresh store, and returns one result
+// per workload. insert and delete share a store: delete deletes from what
+// insert inserted (and, asked alone, inserts first without timing it).
+// A peer without a store gets Skipped results.
+func (w *WriteBench) Measure(peer string, names []string) ([]WriteResult, error) {
+	for _, name := range names {
+		if _, err := writeWorkload(name); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := NewStore(peer, w.PeerOptions); err != nil {
+		if !Skipped(err) {
+			return nil, err
+		}
+		var out []WriteResult
+		for _, wl := range WriteWorkloads {
+			if slices.Contains(names, wl.Name) {
+				out = append(out, WriteResult{Workload: wl.Name, Peer: peer, Skipped: true, Unit: wl.Unit})
+			}
+		}
+		return out, nil
+	}
+	w.prepare(names)
+	var out []WriteResult
+	for _, wl := range WriteWorkloads {
+		if !slices.Contains(names, wl.Name) {
+			continue
+		}
+		var rs []WriteResult
+		var err error
+		switch wl.Name {
+		case "load-seq":
+			rs, err = w.measure(peer, func(s Store, dir string) ([]WriteResult, error) {
+				return w.load(s, dir, inOrder(w.Opt.LoadRows), true)
+			})
+		case "load-rand":
+			rs, err = w.measure(peer, func(s Store, dir string) ([]WriteResult, error) {
+				return w.load(s, dir, w.loadRand, false)
+			})
+		case "insert":
+			rs, err = w.measure(peer, func(s Store, dir string) ([]WriteResult, error) {
+				return w.insertDelete(s, dir, true, slices.Contains(names, "delete"))
+			})
+		case "delete":
+			if slices.Contains(names, "insert") {
+				continue // measured with insert
+			}
+			rs, err = w.measure(peer, func(s Store, dir string) ([]WriteResult, error) {
+				return w.insertDelete(s, dir, false, true)
+			})
+		case "commit":
+			rs, err = w.measure(peer, w.commits)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("bench: %s: %s: %w", peer, wl.Name, err)
+		}
+		for i := range rs {
+			rs[i].Peer = peer
+		}
+		out = append(out, rs...)
+	}
+	return out, nil
+}
+
+func writeWorkload(name string) (WriteWorkload, error) {
+	for _, wl := range WriteWorkloads {
+		if wl.Name == name {
+			return wl, nil
+		}
+	}
+	return WriteWorkload{}, fmt.Errorf("bench: unknown workload %q", name)
+}
+
+// measure runs fn on a fresh store of peer in a new directory under w.Dir,
+// and removes the directory afterwards.
+func (w *WriteBench) measure(peer string, fn func(s Store, dir string) ([]WriteResult, error)) (rs []WriteResult, err error) {
+	s, err := NewStore(peer, w.PeerOptions)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(w.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp(w.Dir, peer+"-")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		err = errors.Join(err, s.Close(), removeAll(dir))
+	}()
+	return fn(s, dir)
+}
+
+// timer measures the time and the Go heap allocations of a timed part.
+type timer struct {
+	start         time.Time
+	mallocs, heap uint64
+}
+
+// startTimer collects garbage (so that one peer's does not land on the
+// next), then starts timing.
+func startTimer() *timer {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return &timer{mallocs: ms.Mallocs, heap: ms.TotalAlloc, start: time.Now()}
+}
+
+// stop ends the timed part of ops operations and returns its result.
+func (t *timer) stop(workload string, ops int) WriteResult {
+	d := time.Since(t.start)
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	wl, _ := writeWorkload(workload)
+	ns := float64(d.Nanoseconds()) / float64(ops)
+	return WriteResult{
+		Workload:    workload,
+		Ops:         ops,
+		Unit:        wl.Unit,
+		NsPerOp:     ns,
+		MinNs:       ns,
+		MaxNs:       ns,
+		Total:       d,
+		AllocsPerOp: float64(ms.Mallocs-t.mallocs) / float64(ops),
+		BytesPerOp:  float64(ms.TotalAlloc-t.heap) / float64(ops),
+	}
+}
+
+// errStopped says that a load passed WriteOptions.Limit.
+var errStopped = errors.New("stopped at the time limit")
+
+// writeRows inserts keys (or deletes them, with del), txRows per
+// transaction; txRows <= 0 means all in one. Past deadline (unless zero)
+// it stops, with the transaction still open, and returns the number of
+// rows written and errStopped.
+func writeRows(s Store, d *rowData, keys []int64, txRows int, del bool, deadline time.Time) (int, error) {
+	if txRows <= 0 {
+		txRows = len(keys)
+	}
+	done := 0
+	for chunk := range slices.Chunk(keys, txRows) {
+		if err := s.Begin(); err != nil {
+			return done, err
+		}
+		for _, k := range chunk {
+			if done%1024 == 0 && !deadline.IsZero() && time.Now().After(deadline) {
+				return done, errStopped
+			}
+			var err error
+			if del {
+				err = s.Delete(k)
+			} else {
+				err = s.Insert(k, d.value(k))
+			}
+			if err != nil {
+				op := "insert"
+				if del {
+					op = "delete"
+				}
+				return done, fmt.Errorf("%s key %d: %w", op, k, err)
+			}
+			done++
+		}
+		if err := s.Commit(); err != nil {
+			return done, fmt.Errorf("commit: %w", err)
+		}
+	}
+	return done, nil
+}
+
+// closeCheck closes s, measures the size of its files, reopens it and
+// checks that it holds exactly want. It leaves s open.
+func closeCheck(s Store, dir string, d *rowData, want *keySet) (size int64, err error) {
+	if err := s.Close(); err != nil {
+		return 0, fmt.Errorf("close: %w", err)
+	}
+	return sizeCheck(s, dir, d, want)
+}
+
+// sizeCheck is closeCheck for a closed store.
+func sizeCheck(s Store, dir string, d *rowData, want *keySet) (size int64, err error) {
+	if size, err = dirSize(dir); err != nil {
+		return 0, err
+	}
+	if err := s.Open(dir, StoreOptions{}); err != nil {
+		return 0, fmt.Errorf("reopen: %w", err)
+	}
+	return size, checkRows(s, d, want)
+}
+
+// load writes keys into an empty store in one transaction, timed from
+// Begin to the end of Close, when every engine has put the rows where they
+// stay (SQLite and pagoda checkpoint their WAL into the database file).
+func (w *WriteBench) load(s Store, dir string, keys []int64, sequential bool) ([]WriteResult, error) {
+	name := "load-rand"
+	if sequential {
+		name = "load-seq"
+	}
+	if err := s.Open(dir, StoreOptions{Sequential: sequential}); err != nil {
+		return nil, fmt.Errorf("open: %w", err)
+	}
+	var deadline time.Time
+	if w.Opt.Limit > 0 {
+		deadline = time.Now().Add(w.Opt.Limit)
+	}
+	t := startTimer()
+	done, err := writeRows(s, w.data, keys, 0, false, deadline)
+	if errors.Is(err, errStopped) {
+		res := t.stop(name, done)
+		res.Stopped = true
+		return []WriteResult{res}, nil // the deferred Close rolls back
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Close(); err != nil {
+		return nil, fmt.Errorf("close: %w", err)
+	}
+	res := t.stop(name, len(keys))
+	res.FileSize, err = sizeCheck(s, dir, w.data, newKeySet(len(keys), keys))
+	return []WriteResult{res}, err
+}
+
+// insertDelete inserts w.inserts into an empty store, TxRows per
+// transaction, then deletes w.deleteKeys, checking the store after each
+// phase; it times the phases asked for.
+func (w *WriteBench) insertDelete(s Store, dir string, timeInsert, timeDelete bool) ([]WriteResult, error) {
+	if err := s.Open(dir, StoreOptions{}); err != nil {
+		return nil, fmt.Errorf("open: %w", err)
+	}
+	var out []WriteResult
+	t := startTimer()
+	if _, err := writeRows(s, w.data, w.inserts, w.Opt.TxRows, false, time.Time{}); err != nil {
+		return nil, err
+	}
+	ins := t.stop("insert", len(w.inserts))
+	want := newKeySet(len(w.inserts), w.inserts)
+	var err error
+	if ins.FileSize, err = closeCheck(s, dir, w.data, want); err != nil {
+		return nil, err
+	}
+	if timeInsert {
+		out = append(out, ins)
+	}
+	if !timeDelete {
+		return out, nil
+	}
+	t = startTimer()
+	if _, err := writeRows(s, w.data, w.deleteKeys, w.Opt.TxRows, true, time.Time{}); err != nil {
+		return nil, err
+	}
+	del := t.stop("delete", len(w.deleteKeys))
+	for _, k := range w.deleteKeys {
+		want.remove(k)
+	}
+	if del.FileSize, err = closeCheck(s, dir, w.data, want); err != nil {
+		return nil, err
+	}
+	return append(out, del), nil
+}
+
+// commits writes Commits one-row transactions (keys in order) into an
+// empty store, each committed durably.
+func (w *WriteBench) commits(s Store, dir string) ([]WriteResult, error) {
+	if err := s.Open(dir, StoreOptions{}); err != nil {
+		return nil, fmt.Errorf("open: %w", err)
+	}
+	keys := inOrder(w.Opt.Commits)
+	t := startTimer()
+	if _, err := writeRows(s, w.data, keys, 1, false, time.Time{}); err != nil {
+		return nil, err
+	}
+	res := t.stop("commit", len(keys))
+	var err error
+	res.FileSize, err = closeCheck(s, dir, w.data, newKeySet(len(keys), keys))
+	return []WriteResult{res}, err
+}
