@@ -20,8 +20,13 @@ type Options struct {
 	// reused. 0 means 64 MiB.
 	CacheSize int
 	// CheckpointFrames is the WAL size, in pages, past which a commit
-	// copies the WAL into the database file: 0 means 1000 (sqlite3's
-	// default); a negative value checkpoints only at Close and Checkpoint.
+	// copies the WAL into the database file. 0 means 32 MiB of pages (8192
+	// of 4 KiB), at least 1000: sqlite3 checkpoints at 1000 because its
+	// readers search a shared-memory hash of the WAL, while pagoda's
+	// readers find a page in the WAL as fast whatever its size, and a page
+	// changed by several commits between two checkpoints is copied into
+	// the database file once. A negative value checkpoints only at Close
+	// and Checkpoint.
 	CheckpointFrames int
 }
 

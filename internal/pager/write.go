@@ -32,7 +32,9 @@ var ErrReadOnly = errors.New("pager: opened read-only")
 
 // writeState is what the writer keeps between transactions.
 type writeState struct {
-	bufs    [][]byte // page buffers to reuse
+	pages   pageTable // the transaction's pages (WriteTx.pages)
+	arena   pageArena // where page buffers come from
+	bufs    [][]byte  // page buffers to reuse
 	frames  []byte   // frame batch buffer
 	walSync bool     // the WAL's directory entry has been synced
 	wrote   bool     // a transaction committed: Close checkpoints
@@ -74,9 +76,6 @@ var syncFile = (*os.File).Sync
 
 // writeAt is f.WriteAt, replaceable by tests that inject failures.
 var writeAt = (*os.File).WriteAt
-
-// maxPooledBuffers bounds the page buffers kept between transactions.
-const maxPooledBuffers = 4096
 
 // DefaultCacheSize is the memory a write transaction's changed pages may
 // hold before they are spilled to the WAL.
@@ -155,8 +154,8 @@ func syncDir(path string) error {
 type WriteTx struct {
 	p      *Pager
 	base   Snapshot
-	pages  pageTable
-	nDirty int      // pages held in buffers
+	pages  *pageTable // the pager's, reset by finish
+	nDirty int        // pages held in buffers
 	frames []uint32 // page of each frame spilled so far, in frame order
 	// direct is set once pages past the committed end of the database
 	// have been written straight into the database file (see Settle).
@@ -180,7 +179,7 @@ func (p *Pager) BeginWrite() (*WriteTx, error) {
 		p.writer.Unlock()
 		return nil, fs.ErrClosed
 	}
-	w := &WriteTx{p: p}
+	w := &WriteTx{p: p, pages: &p.wstate.pages}
 	p.InitSnapshot(&w.base)
 	w.nPages = w.base.nPages
 	return w, nil
@@ -245,7 +244,7 @@ func (w *WriteTx) buffer() (b []byte, zeroed bool) {
 		ws.bufs = ws.bufs[:n-1]
 		return b, false
 	}
-	return make([]byte, w.p.pageSize), true
+	return ws.arena.get(w.p.pageSize), false
 }
 
 // fresh makes pgno a dirty page of zeros, ignoring its old content.
@@ -376,9 +375,8 @@ func (w *WriteTx) Free(pgno uint32) error {
 }
 
 func (w *WriteTx) recycle(b []byte) {
-	if ws := &w.p.wstate; len(ws.bufs) < maxPooledBuffers {
-		ws.bufs = append(ws.bufs, b)
-	}
+	ws := &w.p.wstate
+	ws.bufs = append(ws.bufs, b)
 }
 
 // Settle spills the changed pages when they hold more memory than the
@@ -411,7 +409,7 @@ func (w *WriteTx) Settle() error {
 		}
 		first := p.log.MaxFrame + 1 + uint32(len(w.frames))
 		var err error
-		w.s0, w.s1, err = p.writeFrames(&w.pages, first, 0, w.s0, w.s1, func(pgno uint32, s *pageSlot) {
+		w.s0, w.s1, err = p.writeFrames(w.pages, first, 0, w.s0, w.s1, func(pgno uint32, s *pageSlot) {
 			w.frames = append(w.frames, pgno)
 			s.frame = p.log.MaxFrame + uint32(len(w.frames))
 		})
@@ -505,7 +503,14 @@ func (w *WriteTx) Rollback() {
 func (w *WriteTx) finish() {
 	w.done = true
 	w.pages.each(func(pgno uint32, s *pageSlot) { w.recycle(s.buf) })
-	w.pages = pageTable{}
+	w.pages.reset()
+	if ws := &w.p.wstate; ws.arena.size() > arenaKeep {
+		// Every buffer is back in the pool: forget them all, and give
+		// the memory past arenaKeep back.
+		clear(ws.bufs)
+		ws.bufs = ws.bufs[:0]
+		ws.arena.trim(arenaKeep)
+	}
 	w.base.Release()
 	w.p.writer.Unlock()
 }
@@ -564,7 +569,7 @@ func (w *WriteTx) Commit() error {
 	}
 	p.wstate.wrote = true
 	w.finish()
-	if p.opts.CheckpointFrames > 0 && p.WALFrames() >= uint32(p.opts.CheckpointFrames) {
+	if limit := p.checkpointFrames(); limit > 0 && p.WALFrames() >= uint32(limit) {
 		// The commit is durable; a failed checkpoint only delays the copy.
 		_ = p.Checkpoint()
 	}
@@ -586,7 +591,7 @@ func (p *Pager) appendCommit(w *WriteTx) error {
 	first := l.MaxFrame + 1
 	next := first + uint32(len(w.frames))
 	var final []uint32
-	s0, s1, err := p.writeFrames(&w.pages, next, w.nPages, s0, s1, func(pgno uint32, _ *pageSlot) {
+	s0, s1, err := p.writeFrames(w.pages, next, w.nPages, s0, s1, func(pgno uint32, _ *pageSlot) {
 		final = append(final, pgno)
 	})
 	if err != nil {
@@ -881,6 +886,18 @@ func (p *Pager) checkpoint() error {
 	p.stats.Checkpoints++
 	p.mu.Unlock()
 	return nil
+}
+
+// checkpointFrames is the WAL size, in frames, past which a commit
+// checkpoints; 0 means never.
+func (p *Pager) checkpointFrames() int {
+	switch n := p.opts.CheckpointFrames; {
+	case n < 0:
+		return 0
+	case n > 0:
+		return n
+	}
+	return max(minCheckpointFrames, DefaultCheckpointBytes/p.pageSize)
 }
 
 func (p *Pager) dbPagesNow() uint32 {
