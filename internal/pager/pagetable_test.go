@@ -99,7 +99,7 @@ func TestArenaTrimmed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pg[0] != 3 || pg[len(pg)-1] != byte(4999 % 256) {
-		t.Fatalf("last page starts with %d and ends with %d, want 3 and %d", pg[0], pg[len(pg)-1], byte(4999 % 256))
+	if pg[0] != 3 || pg[len(pg)-1] != byte(4999%256) {
+		t.Fatalf("last page starts with %d and ends with %d, want 3 and %d", pg[0], pg[len(pg)-1], byte(4999%256))
 	}
 }

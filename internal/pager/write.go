@@ -35,9 +35,9 @@ type writeState struct {
 	pages   pageTable // the transaction's pages (WriteTx.pages)
 	arena   pageArena // where page buffers come from
 	bufs    [][]byte  // page buffers to reuse
-	frames  []byte   // frame batch buffer
-	walSync bool     // the WAL's directory entry has been synced
-	wrote   bool     // a transaction committed: Close checkpoints
+	frames  []byte    // frame batch buffer
+	walSync bool      // the WAL's directory entry has been synced
+	wrote   bool      // a transaction committed: Close checkpoints
 }
 
 // Stats counts what the pager has done since Open.
@@ -156,7 +156,7 @@ type WriteTx struct {
 	base   Snapshot
 	pages  *pageTable // the pager's, reset by finish
 	nDirty int        // pages held in buffers
-	frames []uint32 // page of each frame spilled so far, in frame order
+	frames []uint32   // page of each frame spilled so far, in frame order
 	// direct is set once pages past the committed end of the database
 	// have been written straight into the database file (see Settle).
 	direct bool
