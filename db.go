@@ -25,6 +25,10 @@ type DB struct {
 	cat       *schema.Catalog // catalog of the last schema read
 	catCookie uint32
 
+	// bw is the b-tree writer of write transactions, one at a time (the
+	// pager's writer lock), kept with its buffers from one to the next.
+	bw *btree.Writer
+
 	metaCat *schema.Catalog // the catalog tmeta and imeta describe
 	tmeta   map[*schema.TableInfo]*tableMeta
 	imeta   map[*schema.IndexInfo]*indexMeta

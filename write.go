@@ -13,7 +13,12 @@ import (
 // space from one change to the next.
 func (tx *Tx) btree() *btree.Writer {
 	if tx.bw == nil {
-		tx.bw = btree.NewWriter(tx.w)
+		if db := tx.db; db.bw == nil {
+			db.bw = btree.NewWriter(tx.w)
+		} else {
+			db.bw.Reset(tx.w)
+		}
+		tx.bw = tx.db.bw
 	}
 	return tx.bw
 }

@@ -71,8 +71,8 @@ func (p *Pager) sync(f *os.File) error {
 	return syncFile(f)
 }
 
-// syncFile is f.Sync, replaceable by tests that inject failures.
-var syncFile = (*os.File).Sync
+// syncFile is datasync, replaceable by tests that inject failures.
+var syncFile = datasync
 
 // writeAt is f.WriteAt, replaceable by tests that inject failures.
 var writeAt = (*os.File).WriteAt

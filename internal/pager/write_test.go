@@ -315,6 +315,7 @@ func TestFailedCommitLeavesNoTrace(t *testing.T) {
 			defer p.Close()
 			setUserVersion(t, p, 1)
 			injected := errors.New("injected fault")
+			origWrite, origSync := writeAt, syncFile
 			switch fault {
 			case "write":
 				writeAt = func(f *os.File, b []byte, off int64) (int, error) { return 0, injected }
@@ -326,7 +327,7 @@ func TestFailedCommitLeavesNoTrace(t *testing.T) {
 			format.Header(pg).SetUserVersion(2)
 			_, _, _ = w.Allocate() // grow the file too
 			err = w.Commit()
-			writeAt, syncFile = (*os.File).WriteAt, (*os.File).Sync
+			writeAt, syncFile = origWrite, origSync
 			if !errors.Is(err, injected) {
 				t.Fatalf("Commit with a failing %s: %v", fault, err)
 			}
