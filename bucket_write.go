@@ -3,7 +3,6 @@ package pagoda
 import (
 	"fmt"
 
-	"github.com/pagodadb/pagoda/internal/btree"
 	"github.com/pagodadb/pagoda/internal/format"
 )
 
@@ -26,7 +25,7 @@ func (tx *Tx) CreateBucket(name string) (*Bucket, error) {
 	if err := tx.checkNewName("bucket", name); err != nil {
 		return nil, err
 	}
-	root, err := btree.CreateTree(tx.w, false)
+	root, err := tx.btree().CreateTree(false)
 	if err != nil {
 		return nil, tx.fail(err)
 	}

@@ -498,7 +498,7 @@ func (t *Table) deleteIndexEntries(p *writePlan, rec []byte, rowid int64) error 
 	for i := range p.indexes {
 		ip := &p.indexes[i]
 		key, fields = ip.key(key[:0], fields, vals, rowid, p.alias)
-		found, err := btree.IndexDelete(t.tx.w, ip.root, ip.kinfo, 0, key)
+		found, err := t.tx.btree().IndexDelete(ip.root, ip.kinfo, 0, key)
 		if err != nil {
 			return err
 		}
@@ -519,6 +519,18 @@ func (t *Table) Delete(rowid int64) error {
 	if p.wr {
 		return fmt.Errorf("pagoda: table %q is WITHOUT ROWID: use DeleteKey: %w", t.Name(), ErrUnsupported)
 	}
+	if len(p.indexes) == 0 {
+		// Nothing to read first: one descent, which changes nothing when
+		// the row is not there.
+		found, err := t.tx.btree().TableDelete(t.root, rowid)
+		if err != nil {
+			return t.tx.fail(err)
+		}
+		if !found {
+			return fmt.Errorf("pagoda: table %q row %d: %w", t.Name(), rowid, ErrNotFound)
+		}
+		return t.tx.changed()
+	}
 	t.cur.Init(t.tx.w, t.root, true, nil)
 	if !t.cur.SeekRowid(rowid) || t.cur.Rowid() != rowid {
 		if err := t.cur.Err(); err != nil {
@@ -530,11 +542,13 @@ func (t *Table) Delete(rowid int64) error {
 	if err != nil {
 		return err
 	}
-	rec = append([]byte(nil), rec...)
-	if err := t.deleteIndexEntries(p, rec, rowid); err != nil {
+	// The index entries are deleted first: keep the row's record out of
+	// the pages they change.
+	t.tx.old = append(t.tx.old[:0], rec...)
+	if err := t.deleteIndexEntries(p, t.tx.old, rowid); err != nil {
 		return t.tx.fail(err)
 	}
-	if _, err := btree.TableDelete(t.tx.w, t.root, rowid); err != nil {
+	if _, err := t.tx.btree().TableDelete(t.root, rowid); err != nil {
 		return t.tx.fail(err)
 	}
 	return t.tx.changed()
@@ -568,11 +582,12 @@ func (t *Table) DeleteKey(pk ...any) error {
 	if err != nil {
 		return err
 	}
-	rec = append([]byte(nil), rec...)
+	t.tx.old = append(t.tx.old[:0], rec...)
+	rec = t.tx.old
 	if err := t.deleteIndexEntries(p, rec, 0); err != nil {
 		return t.tx.fail(err)
 	}
-	if _, err := btree.IndexDelete(t.tx.w, t.root, p.kinfo, p.nKey, rec); err != nil {
+	if _, err := t.tx.btree().IndexDelete(t.root, p.kinfo, p.nKey, rec); err != nil {
 		return t.tx.fail(err)
 	}
 	return t.tx.changed()
@@ -605,7 +620,7 @@ func (tx *Tx) CreateTable(sql string) (*Table, error) {
 	if err != nil {
 		return nil, ddlErr(err)
 	}
-	root, err := btree.CreateTree(tx.w, !t.WithoutRowID)
+	root, err := tx.btree().CreateTree(!t.WithoutRowID)
 	if err != nil {
 		return nil, tx.fail(err)
 	}
@@ -613,7 +628,7 @@ func (tx *Tx) CreateTable(sql string) (*Table, error) {
 		return nil, tx.fail(err)
 	}
 	for _, ai := range t.AutoIndexes() {
-		r, err := btree.CreateTree(tx.w, false)
+		r, err := tx.btree().CreateTree(false)
 		if err != nil {
 			return nil, tx.fail(err)
 		}
@@ -672,7 +687,7 @@ func (tx *Tx) CreateIndex(sql string) (*Index, error) {
 	if err != nil {
 		return nil, ddlErr(err)
 	}
-	root, err := btree.CreateTree(tx.w, false)
+	root, err := tx.btree().CreateTree(false)
 	if err != nil {
 		return nil, tx.fail(err)
 	}
@@ -685,7 +700,7 @@ func (tx *Tx) CreateIndex(sql string) (*Index, error) {
 	if err := tbl.fill(p, &ip); err != nil {
 		if errors.Is(err, ErrExists) {
 			// Undo: nothing else has changed.
-			if cerr := btree.ClearTree(tx.w, root, true); cerr != nil {
+			if cerr := tx.btree().ClearTree(root, true); cerr != nil {
 				return nil, tx.fail(cerr)
 			}
 			return nil, err
@@ -735,7 +750,7 @@ func (t *Table) fill(p *writePlan, ip *indexPlan) error {
 			return err
 		}
 		key = format.AppendRecord(key[:0], fields)
-		if _, err := btree.IndexInsert(t.tx.w, ip.root, ip.kinfo, 0, key); err != nil {
+		if _, err := t.tx.btree().IndexInsert(ip.root, ip.kinfo, 0, key); err != nil {
 			return err
 		}
 	}
@@ -774,7 +789,7 @@ func (tx *Tx) DropTable(name string) error {
 		}
 	}
 	for _, r := range roots {
-		if err := btree.ClearTree(tx.w, r, true); err != nil {
+		if err := tx.btree().ClearTree(r, true); err != nil {
 			return tx.fail(err)
 		}
 	}
@@ -804,7 +819,7 @@ func (tx *Tx) DropIndex(name string) error {
 	if err := tx.rootOK("index", name, ii.Entry.RootPage); err != nil {
 		return err
 	}
-	if err := btree.ClearTree(tx.w, ii.Entry.RootPage, true); err != nil {
+	if err := tx.btree().ClearTree(ii.Entry.RootPage, true); err != nil {
 		return tx.fail(err)
 	}
 	if err := tx.schemaDelete(ii.Entry.Name); err != nil {

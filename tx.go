@@ -27,6 +27,7 @@ type Tx struct {
 	werr    error
 	gen     uint64 // count of changes, so cursors know to find their place
 	scratch []byte // record being encoded
+	old     []byte // copy of the record being deleted
 	vals    []format.Value
 	fields  []format.Value
 }

@@ -81,7 +81,7 @@ func (tx *Tx) schemaInsert(typ, name, tblName string, root uint32, sql *string) 
 	if sql != nil {
 		vals[schemaColSQL] = format.TextValue([]byte(*sql))
 	}
-	_, err = btree.TableInsert(tx.w, schemaRoot, rowid, format.AppendRecord(nil, vals))
+	_, err = tx.btree().TableInsert(schemaRoot, rowid, format.AppendRecord(nil, vals))
 	return err
 }
 
@@ -111,7 +111,7 @@ func (tx *Tx) schemaDelete(names ...string) error {
 		return err
 	}
 	for _, r := range rowids {
-		if _, err := btree.TableDelete(tx.w, schemaRoot, r); err != nil {
+		if _, err := tx.btree().TableDelete(schemaRoot, r); err != nil {
 			return err
 		}
 	}

@@ -68,6 +68,12 @@ func (s *pagodaStore) Commit() error {
 	return err
 }
 
+// walStats returns what pagoda has written to its WAL since Open.
+func (s *pagodaStore) walStats() walStats {
+	st := s.db.Stats()
+	return walStats{frames: st.WALFrames, commits: st.Commits, pageSize: s.db.PageSize()}
+}
+
 func (s *pagodaStore) BeginRead() error { return s.begin(false) }
 
 func (s *pagodaStore) Get(key int64) ([]byte, error) {

@@ -83,6 +83,12 @@ type WriteResult struct {
 	AllocsPerOp float64
 	BytesPerOp  float64
 	FileSize    int64 // the store's files after the workload, once closed
+	// WALFrames and Commits are what pagoda wrote in the timed part (0
+	// for other peers), and FloorNs the disk floor of that: the time per
+	// operation of writing as many bytes, in as many writes each followed
+	// by one fdatasync, into a plain file beside the store (see diskFloor).
+	WALFrames, Commits uint64
+	FloorNs            float64
 }
 
 // WriteBench measures the write workloads of any peer with the same rows:
@@ -361,11 +367,15 @@ func (w *WriteBench) insertDelete(s Store, dir string, timeInsert, timeDelete bo
 		return nil, fmt.Errorf("open: %w", err)
 	}
 	var out []WriteResult
+	w0 := walStatsOf(s)
 	t := startTimer()
 	if _, err := writeRows(s, w.data, w.inserts, w.Opt.TxRows, false, time.Time{}); err != nil {
 		return nil, err
 	}
 	ins := t.stop("insert", len(w.inserts))
+	if err := w.floor(&ins, s, dir, w0); err != nil {
+		return nil, err
+	}
 	want := newKeySet(len(w.inserts), w.inserts)
 	var err error
 	if ins.FileSize, err = closeCheck(s, dir, w.data, want); err != nil {
@@ -377,11 +387,15 @@ func (w *WriteBench) insertDelete(s Store, dir string, timeInsert, timeDelete bo
 	if !timeDelete {
 		return out, nil
 	}
+	w0 = walStatsOf(s)
 	t = startTimer()
 	if _, err := writeRows(s, w.data, w.deleteKeys, w.Opt.TxRows, true, time.Time{}); err != nil {
 		return nil, err
 	}
 	del := t.stop("delete", len(w.deleteKeys))
+	if err := w.floor(&del, s, dir, w0); err != nil {
+		return nil, err
+	}
 	for _, k := range w.deleteKeys {
 		want.remove(k)
 	}
