@@ -51,7 +51,7 @@ func Open(path string, opts *Options) (*DB, error) {
 		PageSize:         opts.PageSize,
 		Sync:             pager.SyncMode(opts.Sync),
 		CacheSize:        opts.CacheSize,
-		CheckpointFrames: opts.CheckpointFrames,
+		CheckpointPages: opts.CheckpointPages,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("pagoda: %w", err)

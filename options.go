@@ -19,7 +19,7 @@ type Options struct {
 	// (as frames that only the commit makes valid) and their memory is
 	// reused. 0 means 64 MiB.
 	CacheSize int
-	// CheckpointFrames is the WAL size, in pages, past which a commit
+	// CheckpointPages is the WAL size, in pages, past which a commit
 	// copies the WAL into the database file. 0 means 32 MiB of pages (8192
 	// of 4 KiB), at least 1000: sqlite3 checkpoints at 1000 because its
 	// readers search a shared-memory hash of the WAL, while pagoda's
@@ -27,7 +27,7 @@ type Options struct {
 	// changed by several commits between two checkpoints is copied into
 	// the database file once. A negative value checkpoints only at Close
 	// and Checkpoint.
-	CheckpointFrames int
+	CheckpointPages int
 }
 
 // SyncMode says when pagoda calls fsync.

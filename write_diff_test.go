@@ -458,7 +458,7 @@ func TestWriteDifferential(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, uint64(ps+c.cache)))
 			g := wgen{r: r, ps: ps}
 			path := filepath.Join(t.TempDir(), "w.db")
-			db, err := Open(path, &Options{PageSize: ps, CheckpointFrames: 200, CacheSize: c.cache})
+			db, err := Open(path, &Options{PageSize: ps, CheckpointPages: 200, CacheSize: c.cache})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -162,7 +162,7 @@ func TestPagodaThenSQLiteThenPagoda(t *testing.T) {
 // either file.
 func TestRollbackLeavesNoTrace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.db")
-	db, err := Open(path, &Options{CheckpointFrames: -1})
+	db, err := Open(path, &Options{CheckpointPages: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +397,7 @@ func TestAffinityOnWrite(t *testing.T) {
 // writer commits, and see every commit made before they began.
 func TestReadersBesideWriter(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "rw.db")
-	db, err := Open(path, &Options{CheckpointFrames: 50})
+	db, err := Open(path, &Options{CheckpointPages: 50})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,10 +25,10 @@ type Options struct {
 	// changed pages; past it they spill to the WAL (default
 	// DefaultCacheSize).
 	CacheSize int
-	// CheckpointFrames is the WAL size, in frames, past which a commit
+	// CheckpointPages is the WAL size, in frames, past which a commit
 	// checkpoints (default: DefaultCheckpointBytes of frames, at least
 	// 1000; negative: only at Close and Checkpoint).
-	CheckpointFrames int
+	CheckpointPages int
 }
 
 // SyncMode says which writes are followed by fsync.
@@ -61,9 +61,9 @@ const DefaultPageSize = 4096
 // back after a crash.
 const DefaultCheckpointBytes = 32 << 20
 
-// minCheckpointFrames is sqlite3's wal_autocheckpoint default, the floor of
+// minCheckpointPages is sqlite3's wal_autocheckpoint default, the floor of
 // the default threshold for large pages.
-const minCheckpointFrames = 1000
+const minCheckpointPages = 1000
 
 // Pager owns the database file, its mapping and the recovered WAL.
 type Pager struct {

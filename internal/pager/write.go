@@ -569,7 +569,7 @@ func (w *WriteTx) Commit() error {
 	}
 	p.wstate.wrote = true
 	w.finish()
-	if limit := p.checkpointFrames(); limit > 0 && p.WALFrames() >= uint32(limit) {
+	if limit := p.checkpointPages(); limit > 0 && p.WALFrames() >= uint32(limit) {
 		// The commit is durable; a failed checkpoint only delays the copy.
 		_ = p.Checkpoint()
 	}
@@ -888,16 +888,16 @@ func (p *Pager) checkpoint() error {
 	return nil
 }
 
-// checkpointFrames is the WAL size, in frames, past which a commit
+// checkpointPages is the WAL size, in frames, past which a commit
 // checkpoints; 0 means never.
-func (p *Pager) checkpointFrames() int {
-	switch n := p.opts.CheckpointFrames; {
+func (p *Pager) checkpointPages() int {
+	switch n := p.opts.CheckpointPages; {
 	case n < 0:
 		return 0
 	case n > 0:
 		return n
 	}
-	return max(minCheckpointFrames, DefaultCheckpointBytes/p.pageSize)
+	return max(minCheckpointPages, DefaultCheckpointBytes/p.pageSize)
 }
 
 func (p *Pager) dbPagesNow() uint32 {

@@ -88,7 +88,7 @@ func itoa(n int) string {
 // began with across commits and checkpoints.
 func TestSnapshotIsolation(t *testing.T) {
 	path := makeDB(t, "CREATE TABLE t(a)", "INSERT INTO t VALUES (1)")
-	p, err := Open(path, Options{CheckpointFrames: -1})
+	p, err := Open(path, Options{CheckpointPages: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestReadOnlyRefusesWrites(t *testing.T) {
 // them, reopens the copy and commits again on top of the recovered WAL.
 func TestReopenContinuesWAL(t *testing.T) {
 	path := makeDB(t, "CREATE TABLE t(a)")
-	p, err := Open(path, Options{CheckpointFrames: -1})
+	p, err := Open(path, Options{CheckpointPages: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestReopenContinuesWAL(t *testing.T) {
 	sqltest.CopyFile(t, path, cp, false)
 	sqltest.CopyFile(t, WALPath(path), WALPath(cp), false)
 	p.Close()
-	q, err := Open(cp, Options{CheckpointFrames: -1})
+	q, err := Open(cp, Options{CheckpointPages: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +308,7 @@ func TestFailedCommitLeavesNoTrace(t *testing.T) {
 	for _, fault := range []string{"write", "sync"} {
 		t.Run(fault, func(t *testing.T) {
 			path := makeDB(t, "CREATE TABLE t(a)")
-			p, err := Open(path, Options{CheckpointFrames: -1})
+			p, err := Open(path, Options{CheckpointPages: -1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -353,7 +353,7 @@ func TestFailedCommitLeavesNoTrace(t *testing.T) {
 
 func TestStatsOneSyncPerCommit(t *testing.T) {
 	path := makeDB(t, "CREATE TABLE t(a)")
-	p, err := Open(path, Options{CheckpointFrames: -1})
+	p, err := Open(path, Options{CheckpointPages: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +373,7 @@ func TestStatsOneSyncPerCommit(t *testing.T) {
 // reads its spilled pages back, and commits (or rolls back) as a whole.
 func TestSpill(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "spill.db")
-	p, err := Open(path, Options{PageSize: 512, CacheSize: 16 * 512, CheckpointFrames: -1})
+	p, err := Open(path, Options{PageSize: 512, CacheSize: 16 * 512, CheckpointPages: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
