@@ -47,10 +47,10 @@ func Open(path string, opts *Options) (*DB, error) {
 		opts = &Options{}
 	}
 	p, err := pager.Open(path, pager.Options{
-		ReadOnly:         opts.ReadOnly,
-		PageSize:         opts.PageSize,
-		Sync:             pager.SyncMode(opts.Sync),
-		CacheSize:        opts.CacheSize,
+		ReadOnly:        opts.ReadOnly,
+		PageSize:        opts.PageSize,
+		Sync:            pager.SyncMode(opts.Sync),
+		CacheSize:       opts.CacheSize,
 		CheckpointPages: opts.CheckpointPages,
 	})
 	if err != nil {
