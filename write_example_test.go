@@ -6,6 +6,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/pagodadb/pagoda"
 )
@@ -157,4 +158,52 @@ func ExampleCursor_Delete() {
 	// Output:
 	// b-todo
 	// d-todo
+}
+
+// Many goroutines writing small transactions share commits with Batch:
+// the calls that arrive while one batch commits form the next, so a burst
+// of concurrent writers costs a sync per batch, not one per call.
+func ExampleDB_Batch() {
+	dir, _ := os.MkdirTemp("", "pagoda-example")
+	defer os.RemoveAll(dir)
+	db, err := pagoda.Open(filepath.Join(dir, "batch.db"), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Update(func(tx *pagoda.Tx) error {
+		_, err := tx.CreateBucket("hits")
+		return err
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := db.Batch(func(tx *pagoda.Tx) error {
+				b, err := tx.Bucket("hits")
+				if err != nil {
+					return err
+				}
+				return b.Put([]byte{byte('a' + i)}, []byte("1"))
+			})
+			if err != nil {
+				log.Fatal(err)
+			}
+		}()
+	}
+	wg.Wait()
+	_ = db.View(func(tx *pagoda.Tx) error {
+		b, _ := tx.Bucket("hits")
+		n := 0
+		for range b.All() {
+			n++
+		}
+		fmt.Println(n, "keys")
+		return nil
+	})
+	// Output: 8 keys
 }
