@@ -22,7 +22,7 @@ type DB struct {
 
 	mu        sync.Mutex
 	closed    bool
-	batch     batchState // Batch calls waiting for a batch
+	batch     batchState      // Batch calls waiting for a batch
 	cat       *schema.Catalog // catalog of the last schema read
 	catCookie uint32
 
