@@ -214,7 +214,7 @@ func TestRun(t *testing.T) {
 	if got, want := len(rep.Writes), len(bench.PeerNames)*len(bench.WriteWorkloads); got != want {
 		t.Fatalf("%d write results, want %d", got, want)
 	}
-	wantOps := map[string]int{"load-seq": 3000, "load-rand": 3000, "insert": 2000, "delete": 200, "commit": 5}
+	wantOps := map[string]int{"load-seq": 3000, "load-rand": 3000, "insert": 2000, "delete": 200, "commit": 5, "commit-8": 5}
 	for _, r := range rep.Writes {
 		if r.Skipped || r.Stopped || r.Ops != wantOps[r.Workload] || r.NsPerOp <= 0 || r.FileSize <= 0 || r.Total <= 0 ||
 			r.MinNs > r.NsPerOp || r.MaxNs < r.NsPerOp {

@@ -153,6 +153,8 @@ func (r *Report) printWrites(p *printer, rounds string) {
 			doc = fmt.Sprintf(doc, group(int64(o.deleteRows())), group(int64(o.TxRows)))
 		case "commit":
 			doc = fmt.Sprintf(doc, group(int64(o.Commits)))
+		case "commit-8":
+			doc = fmt.Sprintf("%s one-row transactions from %d goroutines at once, each durable: pagoda and bbolt with Batch, pebble Set with Sync,\n    SQLite on its one connection (it writes one transaction at a time)", group(int64(o.Commits)), commitGoroutines)
 		}
 		docs = append(docs, []string{"  " + wl.Name, doc})
 	}
@@ -353,6 +355,21 @@ func (r *Report) targets() []string {
 	if base, ok := r.findWrite("commit", "pagoda"); ok {
 		if m, ok := r.findWrite("commit", "mattn"); ok {
 			out = append(out, writeTarget("commit", base, m, "mattn (WAL, synchronous=FULL)", 1))
+		}
+		if base.FloorNs > 0 {
+			x := base.NsPerOp / base.FloorNs
+			out = append(out, fmt.Sprintf("commit vs a bare fdatasync of 4 KiB appended: %.2fx its time, want <= 1.3x: %s", x, verdict(x <= 1.3)))
+		}
+	}
+	if base, ok := r.findWrite("commit-8", "pagoda"); ok {
+		if one, ok := r.findWrite("commit", "pagoda"); ok {
+			x := one.NsPerOp / base.NsPerOp
+			out = append(out, fmt.Sprintf("commit-8 vs commit (pagoda, Batch): %.2fx the commits per second, want >= 5x: %s", x, verdict(x >= 5)))
+		}
+		for _, peer := range []string{"mattn", "bbolt"} {
+			if res, ok := r.findWrite("commit-8", peer); ok {
+				out = append(out, fmt.Sprintf("commit-8 vs %s: %s faster (shown beside, no target)", peer, ratioString(res, base, 2)))
+			}
 		}
 	}
 	return out

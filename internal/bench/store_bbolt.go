@@ -66,6 +66,16 @@ func (s *boltStore) Insert(key int64, v []byte) error {
 	return s.b.Put(s.mem.copy(s.key[:]), s.mem.copy(v))
 }
 
+// InsertDurable commits one row through bbolt's DB.Batch, which groups
+// concurrent calls into one commit.
+func (s *boltStore) InsertDurable(key int64, v []byte) error {
+	k := binary.BigEndian.AppendUint64(nil, uint64(key))
+	v = append([]byte(nil), v...) // bbolt keeps them until the commit
+	return s.db.Batch(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte(bucketName)).Put(k, v)
+	})
+}
+
 func (s *boltStore) Delete(key int64) error {
 	binary.BigEndian.PutUint64(s.key[:], uint64(key))
 	return s.b.Delete(s.key[:])

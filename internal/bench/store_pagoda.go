@@ -68,6 +68,19 @@ func (s *pagodaStore) Commit() error {
 	return err
 }
 
+// InsertDurable commits one row through DB.Batch, which groups the calls
+// of concurrent goroutines into one commit.
+func (s *pagodaStore) InsertDurable(key int64, v []byte) error {
+	return s.db.Batch(func(tx *pagoda.Tx) error {
+		t, err := tx.Table(tableName)
+		if err != nil {
+			return err
+		}
+		_, err = t.Insert(key, v)
+		return err
+	})
+}
+
 // walStats returns what pagoda has written to its WAL since Open.
 func (s *pagodaStore) walStats() walStats {
 	st := s.db.Stats()

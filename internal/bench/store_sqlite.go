@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // storePragmas set up every SQLite store connection: WAL mode, and every
@@ -28,6 +29,7 @@ type sqlStore struct {
 	db           *sql.DB
 	conn         *sql.Conn
 	inTx         bool
+	mu           sync.Mutex // InsertDurable's callers take turns
 
 	ins, del, get, scan *sql.Stmt
 	buf                 []byte
@@ -95,6 +97,17 @@ func (s *sqlStore) Begin() error {
 }
 
 func (s *sqlStore) Insert(key int64, v []byte) error {
+	_, err := s.ins.Exec(key, v)
+	return err
+}
+
+// InsertDurable commits one row as its own transaction (autocommit) on
+// the store's one connection, one goroutine at a time: SQLite writes one
+// transaction at a time, and more connections would only wait on its
+// lock.
+func (s *sqlStore) InsertDurable(key int64, v []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	_, err := s.ins.Exec(key, v)
 	return err
 }

@@ -25,7 +25,11 @@ var WriteWorkloads = []WriteWorkload{
 	{Name: "insert", Doc: "%s random inserts into an empty store, %s per transaction", Unit: "row"},
 	{Name: "delete", Doc: "then deletes of %s of those keys, random order, %s per transaction", Unit: "row"},
 	{Name: "commit", Doc: "%s one-row transactions, each durable", Unit: "commit"},
+	{Name: "commit-8", Doc: "the same from 8 goroutines at once: pagoda and bbolt with Batch, pebble Set with Sync, SQLite on its one connection (it writes one transaction at a time)", Unit: "commit"},
 }
+
+// commitGoroutines is the number of writers of the commit-8 workload.
+const commitGoroutines = 8
 
 // WriteOptions are the sizes of the write workloads.
 type WriteOptions struct {
@@ -120,7 +124,7 @@ func (w *WriteBench) prepare(names []string) {
 	if inserts {
 		n = max(n, o.InsertRows)
 	}
-	if slices.Contains(names, "commit") {
+	if slices.Contains(names, "commit") || slices.Contains(names, "commit-8") {
 		n = max(n, o.Commits)
 	}
 	if w.data == nil || w.data.n < n {
@@ -188,6 +192,8 @@ func (w *WriteBench) Measure(peer string, names []string) ([]WriteResult, error)
 			})
 		case "commit":
 			rs, err = w.measure(peer, w.commits)
+		case "commit-8":
+			rs, err = w.measure(peer, w.concurrentCommits)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("bench: %s: %s: %w", peer, wl.Name, err)
@@ -417,7 +423,59 @@ func (w *WriteBench) commits(s Store, dir string) ([]WriteResult, error) {
 		return nil, err
 	}
 	res := t.stop("commit", len(keys))
+	if _, ok := s.(walStatser); ok {
+		// The disk floor of a one-row commit: 4 KiB appended to a file
+		// and fdatasync'd, as many times.
+		d, err := diskFloor(dir, int64(len(keys))*4096, len(keys))
+		if err != nil {
+			return nil, fmt.Errorf("disk floor: %w", err)
+		}
+		res.FloorNs = float64(d.Nanoseconds()) / float64(len(keys))
+	}
 	var err error
+	res.FileSize, err = closeCheck(s, dir, w.data, newKeySet(len(keys), keys))
+	return []WriteResult{res}, err
+}
+
+// concurrentStore is a store that can take durable one-row transactions
+// from many goroutines at once, each call its own transaction, committed
+// the way the engine offers to concurrent writers.
+type concurrentStore interface {
+	InsertDurable(key int64, v []byte) error
+}
+
+// concurrentCommits writes Commits one-row transactions (keys in order)
+// into an empty store from commitGoroutines goroutines at once.
+func (w *WriteBench) concurrentCommits(s Store, dir string) ([]WriteResult, error) {
+	cs, ok := s.(concurrentStore)
+	if !ok {
+		return nil, fmt.Errorf("%s has no concurrent writes", s.Name())
+	}
+	if err := s.Open(dir, StoreOptions{}); err != nil {
+		return nil, fmt.Errorf("open: %w", err)
+	}
+	keys := inOrder(w.Opt.Commits)
+	errs := make(chan error, commitGoroutines)
+	t := startTimer()
+	for g := range commitGoroutines {
+		go func() {
+			var err error
+			for i := g; i < len(keys) && err == nil; i += commitGoroutines {
+				if err = cs.InsertDurable(keys[i], w.data.value(keys[i])); err != nil {
+					err = fmt.Errorf("insert key %d: %w", keys[i], err)
+				}
+			}
+			errs <- err
+		}()
+	}
+	var err error
+	for range commitGoroutines {
+		err = errors.Join(err, <-errs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res := t.stop("commit-8", len(keys))
 	res.FileSize, err = closeCheck(s, dir, w.data, newKeySet(len(keys), keys))
 	return []WriteResult{res}, err
 }
