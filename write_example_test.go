@@ -6,6 +6,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/pagodadb/pagoda"
@@ -206,4 +207,47 @@ func ExampleDB_Batch() {
 		return nil
 	})
 	// Output: 8 keys
+}
+
+// Backup copies a live database while writers go on; Compact writes a
+// dense copy, without the free pages that deletes leave.
+func ExampleDB_Backup() {
+	dir, _ := os.MkdirTemp("", "pagoda-example")
+	defer os.RemoveAll(dir)
+	db, err := pagoda.Open(filepath.Join(dir, "live.db"), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Update(func(tx *pagoda.Tx) error {
+		t, err := tx.CreateTable("CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT)")
+		if err != nil {
+			return err
+		}
+		for i := range 1000 {
+			if _, err := t.Insert(nil, fmt.Sprintf("note %d %s", i, strings.Repeat("x", 200))); err != nil {
+				return err
+			}
+		}
+		for i := range 900 {
+			if err := t.Delete(int64(i + 1)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	backup, compact := filepath.Join(dir, "backup.db"), filepath.Join(dir, "compact.db")
+	if err := db.Backup(backup); err != nil {
+		log.Fatal(err)
+	}
+	if err := db.Compact(compact); err != nil {
+		log.Fatal(err)
+	}
+	b, _ := os.Stat(backup)
+	c, _ := os.Stat(compact)
+	fmt.Println("compact copy smaller:", c.Size() < b.Size()/4)
+	// Output: compact copy smaller: true
 }

@@ -75,6 +75,9 @@ type Pager struct {
 
 	opts Options
 
+	zeroOnce sync.Once
+	zero     []byte // see zeroPage
+
 	// writer is held by the write transaction, and by checkpoints.
 	writer sync.Mutex
 	wstate writeState // owned by the writer
@@ -283,6 +286,12 @@ func (p *Pager) WALFrames() uint32 {
 		return 0
 	}
 	return p.log.MaxFrame
+}
+
+// zeroPage returns a page of zeros, shared: it must not be written.
+func (p *Pager) zeroPage() []byte {
+	p.zeroOnce.Do(func() { p.zero = make([]byte, p.pageSize) })
+	return p.zero
 }
 
 // Snapshot returns a read view of the last committed state.

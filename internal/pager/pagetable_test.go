@@ -103,3 +103,44 @@ func TestArenaTrimmed(t *testing.T) {
 		t.Fatalf("last page starts with %d and ends with %d, want 3 and %d", pg[0], pg[len(pg)-1], byte(4999%256))
 	}
 }
+
+// TestFreedPagesPastTheEnd: pages allocated past the end of the file and
+// freed in the same transaction are never written (their content does
+// not matter), so the file ends before the committed size; a snapshot
+// reads them as zeros, as sqlite3 does, instead of failing.
+func TestFreedPagesPastTheEnd(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.db")
+	p, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	w, err := p.BeginWrite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pgnos []uint32
+	for range 10 {
+		pgno, b, err := w.Allocate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[0] = 0xaa
+		pgnos = append(pgnos, pgno)
+	}
+	for _, pgno := range pgnos[2:] {
+		if err := w.Free(pgno); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	s := p.Snapshot()
+	defer s.Release()
+	for pgno := uint32(1); pgno <= s.PageCount(); pgno++ {
+		if _, err := s.Page(pgno); err != nil {
+			t.Fatalf("page %d of %d: %v", pgno, s.PageCount(), err)
+		}
+	}
+}

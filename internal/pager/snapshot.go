@@ -52,7 +52,11 @@ func (s *Snapshot) Page(pgno uint32) ([]byte, error) {
 		}
 	}
 	if pgno > s.dbPages {
-		return nil, format.Corruptf(pgno, "page %d is beyond the end of the file (%d pages) and not in the WAL", pgno, s.dbPages)
+		// Within the committed size but past the end of the file: a page
+		// whose content was never written, as a free page allocated
+		// past the end and freed in the same transaction. sqlite3 reads
+		// it as zeros (a short read); so does pagoda.
+		return s.p.zeroPage(), nil
 	}
 	off := int(pgno-1) * s.pageSize
 	return s.data[off : off+s.pageSize : off+s.pageSize], nil
