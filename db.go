@@ -40,9 +40,19 @@ type DB struct {
 // A `-wal` file beside it is recovered as sqlite3 would: its committed
 // transactions are visible.
 //
-// One process at a time may write a database: pagoda does not yet take
-// sqlite3's file locks, so do not write a file that another program has
-// open.
+// Open locks the file with sqlite3's own locks until Close. A writable DB
+// holds sqlite3's EXCLUSIVE lock, as sqlite3 does in
+// PRAGMA locking_mode=EXCLUSIVE: no other DB and no sqlite3 process can read
+// or write the file meanwhile (sqlite3 reports "database is locked"). A
+// ReadOnly DB holds SHARED: other readers may open the file, writers may
+// not. While a lock that excludes this one is held elsewhere Open tries
+// again until Options.Timeout has passed, then fails with an error wrapping
+// ErrLocked. Caveats: reading a WAL-mode file that a sqlite3 process is
+// writing is not supported (sqlite3's WAL writers hold only SHARED on the
+// database file and coordinate through the -shm file, which pagoda does
+// not use); on unix systems other than Linux the locks are POSIX locks,
+// which belong to the process, so two DBs of one process do not exclude
+// each other there; on other systems there are no locks.
 func Open(path string, opts *Options) (*DB, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -53,6 +63,7 @@ func Open(path string, opts *Options) (*DB, error) {
 		Sync:            pager.SyncMode(opts.Sync),
 		CacheSize:       opts.CacheSize,
 		CheckpointPages: opts.CheckpointPages,
+		Timeout:         opts.Timeout,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("pagoda: %w", err)

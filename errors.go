@@ -25,8 +25,9 @@ var (
 	// ErrUnsupported: the file or the request uses a feature pagoda does
 	// not implement (UTF-16 text, virtual tables, expression indexes, ...).
 	ErrUnsupported = format.ErrUnsupported
-	// ErrLocked: another process holds the database's write lock.
-	ErrLocked = errors.New("pagoda: database is locked")
+	// ErrLocked: another process (or another DB of this process) holds a
+	// lock on the database file that excludes this Open: see Open.
+	ErrLocked = format.ErrLocked
 )
 
 // CorruptError says where a file is corrupt: page, byte offset and what is

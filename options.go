@@ -1,6 +1,10 @@
 package pagoda
 
-import "github.com/pagodadb/pagoda/internal/pager"
+import (
+	"time"
+
+	"github.com/pagodadb/pagoda/internal/pager"
+)
 
 // Options configure Open. A nil *Options means the defaults.
 type Options struct {
@@ -28,6 +32,11 @@ type Options struct {
 	// the database file once. A negative value checkpoints only at Close
 	// and Checkpoint.
 	CheckpointPages int
+	// Timeout is how long Open waits for the database file's lock while
+	// another process, or another DB of this one, holds it (see Open); 0
+	// means no waiting. Past it Open fails with an error wrapping
+	// ErrLocked.
+	Timeout time.Duration
 }
 
 // SyncMode says when pagoda calls fsync.

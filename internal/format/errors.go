@@ -13,6 +13,10 @@ var (
 	// ErrUnsupported reports a valid file (or request) using a feature
 	// pagoda does not implement.
 	ErrUnsupported = errors.New("unsupported")
+	// ErrLocked reports that another process, or another handle in this
+	// one, holds a lock on the database file that excludes the one asked
+	// for.
+	ErrLocked = errors.New("database is locked")
 )
 
 // CorruptError says where a file breaks the format: the page (0 when the

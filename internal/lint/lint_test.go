@@ -21,6 +21,7 @@ const module = "github.com/pagodadb/pagoda"
 var layers = []string{
 	"internal/format",
 	"internal/wal",
+	"internal/vfs",
 	"internal/pager",
 	"internal/btree",
 	"internal/schema",

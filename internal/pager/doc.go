@@ -4,6 +4,11 @@
 // write-ahead log, that log's frames, mapped as well. A page is a sub-slice
 // of a mapping: reading copies nothing and allocates nothing.
 //
+// Every file operation goes through package vfs (Options.FS, the operating
+// system's by default), which tests replace with a fault-injecting layer;
+// and the pager holds SQLite's file lock on the database from Open to
+// Close: EXCLUSIVE to write, SHARED to read only (lock.go).
+//
 // Rules the read side keeps:
 //
 //  1. Opening validates the database header as sqlite3 does (magic, page
@@ -30,9 +35,13 @@
 //     an empty file).
 //  9. Commit appends the changed pages to the WAL in page order, the last
 //     one a commit frame carrying the page count, then syncs the WAL once
-//     (SyncFull): that sync is the commit point. Only after it are the
-//     frames indexed and visible to new snapshots. A failed commit zeroes
-//     the header of its first frame, so that recovery never replays it.
+//     (SyncFull): that sync is the commit point, and nothing after it can
+//     fail. Only after it are the frames indexed and visible to new
+//     snapshots. A failed commit zeroes the header of its first frame and
+//     syncs it ("spoil"), so that recovery never replays it even if its
+//     frames reached the disk; if that fails too, the next commit writes
+//     over them and Close tries again. The first sync of a new WAL syncs
+//     its directory too.
 //  10. A transaction whose changed pages exceed the cache budget spills them
 //     (Settle, between b-tree operations) as non-commit frames after the
 //     last commit, and reads them back from the WAL; rollback abandons
@@ -46,10 +55,13 @@
 //     leaf to the first trunk while it holds fewer than U/4-8, else makes
 //     the page the new first trunk. Page 1 keeps the freelist head and
 //     count, the page count, and change counter == version-valid-for.
-//  12. A checkpoint copies, for each page, its newest frame at or before the
-//     oldest live snapshot's mark into the database file, then syncs it.
-//     Snapshots taken once every frame is copied read the file alone, and
-//     the WAL restarts (new salts, frames from the start) only when no
-//     snapshot reads it. Close checkpoints and removes the WAL when this
-//     process wrote to the database.
+//  12. A checkpoint first syncs the WAL unless this pager synced all of it
+//     at its commits (a WAL found at Open may not be durable), then copies,
+//     for each page, its newest frame at or before the oldest live
+//     snapshot's mark into the database file, then syncs it. Snapshots
+//     taken once every frame is copied read the file alone, and the WAL
+//     restarts (new salts, frames from the start) only when no snapshot
+//     reads it; the new header is synced before any frame is written over
+//     old ones. Close checkpoints and removes the WAL when this process
+//     wrote to the database.
 package pager

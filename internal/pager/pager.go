@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/vfs"
 	"github.com/pagodadb/pagoda/internal/wal"
 )
 
@@ -29,6 +31,13 @@ type Options struct {
 	// checkpoints (default: DefaultCheckpointBytes of frames, at least
 	// 1000; negative: only at Close and Checkpoint).
 	CheckpointPages int
+	// Timeout is how long Open keeps trying to lock the database file
+	// while another process or handle holds it (see lock.go); 0 means one
+	// try. Then Open fails with an error wrapping ErrLocked.
+	Timeout time.Duration
+	// FS is the file layer, for tests that inject faults; nil means
+	// vfs.OS.
+	FS vfs.FS
 }
 
 // SyncMode says which writes are followed by fsync.
@@ -68,7 +77,8 @@ const minCheckpointPages = 1000
 // Pager owns the database file, its mapping and the recovered WAL.
 type Pager struct {
 	path     string
-	f        *os.File
+	fs       vfs.FS
+	f        vfs.File
 	readOnly bool
 	pageSize int
 	usable   int
@@ -86,7 +96,7 @@ type Pager struct {
 	data    []byte // mapping of the database file
 	dataCap int    // bytes mapped (may exceed the file)
 	dbPages uint32 // whole pages present in the file
-	walFile *os.File
+	walFile vfs.File
 	walData []byte // mapping of the WAL file
 	walCap  int    // bytes mapped (may exceed the file)
 	log     *wal.Log
@@ -112,6 +122,11 @@ func WALPath(path string) string { return path + "-wal" }
 // missing or empty file becomes a new, empty WAL-mode database: page 1 is
 // written to the main file and synced before anything else, so that sqlite3
 // never sees a WAL beside an empty file (which it would delete).
+//
+// First of all Open locks the database file (lock.go): SQLite's EXCLUSIVE
+// lock to write, SHARED to read only, held until Close. While another
+// process or pager holds a lock that excludes it, Open tries again until
+// opts.Timeout has passed and then fails with an error wrapping ErrLocked.
 func Open(path string, opts Options) (*Pager, error) {
 	flag := os.O_RDONLY
 	if !opts.ReadOnly {
@@ -126,17 +141,25 @@ func Open(path string, opts Options) (*Pager, error) {
 	if opts.CacheSize == 0 {
 		opts.CacheSize = DefaultCacheSize
 	}
-	f, err := os.OpenFile(path, flag, 0o644)
+	fsys := opts.FS
+	if fsys == nil {
+		fsys = vfs.OS
+	}
+	f, err := fsys.OpenFile(path, flag, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	p := &Pager{path: path, f: f, readOnly: opts.ReadOnly, opts: opts, marks: map[uint32]int{}}
+	p := &Pager{path: path, fs: fsys, f: f, readOnly: opts.ReadOnly, opts: opts, marks: map[uint32]int{}}
+	if err := p.lock(); err != nil {
+		p.Close()
+		return nil, err
+	}
 	if !opts.ReadOnly {
 		if err := p.initNew(); err != nil {
 			p.Close()
 			return nil, err
 		}
-		if err := checkNoHotJournal(path); err != nil {
+		if err := p.checkNoHotJournal(); err != nil {
 			p.Close()
 			return nil, err
 		}
@@ -149,11 +172,10 @@ func Open(path string, opts Options) (*Pager, error) {
 }
 
 func (p *Pager) load() error {
-	st, err := p.f.Stat()
+	size, err := p.f.Size()
 	if err != nil {
 		return err
 	}
-	size := st.Size()
 	if size == 0 {
 		// An empty file is an empty database to sqlite3.
 		p.pageSize, p.usable = 4096, 4096
@@ -178,11 +200,12 @@ func (p *Pager) load() error {
 		return fmt.Errorf("%w: file of %d bytes has too many pages", format.ErrUnsupported, size)
 	}
 	p.dbPages = uint32(size / int64(p.pageSize))
-	p.dataCap = p.mapCap(int(p.dbPages) * p.pageSize)
-	if p.data, err = mapFile(p.f, p.dataCap); err != nil {
+	c := p.mapCap(int(p.dbPages) * p.pageSize)
+	m, err := p.f.Map(c)
+	if err != nil {
 		return fmt.Errorf("pager: map %s: %w", p.path, err)
 	}
-	p.data = p.data[:int(p.dbPages)*p.pageSize]
+	p.data, p.dataCap = m[:int(p.dbPages)*p.pageSize], c
 	if err := p.openWAL(); err != nil {
 		return err
 	}
@@ -223,35 +246,36 @@ func (p *Pager) openWAL() error {
 	if !p.readOnly {
 		flag = os.O_RDWR
 	}
-	f, err := os.OpenFile(WALPath(p.path), flag, 0)
+	f, err := p.fs.OpenFile(WALPath(p.path), flag, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	st, err := f.Stat()
+	size, err := f.Size()
 	if err != nil {
 		f.Close()
 		return err
 	}
-	if st.Size() == 0 && p.readOnly {
+	if size == 0 && p.readOnly {
 		f.Close()
 		return nil
 	}
 	p.walFile = f
-	if st.Size() > int64(^uint(0)>>1) {
-		return fmt.Errorf("%w: WAL of %d bytes", format.ErrUnsupported, st.Size())
+	if size > int64(^uint(0)>>1) {
+		return fmt.Errorf("%w: WAL of %d bytes", format.ErrUnsupported, size)
 	}
-	if st.Size() == 0 {
+	if size == 0 {
 		p.log = &wal.Log{}
 		return nil
 	}
-	p.walCap = p.mapCap(int(st.Size()))
-	if p.walData, err = mapFile(f, p.walCap); err != nil {
+	c := p.mapCap(int(size))
+	m, err := f.Map(c)
+	if err != nil {
 		return fmt.Errorf("pager: map %s: %w", WALPath(p.path), err)
 	}
-	p.walData = p.walData[:st.Size()]
+	p.walData, p.walCap = m[:size], c
 	p.log, err = wal.Recover(p.walData, p.pageSize)
 	return err
 }
@@ -372,9 +396,9 @@ func (p *Pager) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true
-	errs = append(errs, unmapFile(p.data[:p.dataCap:p.dataCap]), unmapFile(p.walData[:p.walCap:p.walCap]))
+	errs = append(errs, p.fs.Unmap(p.data[:p.dataCap:p.dataCap]), p.fs.Unmap(p.walData[:p.walCap:p.walCap]))
 	for _, m := range p.retired {
-		errs = append(errs, unmapFile(m))
+		errs = append(errs, p.fs.Unmap(m))
 	}
 	p.data, p.walData, p.retired = nil, nil, nil
 	// No write transaction runs (the writer lock is held): no page buffer
@@ -384,8 +408,8 @@ func (p *Pager) Close() error {
 	if p.walFile != nil {
 		errs = append(errs, p.walFile.Close())
 	}
-	if p.f != nil {
-		errs = append(errs, p.f.Close())
-	}
+	// The lock goes last, once the final checkpoint is durable and the
+	// WAL gone: until then another process must not touch the files.
+	errs = append(errs, p.f.Unlock(), p.f.Close())
 	return errors.Join(errs...)
 }

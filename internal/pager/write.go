@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/vfs"
 	"github.com/pagodadb/pagoda/internal/wal"
 )
 
@@ -37,7 +38,16 @@ type writeState struct {
 	bufs    [][]byte  // page buffers to reuse
 	frames  []byte    // frame batch buffer
 	walSync bool      // the WAL's directory entry has been synced
-	wrote   bool      // a transaction committed: Close checkpoints
+	// walDurable says that every committed frame of the WAL is known to
+	// be on stable storage: synced by this pager. A WAL found at Open may
+	// hold frames that its writer never synced.
+	walDurable bool
+	wrote      bool // a transaction committed: Close checkpoints
+	// unspoiled is the first frame of a failed commit that spoil could
+	// not make invalid (0: none): the WAL may hold that transaction whole
+	// and valid past the last commit. The next commit overwrites it; until
+	// then Close tries again.
+	unspoiled uint32
 }
 
 // Stats counts what the pager has done since Open.
@@ -63,19 +73,35 @@ func (p *Pager) count(f func(*Stats)) {
 }
 
 // sync syncs f unless syncing is off, and counts it.
-func (p *Pager) sync(f *os.File) error {
+func (p *Pager) sync(f vfs.File) error {
 	if p.opts.Sync == SyncOff {
 		return nil
 	}
 	p.count(func(s *Stats) { s.Syncs++ })
-	return syncFile(f)
+	return f.Sync()
 }
 
-// syncFile is datasync, replaceable by tests that inject failures.
-var syncFile = datasync
-
-// writeAt is f.WriteAt, replaceable by tests that inject failures.
-var writeAt = (*os.File).WriteAt
+// syncWAL syncs the WAL unless syncing is off and, the first time, its
+// directory entry too: a WAL whose creation is not durable could vanish
+// in a crash, or one that Close removed could come back in its place.
+// (sqlite3 syncs the directory at the first sync of a new WAL as well.)
+func (p *Pager) syncWAL() error {
+	if err := p.sync(p.walFile); err != nil {
+		return err
+	}
+	if p.opts.Sync == SyncOff {
+		return nil
+	}
+	p.wstate.walDurable = true
+	if p.wstate.walSync {
+		return nil
+	}
+	if err := p.syncDir(); err != nil {
+		return err
+	}
+	p.wstate.walSync = true
+	return nil
+}
 
 // DefaultCacheSize is the memory a write transaction's changed pages may
 // hold before they are spilled to the WAL.
@@ -92,16 +118,16 @@ const frameBatch = 64
 
 // initNew writes page 1 of a new database when the file is empty.
 func (p *Pager) initNew() error {
-	st, err := p.f.Stat()
+	size, err := p.f.Size()
 	if err != nil {
 		return err
 	}
-	if st.Size() != 0 {
+	if size != 0 {
 		return nil
 	}
 	// sqlite3 deletes a WAL that sits beside an empty database; so do we,
 	// rather than replay pages of some other database.
-	if err := os.Remove(WALPath(p.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := p.fs.Remove(WALPath(p.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	ps := p.opts.PageSize
@@ -117,7 +143,7 @@ func (p *Pager) initNew() error {
 		if err := p.f.Sync(); err != nil {
 			return err
 		}
-		return syncDir(p.path)
+		return p.syncDir()
 	}
 	return nil
 }
@@ -125,24 +151,19 @@ func (p *Pager) initNew() error {
 // checkNoHotJournal refuses to write a database whose rollback journal
 // says a transaction of another program was interrupted: sqlite3 would
 // roll it back first, and pagoda does not.
-func checkNoHotJournal(path string) error {
-	st, err := os.Stat(path + "-journal")
+func (p *Pager) checkNoHotJournal() error {
+	st, err := p.fs.Stat(p.path + "-journal")
 	if err == nil && st.Size() > 0 {
-		return fmt.Errorf("%w: %s-journal holds an interrupted sqlite3 transaction; open the database with sqlite3 once to roll it back", format.ErrUnsupported, path)
+		return fmt.Errorf("%w: %s-journal holds an interrupted sqlite3 transaction; open the database with sqlite3 once to roll it back", format.ErrUnsupported, p.path)
 	}
 	return nil
 }
 
-func syncDir(path string) error {
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, fs.ErrInvalid) {
-		return err
-	}
-	return nil
+// syncDir makes the creation or removal of the files beside the database
+// durable, and counts it.
+func (p *Pager) syncDir() error {
+	p.count(func(s *Stats) { s.Syncs++ })
+	return p.fs.SyncDir(filepath.Dir(p.path))
 }
 
 // WriteTx is the one write transaction of a pager. Pages it changes are
@@ -459,7 +480,7 @@ func (w *WriteTx) spillDirect() error {
 	direct := 0
 	flush := func() {
 		if len(run) > 0 && werr == nil {
-			_, werr = writeAt(p.f, run, int64(runStart-1)*int64(p.pageSize))
+			_, werr = p.f.WriteAt(run, int64(runStart-1)*int64(p.pageSize))
 		}
 		run = run[:0]
 	}
@@ -595,27 +616,24 @@ func (p *Pager) appendCommit(w *WriteTx) error {
 		final = append(final, pgno)
 	})
 	if err != nil {
-		p.spoil(first)
-		return err
+		return p.spoil(first, err)
 	}
-	if p.opts.Sync == SyncFull {
-		if err := p.sync(p.walFile); err != nil {
-			p.spoil(first)
-			return err
-		}
-		if !p.wstate.walSync {
-			p.count(func(s *Stats) { s.Syncs++ })
-			if err := syncDir(p.path); err != nil {
-				p.spoil(first)
-				return err
-			}
-			p.wstate.walSync = true
-		}
-	}
+	// Map the frames before the commit point: nothing may fail after it,
+	// or a Commit that returned an error would be durable.
 	last := next + uint32(len(final)) - 1
 	if err := p.growWALMap(int(wal.FrameOffset(last+1, p.pageSize))); err != nil {
-		// The frames are durable; only this process cannot map them.
-		return err
+		return p.spoil(first, err)
+	}
+	if p.opts.Sync == SyncFull {
+		if err := p.syncWAL(); err != nil {
+			return p.spoil(first, err)
+		}
+	}
+	// The commit point is passed: the failed commit these frames
+	// overwrote can never come back.
+	p.wstate.unspoiled = 0
+	if p.opts.Sync != SyncFull {
+		p.wstate.walDurable = false
 	}
 	// Publish: index the frames, then let new snapshots see them.
 	f := first
@@ -668,7 +686,7 @@ func (p *Pager) writeFrames(t *pageTable, first, commit uint32, s0, s1 uint32, d
 		s0, s1 = wal.EncodeFrame(buf[n:n+wal.FrameHeaderSize], &l.Header, pgno, c, buf[n+wal.FrameHeaderSize:], s0, s1)
 		done(pgno, s)
 		if len(buf) == cap(buf) || pgno == lastPg {
-			if _, err := writeAt(p.walFile, buf, off); err != nil {
+			if _, err := p.walFile.WriteAt(buf, off); err != nil {
 				werr = err
 				return
 			}
@@ -679,12 +697,38 @@ func (p *Pager) writeFrames(t *pageTable, first, commit uint32, s0, s1 uint32, d
 	return s0, s1, werr
 }
 
-// spoil makes frames from first on invalid after a failed commit, as far
-// as it can: a frame with page number 0 ends recovery, so a transaction
-// whose commit failed can never reappear after a crash.
-func (p *Pager) spoil(first uint32) {
+// spoil makes frames from first on invalid after a commit failed with
+// cause, and returns cause: a frame with page number 0 ends recovery, so a
+// transaction whose commit failed cannot reappear after a reopen or a
+// crash. The zeroed header is synced (unless syncing is off): the frames
+// may have reached the disk even though their sync failed.
+//
+// When spoil itself fails, the transaction may sit whole and valid in the
+// WAL past the last commit. In this process nothing reads it: the next
+// commit writes its own frames over it, from the same frame on, with a
+// checksum chain that leaves any stale frame after them invalid; Close
+// tries spoil again (closeWAL). A crash before either may bring it back:
+// a commit that reports an error because the disk fails is, as a commit
+// interrupted by a crash, in doubt.
+func (p *Pager) spoil(first uint32, cause error) error {
+	_ = p.erase(first)
+	return cause
+}
+
+// erase zeroes the header of frame first and syncs it, recording in
+// wstate.unspoiled whether that failed.
+func (p *Pager) erase(first uint32) error {
 	var zero [wal.FrameHeaderSize]byte
-	_, _ = p.walFile.WriteAt(zero[:], wal.FrameOffset(first, p.pageSize))
+	_, err := p.walFile.WriteAt(zero[:], wal.FrameOffset(first, p.pageSize))
+	if err == nil && p.opts.Sync != SyncOff {
+		err = p.sync(p.walFile)
+	}
+	if err != nil {
+		p.wstate.unspoiled = first
+	} else if p.wstate.unspoiled == first {
+		p.wstate.unspoiled = 0
+	}
+	return err
 }
 
 // prepareWAL makes sure the WAL exists with a valid header, restarting it
@@ -692,7 +736,7 @@ func (p *Pager) spoil(first uint32) {
 // file and no snapshot reads from it.
 func (p *Pager) prepareWAL() error {
 	if p.walFile == nil {
-		f, err := os.OpenFile(WALPath(p.path), os.O_RDWR|os.O_CREATE, 0o644)
+		f, err := p.fs.OpenFile(WALPath(p.path), os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
 			return err
 		}
@@ -722,6 +766,21 @@ func (p *Pager) prepareWAL() error {
 	if _, err := p.walFile.WriteAt(b[:], 0); err != nil {
 		return err
 	}
+	// Old frames may follow the header: it must be durable before any
+	// new frame is written over them, or a crash that kept a new frame
+	// but not the new header would let the old header validate old frames
+	// (pages older than the database file) up to the first new one. This
+	// is SQLite's fix for its ticket ff5be73dee. A new, empty WAL has no
+	// old frames.
+	p.mu.Lock()
+	oldFrames := len(p.walData) > wal.HeaderSize
+	p.mu.Unlock()
+	if oldFrames && p.opts.Sync != SyncOff {
+		if err := p.sync(p.walFile); err != nil {
+			return err
+		}
+	}
+	p.wstate.unspoiled = 0 // stale frames have the old salts now
 	// No snapshot reads the old frames: forget them.
 	p.mu.Lock()
 	l.Index.Reset()
@@ -736,7 +795,7 @@ func (p *Pager) prepareWAL() error {
 // growWALMap makes the WAL mapping cover its first size bytes. An older
 // mapping stays valid for the snapshots that use it until Close.
 func (p *Pager) growWALMap(size int) error {
-	if size <= p.walCap && p.walData != nil && !mapCopies {
+	if size <= p.walCap && p.walData != nil && !vfs.MapCopies {
 		p.mu.Lock()
 		if size > len(p.walData) {
 			p.walData = p.walData[:size]
@@ -745,7 +804,7 @@ func (p *Pager) growWALMap(size int) error {
 		return nil
 	}
 	c := p.mapCap(size)
-	m, err := mapFile(p.walFile, c)
+	m, err := p.walFile.Map(c)
 	if err != nil {
 		return fmt.Errorf("pager: map %s: %w", WALPath(p.path), err)
 	}
@@ -762,7 +821,7 @@ func (p *Pager) growWALMap(size int) error {
 func (p *Pager) growDBMap(nPages uint32) error {
 	nPages = max(nPages, p.dbPagesNow())
 	size := int(nPages) * p.pageSize
-	if size <= p.dataCap && p.data != nil && !mapCopies {
+	if size <= p.dataCap && p.data != nil && !vfs.MapCopies {
 		p.mu.Lock()
 		if size > len(p.data) {
 			p.data = p.data[:size]
@@ -772,7 +831,7 @@ func (p *Pager) growDBMap(nPages uint32) error {
 		return nil
 	}
 	c := p.mapCap(size)
-	m, err := mapFile(p.f, c)
+	m, err := p.f.Map(c)
 	if err != nil {
 		return fmt.Errorf("pager: map %s: %w", p.path, err)
 	}
@@ -813,8 +872,14 @@ func (p *Pager) checkpoint() error {
 	if safe <= from {
 		return nil
 	}
-	if p.opts.Sync == SyncNormal {
-		if err := p.sync(p.walFile); err != nil {
+	// The frames must be durable before the database file changes:
+	// were they lost in a crash afterwards, an older prefix of them would
+	// be replayed over newer pages. A WAL this pager synced at every
+	// commit is; one that SyncNormal wrote, or that Open found (its writer
+	// may have crashed before syncing), is synced now, as sqlite3 does
+	// before every checkpoint.
+	if !p.wstate.walDurable && p.opts.Sync != SyncOff {
+		if err := p.syncWAL(); err != nil {
 			return err
 		}
 	}
@@ -847,7 +912,7 @@ func (p *Pager) checkpoint() error {
 		if len(run) == 0 {
 			return nil
 		}
-		_, err := writeAt(p.f, run, int64(runStart-1)*int64(p.pageSize))
+		_, err := p.f.WriteAt(run, int64(runStart-1)*int64(p.pageSize))
 		run = run[:0]
 		return err
 	}
@@ -867,7 +932,7 @@ func (p *Pager) checkpoint() error {
 		return err
 	}
 	if safe == l.MaxFrame {
-		if st, err := p.f.Stat(); err == nil && st.Size() < int64(nPages)*int64(p.pageSize) {
+		if size, err := p.f.Size(); err == nil && size < int64(nPages)*int64(p.pageSize) {
 			if err := p.f.Truncate(int64(nPages) * int64(p.pageSize)); err != nil {
 				return err
 			}
@@ -876,7 +941,7 @@ func (p *Pager) checkpoint() error {
 	if err := p.sync(p.f); err != nil {
 		return err
 	}
-	if size > p.dbPagesNow() || mapCopies {
+	if size > p.dbPagesNow() || vfs.MapCopies {
 		if err := p.growDBMap(size); err != nil {
 			return err
 		}
@@ -915,6 +980,13 @@ func (p *Pager) closeWAL() error {
 	}
 	p.writer.Lock()
 	defer p.writer.Unlock()
+	if first := p.wstate.unspoiled; first != 0 {
+		// A failed commit may still be valid in the WAL: try again to
+		// make it invalid.
+		if err := p.erase(first); err != nil {
+			return fmt.Errorf("pager: close: the WAL may still hold a transaction whose commit failed: %w", err)
+		}
+	}
 	if !p.wstate.wrote {
 		// A WAL this process did not write stays as it was found.
 		return nil
@@ -928,7 +1000,7 @@ func (p *Pager) closeWAL() error {
 	if !done {
 		return nil
 	}
-	if err := os.Remove(WALPath(p.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := p.fs.Remove(WALPath(p.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil

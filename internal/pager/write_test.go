@@ -9,6 +9,7 @@ import (
 
 	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/sqltest"
+	"github.com/pagodadb/pagoda/internal/vfs"
 )
 
 // query runs a one-value query with SQLite on a copy of the database and its
@@ -308,27 +309,26 @@ func TestFailedCommitLeavesNoTrace(t *testing.T) {
 	for _, fault := range []string{"write", "sync"} {
 		t.Run(fault, func(t *testing.T) {
 			path := makeDB(t, "CREATE TABLE t(a)")
-			p, err := Open(path, Options{CheckpointPages: -1})
+			fsys := vfs.NewFault(vfs.OS)
+			p, err := Open(path, Options{CheckpointPages: -1, FS: fsys})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer p.Close()
 			setUserVersion(t, p, 1)
-			injected := errors.New("injected fault")
-			origWrite, origSync := writeAt, syncFile
 			switch fault {
 			case "write":
-				writeAt = func(f *os.File, b []byte, off int64) (int, error) { return 0, injected }
+				fsys.Inject(vfs.FaultForever, fsys.Ops(), vfs.OpWrite)
 			case "sync":
-				syncFile = func(f *os.File) error { return injected }
+				fsys.Inject(vfs.FaultForever, fsys.Ops(), vfs.OpSync)
 			}
 			w, _ := p.BeginWrite()
 			pg, _ := w.Write(1)
 			format.Header(pg).SetUserVersion(2)
 			_, _, _ = w.Allocate() // grow the file too
 			err = w.Commit()
-			writeAt, syncFile = origWrite, origSync
-			if !errors.Is(err, injected) {
+			fsys.Inject(vfs.NoFault, 0)
+			if !errors.Is(err, vfs.ErrInjected) {
 				t.Fatalf("Commit with a failing %s: %v", fault, err)
 			}
 			s := p.Snapshot()
@@ -472,4 +472,214 @@ func snapshotCopy(t *testing.T, path string) string {
 	sqltest.CopyFile(t, path, cp, false)
 	sqltest.CopyFile(t, WALPath(path), WALPath(cp), true)
 	return cp
+}
+
+// TestFailedCommitNeverReturns: a commit whose WAL sync fails reports the
+// error, and the transaction stays gone after Close and a power loss,
+// whatever part of the unsynced writes reached the disk. Its frames may
+// have reached the disk, so spoil must make its zeroed frame header
+// durable; when spoil's own sync fails, Close tries again.
+func TestFailedCommitNeverReturns(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		fault vfs.FaultKind
+	}{
+		{"sync fails once", vfs.FaultOnce},
+		{"syncs fail until Close", vfs.FaultForever},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			template := makeDB(t, "CREATE TABLE t(a)")
+			for seed := range uint64(16) {
+				path := filepath.Join(t.TempDir(), "f.db")
+				sqltest.CopyFile(t, template, path, false)
+				fsys := vfs.NewFault(vfs.OS)
+				fsys.SkipSync = true
+				p, err := Open(path, Options{FS: fsys, CheckpointPages: -1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				setUserVersion(t, p, 1)
+				fsys.Inject(c.fault, fsys.Ops(), vfs.OpSync)
+				w, _ := p.BeginWrite()
+				pg, _ := w.Write(1)
+				format.Header(pg).SetUserVersion(2)
+				for range 3 {
+					if _, b, err := w.Allocate(); err != nil {
+						t.Fatal(err)
+					} else {
+						b[0] = 0x0d // an empty table leaf, as far as page 2 goes
+					}
+				}
+				if err := w.Commit(); !errors.Is(err, vfs.ErrInjected) {
+					t.Fatalf("Commit with a failing sync: %v", err)
+				}
+				fsys.Inject(vfs.NoFault, 0)
+				if err := p.Close(); err != nil {
+					t.Fatal(err)
+				}
+				for _, mode := range []vfs.CrashMode{vfs.CrashPrefix, vfs.CrashTorn, vfs.CrashReorder} {
+					if err := fsys.Crash(mode, seed); err != nil {
+						t.Fatal(err)
+					}
+					q, err := Open(path, Options{ReadOnly: true})
+					if err != nil {
+						t.Fatalf("%s crash, seed %d: %v", mode, seed, err)
+					}
+					s := q.Snapshot()
+					pg1, _ := s.Page(1)
+					uv := format.Header(pg1).UserVersion()
+					s.Release()
+					q.Close()
+					if uv != 1 {
+						t.Fatalf("%s crash, seed %d: user_version %d, want 1: the failed commit came back", mode, seed, uv)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestWALRestartCrash: the first commit after a checkpoint restarts the
+// WAL over its old frames. If a crash kept some of the new frames but not
+// the new header, the old header would validate old frames up to the
+// first new one: a committed state older than the database file. So the
+// new header is synced before any frame is written over old ones (as
+// sqlite3 does since its ticket ff5be73dee).
+func TestWALRestartCrash(t *testing.T) {
+	template := makeDB(t, "CREATE TABLE t(a)")
+	for seed := range uint64(64) {
+		path := filepath.Join(t.TempDir(), "r.db")
+		sqltest.CopyFile(t, template, path, false)
+		fsys := vfs.NewFault(vfs.OS)
+		fsys.SkipSync = true
+		p, err := Open(path, Options{FS: fsys, CheckpointPages: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v := range uint32(5) { // five commits of one frame each
+			setUserVersion(t, p, v+1)
+		}
+		if err := p.Checkpoint(); err != nil {
+			t.Fatal(err)
+		}
+		// The process dies at the restarting commit's first sync.
+		fsys.Inject(vfs.FaultCrash, fsys.Ops(), vfs.OpSync)
+		w, _ := p.BeginWrite()
+		pg, _ := w.Write(1)
+		format.Header(pg).SetUserVersion(6)
+		for range 4 {
+			if _, _, err := w.Allocate(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Commit(); !errors.Is(err, vfs.ErrCrashed) {
+			t.Fatalf("Commit: %v, want a crash", err)
+		}
+		p.Close()
+		if err := fsys.Crash(vfs.CrashReorder, seed); err != nil {
+			t.Fatal(err)
+		}
+		q, err := Open(path, Options{ReadOnly: true})
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		s := q.Snapshot()
+		pg1, _ := s.Page(1)
+		uv := format.Header(pg1).UserVersion()
+		s.Release()
+		q.Close()
+		if uv != 5 && uv != 6 {
+			t.Fatalf("seed %d: recovered user_version %d, want 5 (or 6)", seed, uv)
+		}
+	}
+}
+
+// TestSyncNormalWALDirectory: with SyncNormal the first sync of a new WAL
+// (at a checkpoint) syncs its directory entry too. Otherwise, after a WAL
+// that Close removed (without syncing the directory), a crash could bring
+// the old WAL back in place of the new one, and replay its old frames over
+// the newer pages the checkpoint wrote.
+func TestSyncNormalWALDirectory(t *testing.T) {
+	path := makeDB(t, "CREATE TABLE t(a)")
+	fsys := vfs.NewFault(vfs.OS)
+	fsys.SkipSync = true
+	p, err := Open(path, Options{FS: fsys, CheckpointPages: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	setUserVersion(t, p, 1)           // SyncFull: the WAL is durable, directory entry too
+	if err := p.Close(); err != nil { // checkpoint, then the WAL is removed
+		t.Fatal(err)
+	}
+	p, err = Open(path, Options{FS: fsys, CheckpointPages: -1, Sync: SyncNormal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	setUserVersion(t, p, 2)
+	setUserVersion(t, p, 3)
+	if err := p.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	if err := fsys.Crash(vfs.CrashDrop, 0); err != nil {
+		t.Fatal(err)
+	}
+	q, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	s := q.Snapshot()
+	defer s.Release()
+	pg1, _ := s.Page(1)
+	if uv := format.Header(pg1).UserVersion(); uv != 3 {
+		t.Fatalf("recovered user_version %d, want 3 (checkpointed)", uv)
+	}
+}
+
+// TestCheckpointSyncsFoundWAL: a WAL that Open finds may hold frames its
+// writer never synced (it crashed, or ran with SyncNormal). A checkpoint
+// syncs it before it writes the database file; otherwise a power loss
+// could keep the new pages in the file and only an older prefix of the
+// WAL, which recovery would replay over them.
+func TestCheckpointSyncsFoundWAL(t *testing.T) {
+	path := makeDB(t, "CREATE TABLE t(a)")
+	fsys := vfs.NewFault(vfs.OS)
+	fsys.SkipSync = true
+	session := func(sync SyncMode, fn func(p *Pager)) {
+		t.Helper()
+		p, err := Open(path, Options{FS: fsys, CheckpointPages: -1, Sync: sync})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(p)
+		// The process dies: no checkpoint, the files stay as they are.
+		fsys.Inject(vfs.FaultCrash, fsys.Ops())
+		p.Close()
+		fsys.Revive()
+	}
+	session(SyncFull, func(p *Pager) { setUserVersion(t, p, 1) })
+	session(SyncNormal, func(p *Pager) {
+		setUserVersion(t, p, 2)
+		setUserVersion(t, p, 3)
+	})
+	session(SyncFull, func(p *Pager) {
+		if err := p.Checkpoint(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if err := fsys.Crash(vfs.CrashDrop, 0); err != nil { // and now the power
+		t.Fatal(err)
+	}
+	q, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	s := q.Snapshot()
+	defer s.Release()
+	pg1, _ := s.Page(1)
+	if uv := format.Header(pg1).UserVersion(); uv != 3 {
+		t.Fatalf("recovered user_version %d, want 3 (checkpointed)", uv)
+	}
 }

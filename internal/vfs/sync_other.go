@@ -1,6 +1,6 @@
 //go:build !linux
 
-package pager
+package vfs
 
 import "os"
 

@@ -1,0 +1,69 @@
+package pager
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/vfs"
+)
+
+// ErrLocked is the error, wrapped, of an Open that could not lock the
+// database file because another process or pager holds it.
+var ErrLocked = format.ErrLocked
+
+// Locking. A pager holds SQLite's own file locks (vfs.File.Lock: the
+// PENDING, RESERVED and SHARED bytes at 1 GiB) from Open to Close:
+//
+//   - A writable pager holds EXCLUSIVE, as sqlite3 does in
+//     PRAGMA locking_mode=EXCLUSIVE: no other pager, and no sqlite3
+//     process, may read or write the file meanwhile (sqlite3 reports
+//     "database is locked"). pagoda does not implement the -shm wal-index
+//     through which sqlite3 processes share a WAL-mode file, so it cannot
+//     let others in while it writes.
+//   - A read-only pager holds SHARED: other readers (pagers or sqlite3)
+//     may open the file, and a writing pager cannot. A sqlite3 process may
+//     still write a WAL-mode file beside it, because sqlite3's writers in
+//     WAL mode hold only SHARED on the database file and coordinate
+//     through the -shm file, which pagoda does not read: reading a file
+//     that sqlite3 is writing is not supported (a rollback-journal file is
+//     safe: sqlite3 needs EXCLUSIVE to write it).
+//
+// On Linux the locks belong to the pager's open file, so two pagers in one
+// process exclude each other too; on other unix systems they are POSIX
+// locks, which belong to the process (two pagers of one process do not
+// exclude each other, and closing any other descriptor of the file in the
+// process drops them); elsewhere there are none (see package vfs).
+
+// lockRetryMax is the longest pause between two attempts to lock.
+const lockRetryMax = 50 * time.Millisecond
+
+// lock takes the pager's lock on the database file, retrying until
+// opts.Timeout.
+func (p *Pager) lock() error {
+	level := vfs.LockExclusive
+	if p.readOnly {
+		level = vfs.LockShared
+	}
+	deadline := time.Now().Add(p.opts.Timeout)
+	pause := time.Millisecond
+	for {
+		err := p.f.Lock(level)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, ErrLocked) {
+			return fmt.Errorf("pager: lock %s: %w", p.path, err)
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			if p.opts.Timeout > 0 {
+				return fmt.Errorf("pager: %s is held by another process or handle (waited %v): %w", p.path, p.opts.Timeout, ErrLocked)
+			}
+			return fmt.Errorf("pager: %s is held by another process or handle: %w", p.path, ErrLocked)
+		}
+		time.Sleep(min(pause, left))
+		pause = min(2*pause, lockRetryMax)
+	}
+}

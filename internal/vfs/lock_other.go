@@ -1,0 +1,16 @@
+//go:build !unix
+
+package vfs
+
+// Lock does nothing where there is no fcntl: pagoda does not lock files on
+// these systems, and one process at a time must write a database.
+func (f *osFile) Lock(level LockLevel) error {
+	f.level = max(f.level, level)
+	return nil
+}
+
+// Unlock does nothing (see Lock).
+func (f *osFile) Unlock() error {
+	f.level = LockNone
+	return nil
+}

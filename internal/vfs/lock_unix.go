@@ -1,0 +1,101 @@
+//go:build unix
+
+package vfs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// Lock takes level as sqlite3's unixLock does (see the package doc). A
+// failed attempt leaves the file at the level it had.
+func (f *osFile) Lock(level LockLevel) error {
+	if level <= f.level {
+		return nil
+	}
+	prev := f.level
+	if f.level == LockNone {
+		if err := f.lockShared(); err != nil {
+			return err
+		}
+		f.level = LockShared
+	}
+	if level == LockExclusive {
+		if err := f.lockExclusive(); err != nil {
+			if prev == LockNone {
+				_ = f.Unlock()
+			}
+			return err
+		}
+		f.level = LockExclusive
+	}
+	return nil
+}
+
+// lockShared takes SHARED: a read lock on PENDING_BYTE (which fails while
+// a writer holds or waits for EXCLUSIVE), a read lock on the SHARED range,
+// then lets PENDING_BYTE go.
+func (f *osFile) lockShared() error {
+	if err := f.setlk(unix.F_RDLCK, PendingByte, 1); err != nil {
+		return err
+	}
+	err := f.setlk(unix.F_RDLCK, SharedFirst, SharedSize)
+	if uerr := f.setlk(unix.F_UNLCK, PendingByte, 1); err == nil {
+		err = uerr
+	}
+	if err != nil {
+		_ = f.setlk(unix.F_UNLCK, SharedFirst, SharedSize)
+	}
+	return err
+}
+
+// lockExclusive goes from SHARED to EXCLUSIVE through RESERVED and PENDING,
+// keeping all three write locks; on failure it drops back to SHARED.
+func (f *osFile) lockExclusive() error {
+	steps := [...]struct{ start, n int64 }{
+		{ReservedByte, 1},
+		{PendingByte, 1},
+		{SharedFirst, SharedSize},
+	}
+	for i, s := range steps {
+		if err := f.setlk(unix.F_WRLCK, s.start, s.n); err != nil {
+			for _, u := range steps[:i] {
+				_ = f.setlk(unix.F_UNLCK, u.start, u.n)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// Unlock releases every lock byte.
+func (f *osFile) Unlock() error {
+	if f.level == LockNone {
+		return nil
+	}
+	f.level = LockNone
+	return f.setlk(unix.F_UNLCK, PendingByte, SharedFirst+SharedSize-PendingByte)
+}
+
+// setlk sets a lock of type typ on n bytes from start, without waiting
+// (lockCmd: F_OFD_SETLK on Linux, F_SETLK elsewhere). A conflict is
+// ErrLocked.
+func (f *osFile) setlk(typ int16, start, n int64) error {
+	lk := unix.Flock_t{Type: typ, Whence: io.SeekStart, Start: start, Len: n}
+	for {
+		err := unix.FcntlFlock(f.f.Fd(), lockCmd, &lk)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, unix.EINTR):
+			continue
+		case errors.Is(err, unix.EAGAIN), errors.Is(err, unix.EACCES):
+			return fmt.Errorf("%s: %w", f.f.Name(), ErrLocked)
+		}
+		return &os.PathError{Op: "fcntl lock", Path: f.f.Name(), Err: err}
+	}
+}

@@ -1,0 +1,34 @@
+//go:build unix
+
+package vfs
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// MapCopies says whether File.Map returns a copy of the file, which must be
+// taken again to see later writes (see mmap_other.go). Here it is a real
+// shared mapping that sees them.
+const MapCopies = false
+
+// mapFile maps the first size bytes of f read-only and shared. Pages are
+// served as sub-slices of the mapping: no copy, no allocation.
+func mapFile(f *os.File, size int) ([]byte, error) {
+	if size == 0 {
+		return nil, nil
+	}
+	b, err := unix.Mmap(int(f.Fd()), 0, size, unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		return nil, &os.PathError{Op: "mmap", Path: f.Name(), Err: err}
+	}
+	return b, nil
+}
+
+func unmapFile(b []byte) error {
+	if b == nil {
+		return nil
+	}
+	return unix.Munmap(b)
+}

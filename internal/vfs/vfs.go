@@ -1,0 +1,98 @@
+package vfs
+
+import (
+	"io/fs"
+
+	"github.com/pagodadb/pagoda/internal/format"
+)
+
+// FS opens, removes and syncs files by name.
+type FS interface {
+	// OpenFile opens name with os.OpenFile's flags and permissions.
+	OpenFile(name string, flag int, perm fs.FileMode) (File, error)
+	// Remove removes the file name.
+	Remove(name string) error
+	// Stat describes the file name.
+	Stat(name string) (fs.FileInfo, error)
+	// SyncDir makes the creations and removals of files in directory dir
+	// durable (fsync of the directory). Where a directory cannot be
+	// synced it does nothing.
+	SyncDir(dir string) error
+	// Unmap releases a mapping returned by File.Map.
+	Unmap(b []byte) error
+}
+
+// File is an open file.
+type File interface {
+	// Name returns the name the file was opened with.
+	Name() string
+	// ReadAt and WriteAt are io.ReaderAt and io.WriterAt.
+	ReadAt(b []byte, off int64) (int, error)
+	WriteAt(b []byte, off int64) (int, error)
+	// Sync makes the file's data, and the metadata needed to read it back
+	// (its size), durable: fdatasync(2) where there is one.
+	Sync() error
+	// Truncate changes the file's size.
+	Truncate(size int64) error
+	// Size returns the file's size.
+	Size() (int64, error)
+	// Map returns a read-only view of the first size bytes of the file,
+	// which may extend past its end (those bytes must not be touched until
+	// the file covers them). Where MapCopies is false it is a shared
+	// mapping that sees later writes to the file; where it is true it is a
+	// copy, taken again to see them. Release it with FS.Unmap.
+	Map(size int) ([]byte, error)
+	// Lock takes the lock level (or a stronger one) on the file without
+	// waiting: a lock held elsewhere fails at once with an error wrapping
+	// ErrLocked. See the package doc for the protocol.
+	Lock(level LockLevel) error
+	// Unlock releases every lock the file holds.
+	Unlock() error
+	// Close closes the file, releasing its locks.
+	Close() error
+}
+
+// LockLevel is one of SQLite's file lock levels that pagoda takes.
+type LockLevel uint8
+
+const (
+	// LockNone holds nothing.
+	LockNone LockLevel = iota
+	// LockShared lets the holder read; nobody may hold LockExclusive.
+	LockShared
+	// LockExclusive lets the holder write; nobody else holds any lock.
+	LockExclusive
+)
+
+func (l LockLevel) String() string {
+	switch l {
+	case LockNone:
+		return "none"
+	case LockShared:
+		return "shared"
+	case LockExclusive:
+		return "exclusive"
+	}
+	return "invalid"
+}
+
+// SQLite's lock bytes (os_unix.c, os.h): a byte range in the page at 1 GiB,
+// which no database uses for data (format.LockBytePage).
+//
+//	OFFSET      SIZE FIELD
+//	0x40000000     1 PENDING_BYTE
+//	0x40000001     1 RESERVED_BYTE
+//	0x40000002   510 SHARED_FIRST .. SHARED_FIRST+SHARED_SIZE-1
+const (
+	PendingByte  = 0x40000000
+	ReservedByte = PendingByte + 1
+	SharedFirst  = PendingByte + 2
+	SharedSize   = 510
+)
+
+// ErrLocked is the error that a lock held elsewhere is wrapped in; it is
+// format.ErrLocked, the engine's sentinel.
+var ErrLocked = format.ErrLocked
+
+// OS is the operating system's file system: the default FS.
+var OS FS = osFS{}
