@@ -24,13 +24,14 @@ type Options struct {
 	// reused. 0 means 64 MiB.
 	CacheSize int
 	// CheckpointPages is the WAL size, in pages, past which a commit
-	// copies the WAL into the database file. 0 means 32 MiB of pages (8192
-	// of 4 KiB), at least 1000: sqlite3 checkpoints at 1000 because its
-	// readers search a shared-memory hash of the WAL, while pagoda's
-	// readers find a page in the WAL as fast whatever its size, and a page
-	// changed by several commits between two checkpoints is copied into
-	// the database file once. A negative value checkpoints only at Close
-	// and Checkpoint.
+	// copies the WAL into the database file. 0 means as many pages as the
+	// database has, at least 1000 and at most 32 MiB of pages (8192 of 4
+	// KiB): sqlite3 checkpoints at 1000 because its readers search a
+	// shared-memory hash of the WAL, while pagoda's readers find a page in
+	// the WAL as fast whatever its size, and a page changed by several
+	// commits between two checkpoints is copied into the database file
+	// once; tying it to the database's size keeps a small database's WAL
+	// small. A negative value checkpoints only at Close and Checkpoint.
 	CheckpointPages int
 	// Timeout is how long Open waits for the database file's lock while
 	// another process, or another DB of this one, holds it (see Open); 0

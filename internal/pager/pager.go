@@ -28,8 +28,9 @@ type Options struct {
 	// DefaultCacheSize).
 	CacheSize int
 	// CheckpointPages is the WAL size, in frames, past which a commit
-	// checkpoints (default: DefaultCheckpointBytes of frames, at least
-	// 1000; negative: only at Close and Checkpoint).
+	// checkpoints (default: the database's size in pages, at least 1000
+	// and at most DefaultCheckpointBytes of frames; negative: only at
+	// Close and Checkpoint).
 	CheckpointPages int
 	// Timeout is how long Open keeps trying to lock the database file
 	// while another process or handle holds it (see lock.go); 0 means one
@@ -58,16 +59,20 @@ const (
 // DefaultPageSize is the page size of new databases.
 const DefaultPageSize = 4096
 
-// DefaultCheckpointBytes is the WAL size past which a commit checkpoints
-// by default: 8192 frames of 4 KiB pages. sqlite3 checkpoints at 1000
-// frames because every reader searches its shared-memory hash of the WAL;
+// DefaultCheckpointBytes caps the WAL size past which a commit
+// checkpoints by default. The default threshold is the database's own size
+// in pages, at least 1000 (sqlite3's wal_autocheckpoint) and at most
+// DefaultCheckpointBytes of pages (8192 of 4 KiB). sqlite3 stays at 1000
+// because every reader searches its shared-memory hash of the WAL;
 // pagoda's frame index is in process memory and costs a reader the same
 // whatever its size, so a larger WAL is cheap to read, and a page that
 // several commits change is copied into the database file once instead of
-// once per checkpoint. (A random-insert workload in transactions of 1,000
-// rows writes about a third of the pages at 32 MiB that it writes at 1000
-// frames.) The price is disk space and the time Open takes to read the WAL
-// back after a crash.
+// once per checkpoint (random inserts in transactions of 1,000 rows into a
+// 16 MB table write about a third of the pages at 32 MiB that they write at
+// 1000 frames). Tying it to the database's size keeps the WAL of a small
+// database small: on disk, and in the page cache that maps it. The price
+// is disk space and the time Open takes to read the WAL back after a
+// crash.
 const DefaultCheckpointBytes = 32 << 20
 
 // minCheckpointPages is sqlite3's wal_autocheckpoint default, the floor of

@@ -953,6 +953,11 @@ func (p *Pager) checkpoint() error {
 	return nil
 }
 
+// walPerDBPage is the default WAL size, in frames, per page of the
+// database (see DefaultCheckpointBytes): a checkpoint then copies at most
+// one page for every two frames the commits wrote.
+const walPerDBPage = 2
+
 // checkpointPages is the WAL size, in frames, past which a commit
 // checkpoints; 0 means never.
 func (p *Pager) checkpointPages() int {
@@ -962,7 +967,10 @@ func (p *Pager) checkpointPages() int {
 	case n > 0:
 		return n
 	}
-	return max(minCheckpointPages, DefaultCheckpointBytes/p.pageSize)
+	p.mu.Lock()
+	n := int(p.nPages)
+	p.mu.Unlock()
+	return max(minCheckpointPages, min(walPerDBPage*n, DefaultCheckpointBytes/p.pageSize))
 }
 
 func (p *Pager) dbPagesNow() uint32 {
