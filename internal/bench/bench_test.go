@@ -183,7 +183,7 @@ func TestFixture(t *testing.T) {
 }
 
 // smallWrites are write sizes that take well under a second per peer.
-var smallWrites = bench.WriteOptions{LoadRows: 3000, InsertRows: 2000, TxRows: 500, Commits: 5, CacheKeys: []int{300}}
+var smallWrites = bench.WriteOptions{LoadRows: 3000, InsertRows: 2000, TxRows: 500, Commits: 5, CacheKeys: []int{300}, MemoryRows: 2000}
 
 // TestRun runs the whole harness on small sizes with a tiny benchtime and
 // checks the report.
@@ -224,6 +224,14 @@ func TestRun(t *testing.T) {
 	if got, want := len(rep.Cache), len(bench.PeerNames); got != want {
 		t.Fatalf("%d cache results, want %d", got, want)
 	}
+	if got, want := len(rep.Memory), len(bench.PeerNames); got != want {
+		t.Fatalf("%d memory results, want %d", got, want)
+	}
+	for _, r := range rep.Memory {
+		if r.Skipped || r.Rows != 2000 || r.NsPerRow <= 0 || r.FileSize <= 0 || r.PeakAnon != 0 || r.MaxRSS != 0 {
+			t.Errorf("memory result %+v: want a time, a file size and no memory (no child process)", r)
+		}
+	}
 	for _, r := range rep.Cache {
 		if r.Skipped || r.Keys != 300 || r.InsertNs <= 0 || r.ReadNs <= 0 || r.DeleteNs <= 0 || r.FileSize <= 0 || r.MaxRSS != 0 {
 			t.Errorf("cache result %+v: want times, a file size and no memory (no child process)", r)
@@ -234,7 +242,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range bench.WorkloadNames() {
-		if name == bench.CacheWorkload {
+		if name == bench.CacheWorkload || name == bench.MemoryWorkload {
 			continue
 		}
 		for _, peer := range bench.PeerNames {
@@ -244,6 +252,9 @@ func TestRun(t *testing.T) {
 		}
 	}
 	for _, peer := range bench.PeerNames {
+		if !hasRow(out.String(), "2,000", peer) {
+			t.Errorf("report lacks the memory row of %s:\n%s", peer, out.String())
+		}
 		if !hasRow(out.String(), "300", peer) {
 			t.Errorf("report lacks the cache row of %s:\n%s", peer, out.String())
 		}

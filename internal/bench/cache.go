@@ -168,6 +168,7 @@ func RunChild(args []string, w io.Writer) error {
 		keys, txRows, vsize  int
 		seed                 uint64
 		sqliteDefaults, help bool
+		memoryRows           int
 	)
 	fs.StringVar(&dir, "dir", os.TempDir(), "directory for the store")
 	fs.StringVar(&peer, "peer", "", "peer to measure, or "+noPeer)
@@ -177,11 +178,19 @@ func RunChild(args []string, w io.Writer) error {
 	fs.Uint64Var(&seed, "seed", 0, "seed of the values and orders")
 	fs.BoolVar(&sqliteDefaults, "sqlite-defaults", false, "SQLite's default settings")
 	fs.BoolVar(&help, "h", false, "help")
+	fs.IntVar(&memoryRows, "memory-rows", 0, "run the memory workload with this many rows instead")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("bench child: %w", err)
 	}
 	if help || fs.NArg() > 0 || peer == "" || keys < 1 {
 		return fmt.Errorf("bench child: usage: child -peer NAME -keys N [-dir D -tx N -value-size N -seed N -sqlite-defaults]; an internal command of pagoda bench")
+	}
+	if memoryRows > 0 {
+		res, err := MeasureMemory(dir, peer, memoryRows, FixtureOptions{ValueSize: vsize, Seed: seed}, PeerOptions{SQLiteDefaults: sqliteDefaults})
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(w).Encode(res)
 	}
 	res, err := MeasureCache(dir, peer, keys, txRows, FixtureOptions{ValueSize: vsize, Seed: seed}, PeerOptions{SQLiteDefaults: sqliteDefaults})
 	if err != nil {

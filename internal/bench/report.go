@@ -38,6 +38,12 @@ func (r *Report) Print(w io.Writer) error {
 		}
 		r.printCache(p, rounds)
 	}
+	if len(r.Memory) > 0 {
+		if r.Fixture != nil || len(r.Writes) > 0 || len(r.Cache) > 0 {
+			p.printf("\n")
+		}
+		r.printMemory(p)
+	}
 	if lines := r.targets(); len(lines) > 0 {
 		p.printf("\ntargets:\n")
 		for _, l := range lines {
@@ -45,7 +51,7 @@ func (r *Report) Print(w io.Writer) error {
 		}
 	}
 	var phases []string
-	for i, name := range []string{"reads", "writes", "cache"} {
+	for i, name := range []string{"reads", "writes", "cache", "memory"} {
 		if d := r.Phases[i]; d > 0 {
 			phases = append(phases, name+" "+d.Round(100*time.Millisecond).String())
 		}
@@ -214,6 +220,36 @@ func (r *Report) writeNames() map[string]bool {
 	return names
 }
 
+func (r *Report) printMemory(p *printer) {
+	rows := r.Config.Writes.MemoryRows
+	p.printf("memory: a fresh store loads %s rows, keys in order, in one transaction; pagoda with CacheSize %s and the\n", group(int64(rows)), mb(MemoryCache))
+	p.printf("  SQLite peers with a page cache of the same size; bbolt and pebble as they come; one round\n")
+	if r.Config.ChildCommand != nil {
+		p.printf("each peer in a child process of its own: peak anon is its peak anonymous resident memory (heaps, Go's and\n")
+		p.printf("  C's, and anonymous mappings: what it keeps, not the file pages it maps), max RSS its peak resident memory\n\n")
+	} else {
+		p.printf("peers ran in this process: no memory figures\n\n")
+	}
+	head := []string{"rows", "peer", "ns/row", "peak anon", "max RSS", "file"}
+	out := [][]string{head}
+	for _, res := range r.Memory {
+		n := group(int64(res.Rows))
+		if res.Skipped {
+			out = append(out, skippedRow(head, n, res.Peer))
+			continue
+		}
+		anon, rss := "-", "-"
+		if res.PeakAnon > 0 {
+			anon = mb(res.PeakAnon)
+		}
+		if res.MaxRSS > 0 {
+			rss = mb(res.MaxRSS)
+		}
+		out = append(out, []string{n, res.Peer, nsString(res.NsPerRow), anon, rss, mb(res.FileSize)})
+	}
+	p.table(out, 2)
+}
+
 func (r *Report) printCache(p *printer, rounds string) {
 	o := r.Config.Writes
 	p.printf("cache: at each size a fresh store gets the keys inserted (random order, %s per transaction), each read once\n", group(int64(o.TxRows)))
@@ -360,6 +396,17 @@ func (r *Report) targets() []string {
 			x := base.NsPerOp / base.FloorNs
 			out = append(out, fmt.Sprintf("commit vs a bare fdatasync of 4 KiB appended: %.2fx its time, want <= 1.3x: %s", x, verdict(x <= 1.3)))
 		}
+	}
+	for _, res := range r.Memory {
+		if res.Peer != "pagoda" || res.Skipped || res.PeakAnon == 0 {
+			continue
+		}
+		note := ""
+		if res.Rows < 10_000_000 {
+			note = " (the issue's figure is for 10,000,000 rows: run without --quick)"
+		}
+		out = append(out, fmt.Sprintf("memory: pagoda's peak anonymous memory loading %s rows with CacheSize %s: %s, want < %s: %s%s",
+			group(int64(res.Rows)), mb(MemoryCache), mb(res.PeakAnon), mb(MemoryLimit), verdict(res.PeakAnon < MemoryLimit), note))
 	}
 	if base, ok := r.findWrite("commit-8", "pagoda"); ok {
 		if one, ok := r.findWrite("commit", "pagoda"); ok {

@@ -31,13 +31,26 @@ func maxRSS() int64 {
 }
 
 // vmHWM returns the VmHWM line of /proc/self/status, in bytes.
-func vmHWM() (int64, bool) {
+func vmHWM() (int64, bool) { return procStatus("VmHWM:") }
+
+// rssAnon returns the anonymous resident memory of this process, in bytes
+// (RssAnon of /proc/self/status; Linux only).
+func rssAnon() (int64, bool) {
+	if runtime.GOOS != "linux" {
+		return 0, false
+	}
+	return procStatus("RssAnon:")
+}
+
+// procStatus returns the line of /proc/self/status that starts with key,
+// a size in kB, in bytes.
+func procStatus(key string) (int64, bool) {
 	status, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0, false
 	}
 	for line := range bytes.Lines(status) {
-		rest, ok := bytes.CutPrefix(line, []byte("VmHWM:"))
+		rest, ok := bytes.CutPrefix(line, []byte(key))
 		if !ok {
 			continue
 		}

@@ -55,16 +55,17 @@ type Report struct {
 	Fixture    *Fixture // nil when no read workload ran
 	SQLiteSize int64
 	BoltSize   int64
-	Results    []Result      // read workloads
-	Writes     []WriteResult // write workloads
-	Cache      []CacheResult // the cache workload, by size then peer
+	Results    []Result       // read workloads
+	Writes     []WriteResult  // write workloads
+	Cache      []CacheResult  // the cache workload, by size then peer
+	Memory     []MemoryResult // the memory workload, by peer
 	// CacheBaseline is the peak memory of a child that only generates the
 	// keys and values, by size (empty without child processes).
 	CacheBaseline map[int]int64
 	Elapsed       time.Duration // whole run, fixture included
 	// Phases is the time each kind of workload took, checks and setup
-	// included: reads (with the fixture), writes, cache.
-	Phases [3]time.Duration
+	// included: reads (with the fixture), writes, cache, memory.
+	Phases [4]time.Duration
 }
 
 // WorkloadNames lists every workload Run knows: the read workloads, the
@@ -77,7 +78,7 @@ func WorkloadNames() []string {
 	for _, w := range WriteWorkloads {
 		names = append(names, w.Name)
 	}
-	return append(names, CacheWorkload)
+	return append(names, CacheWorkload, MemoryWorkload)
 }
 
 // Run measures the workloads of cfg, one peer after the other, Count
@@ -113,7 +114,7 @@ func Run(cfg Config) (*Report, error) {
 	}
 	var reads []Workload
 	var writes []string
-	cache := false
+	cache, memory := false, false
 	for _, name := range cfg.Workloads {
 		if w, err := WorkloadByName(name); err == nil {
 			reads = append(reads, w)
@@ -121,6 +122,8 @@ func Run(cfg Config) (*Report, error) {
 			writes = append(writes, name)
 		} else if name == CacheWorkload {
 			cache = true
+		} else if name == MemoryWorkload {
+			memory = true
 		} else {
 			return nil, fmt.Errorf("bench: unknown workload %q (want one of %s)", name, strings.Join(WorkloadNames(), ", "))
 		}
@@ -137,7 +140,7 @@ func Run(cfg Config) (*Report, error) {
 		}
 		rep.Phases[0] = time.Since(start)
 	}
-	if len(writes) > 0 || cache {
+	if len(writes) > 0 || cache || memory {
 		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 			return nil, fmt.Errorf("bench: %w", err)
 		}
@@ -160,6 +163,13 @@ func Run(cfg Config) (*Report, error) {
 				return nil, err
 			}
 			rep.Phases[2] = time.Since(t)
+		}
+		if memory {
+			t := time.Now()
+			if err := runMemory(&cfg, dir, rep); err != nil {
+				return nil, err
+			}
+			rep.Phases[3] = time.Since(t)
 		}
 	}
 	rep.Elapsed = time.Since(start)

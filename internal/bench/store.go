@@ -66,6 +66,10 @@ type StoreOptions struct {
 	// of split in halves; pagoda and SQLite detect appends by themselves
 	// and pebble's sorted runs do not depend on the order.
 	Sequential bool
+	// CacheSize is the page cache, in bytes, of the stores that have one
+	// (pagoda's Options.CacheSize, SQLite's cache_size); 0 keeps their
+	// setting.
+	CacheSize int
 }
 
 // errNoWrites is the error of NewStore for peers that only read.

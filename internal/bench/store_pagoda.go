@@ -19,8 +19,8 @@ type pagodaStore struct {
 
 func (s *pagodaStore) Name() string { return "pagoda" }
 
-func (s *pagodaStore) Open(dir string, _ StoreOptions) error {
-	db, err := pagoda.Open(filepath.Join(dir, storeFile), &pagoda.Options{Sync: pagoda.SyncFull})
+func (s *pagodaStore) Open(dir string, opt StoreOptions) error {
+	db, err := pagoda.Open(filepath.Join(dir, storeFile), &pagoda.Options{Sync: pagoda.SyncFull, CacheSize: opt.CacheSize})
 	if err != nil {
 		return err
 	}

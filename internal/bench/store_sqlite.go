@@ -37,7 +37,7 @@ type sqlStore struct {
 
 func (s *sqlStore) Name() string { return s.name }
 
-func (s *sqlStore) Open(dir string, _ StoreOptions) (err error) {
+func (s *sqlStore) Open(dir string, opt StoreOptions) (err error) {
 	db, err := sql.Open(s.driver, filepath.Join(dir, storeFile))
 	if err != nil {
 		return err
@@ -52,7 +52,11 @@ func (s *sqlStore) Open(dir string, _ StoreOptions) (err error) {
 	if s.conn, err = db.Conn(ctx); err != nil {
 		return fmt.Errorf("%s: %w", s.name, err)
 	}
-	for _, p := range append(storePragmas[:len(storePragmas):len(storePragmas)], s.pragmas...) {
+	pragmas := append(storePragmas[:len(storePragmas):len(storePragmas)], s.pragmas...)
+	if opt.CacheSize > 0 {
+		pragmas = append(pragmas, fmt.Sprintf("PRAGMA cache_size=-%d", opt.CacheSize>>10))
+	}
+	for _, p := range pragmas {
 		if _, err := s.conn.ExecContext(ctx, p); err != nil {
 			return fmt.Errorf("%s: %s: %w", s.name, p, err)
 		}

@@ -38,6 +38,7 @@ type WriteOptions struct {
 	TxRows     int   // rows per transaction of insert, delete and cache (default 1,000)
 	Commits    int   // durable one-row commits (default 300)
 	CacheKeys  []int // key counts of the cache workload (default 500, 5,000, 50,000)
+	MemoryRows int   // rows of the memory workload's load (default 10,000,000)
 	// Limit stops a bulk load that has run that long (0 means none): bbolt
 	// inserting 1,000,000 keys in random order in one transaction would
 	// take hours, since a bbolt node is split only at commit and each
@@ -58,6 +59,9 @@ func (o WriteOptions) withDefaults() WriteOptions {
 	}
 	if o.Commits <= 0 {
 		o.Commits = 300
+	}
+	if o.MemoryRows <= 0 {
+		o.MemoryRows = 10_000_000
 	}
 	if len(o.CacheKeys) == 0 {
 		o.CacheKeys = []int{500, 5000, 50_000}

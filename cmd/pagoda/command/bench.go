@@ -24,23 +24,26 @@ func init() { extraCommands = append(extraCommands, newBenchCommand) }
 // the write workloads (the bulk loads of 1,000,000 rows above all),
 // against several minutes without it.
 const (
-	benchRows          = 1_000_000
-	benchValueSize     = 100
-	benchTime          = time.Second
-	benchCount         = 3
-	benchQuickTime     = 500 * time.Millisecond
-	benchLoadLimit     = 30 * time.Second
-	benchQuickLimit    = 10 * time.Second
-	benchDirName       = "pagoda-bench"
-	benchChildCommand  = "child"
-	benchInserts       = 100_000
-	benchCommits       = 300
-	benchDefaultCaches = "500,5000,50000"
+	benchRows            = 1_000_000
+	benchValueSize       = 100
+	benchTime            = time.Second
+	benchCount           = 3
+	benchQuickTime       = 500 * time.Millisecond
+	benchLoadLimit       = 30 * time.Second
+	benchQuickLimit      = 10 * time.Second
+	benchMemoryRows      = 10_000_000
+	benchQuickMemoryRows = 1_000_000
+	benchDirName         = "pagoda-bench"
+	benchChildCommand    = "child"
+	benchInserts         = 100_000
+	benchCommits         = 300
+	benchDefaultCaches   = "500,5000,50000"
 )
 
 func newBenchCommand() *cobra.Command {
 	var (
 		quick          bool
+		memoryRows     int
 		rows           int
 		dir            string
 		peers          string
@@ -90,6 +93,12 @@ pagoda's insert, delete and commit figures the report prints their disk
 floor: the bytes pagoda wrote to its WAL (for commit, 4 KiB per commit),
 written to a plain file with one fdatasync per commit and nothing else.
 
+Memory (memory): each peer, in a child process of its own, loads
+--memory-rows rows (keys in order, one transaction) into a fresh store,
+pagoda with CacheSize 32 MiB and SQLite with a 32 MiB page cache; the
+table gives each one's peak anonymous memory (what the engine keeps, not
+the file pages it maps) and peak resident memory.
+
 Cache (cache): at each size of --cache-keys, a fresh store gets the keys
 inserted, each read once, then all deleted; each peer and size runs in a
 child process of its own so that its peak memory (max RSS) is its own.
@@ -108,7 +117,7 @@ keeps every size. Progress goes to stderr.`,
 				Benchtime:   benchtime,
 				Count:       count,
 				PeerOptions: bench.PeerOptions{SQLiteDefaults: sqliteDefaults},
-				Writes:      bench.WriteOptions{LoadRows: rows, InsertRows: inserts, Commits: commits, Limit: limit},
+				Writes:      bench.WriteOptions{LoadRows: rows, InsertRows: inserts, Commits: commits, Limit: limit, MemoryRows: memoryRows},
 				Progress:    cmd.ErrOrStderr(),
 			}
 			if rows < 1 || inserts < 1 || commits < 1 {
@@ -128,6 +137,12 @@ keeps every size. Progress goes to stderr.`,
 				cfg.Count = benchCount
 				if quick {
 					cfg.Count = 1
+				}
+			}
+			if cfg.Writes.MemoryRows == 0 {
+				cfg.Writes.MemoryRows = benchMemoryRows
+				if quick {
+					cfg.Writes.MemoryRows = benchQuickMemoryRows
 				}
 			}
 			if cfg.Writes.Limit == 0 {
@@ -185,6 +200,7 @@ keeps every size. Progress goes to stderr.`,
 	fl.IntVar(&inserts, "inserts", benchInserts, "random inserts of the insert workload (delete deletes a tenth of them)")
 	fl.IntVar(&commits, "commits", benchCommits, "one-row transactions of the commit workload")
 	fl.StringVar(&cacheKeys, "cache-keys", benchDefaultCaches, "comma-separated key counts of the cache workload")
+	fl.IntVar(&memoryRows, "memory-rows", 0, "rows of the memory workload (default 10,000,000, 1,000,000 with --quick)")
 	fl.DurationVar(&limit, "load-limit", 0, "time after which a bulk load is stopped (default 30s, 10s with --quick)")
 	fl.IntVar(&count, "count", 0, "rounds over all peers, reporting medians (default 3, 1 with --quick)")
 	fl.DurationVar(&benchtime, "benchtime", 0, "target time per read measurement (default 1s, 500ms with --quick)")

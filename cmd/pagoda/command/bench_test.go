@@ -11,7 +11,7 @@ import (
 
 // smallBench are the arguments of a pagoda bench run on tiny sizes with
 // tiny measurements.
-var smallBench = []string{"bench", "--quick", "--rows", "2000", "--inserts", "1000", "--commits", "5", "--cache-keys", "300", "--benchtime", "2ms"}
+var smallBench = []string{"bench", "--quick", "--rows", "2000", "--inserts", "1000", "--commits", "5", "--cache-keys", "300", "--memory-rows", "1500", "--benchtime", "2ms"}
 
 // TestBench runs pagoda bench on tiny sizes and checks that the tables
 // have one row per workload and peer, pebble's reads skipped.
@@ -22,7 +22,7 @@ func TestBench(t *testing.T) {
 		t.Fatalf("pagoda bench: %v\nstderr:\n%s", err, stderr)
 	}
 	for _, w := range bench.WorkloadNames() {
-		if w == bench.CacheWorkload {
+		if w == bench.CacheWorkload || w == bench.MemoryWorkload {
 			continue
 		}
 		for _, peer := range bench.PeerNames {
@@ -35,13 +35,16 @@ func TestBench(t *testing.T) {
 		if !hasBenchRow(out, "300", peer) {
 			t.Errorf("no cache row for %s in:\n%s", peer, out)
 		}
+		if !hasBenchRow(out, "1,500", peer) {
+			t.Errorf("no memory row for %s in:\n%s", peer, out)
+		}
 	}
 	for _, want := range []string{"ns/op", "allocs/op", "pagoda speed-up", "targets:", "lookup    pebble", "skipped", "max RSS", "load-seq vs bbolt"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	for _, want := range []string{"measuring pagoda", "fixture: built in", "writing with pebble", "cache: pagoda at 300 keys"} {
+	for _, want := range []string{"measuring pagoda", "fixture: built in", "writing with pebble", "cache: pagoda at 300 keys", "memory: pagoda loading 1500 rows"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}

@@ -1,0 +1,218 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The memory workload prices a bulk load in memory: a fresh store gets
+// MemoryRows rows, keys in order, in one transaction, in a child process
+// of its own (values generated as they are written, so the child holds no
+// copy of the data), and the child reports its peak anonymous memory (the
+// heap, Go's and C's, and anonymous mappings: what the engine keeps, not
+// the file pages it maps) and its peak resident memory. pagoda runs with
+// Options.CacheSize = MemoryCache, the SQLite peers with a page cache of
+// the same size, bbolt and pebble with their defaults (they have no such
+// bound for a transaction).
+
+// MemoryWorkload is the name of the memory workload.
+const MemoryWorkload = "memory"
+
+// MemoryCache is the cache size of the memory workload's stores: the
+// figure of issue #4 (anonymous memory under 96 MiB loading 10,000,000
+// rows with CacheSize 32 MiB).
+const MemoryCache = 32 << 20
+
+// MemoryLimit is the peak anonymous memory the issue allows pagoda.
+const MemoryLimit = 96 << 20
+
+// MemoryResult is one measured peer of the memory workload.
+type MemoryResult struct {
+	Peer     string  `json:"peer"`
+	Rows     int     `json:"rows"`
+	Skipped  bool    `json:"skipped,omitempty"`
+	NsPerRow float64 `json:"ns_per_row"` // the load, Begin to Close
+	// PeakAnon is the peak anonymous resident memory (RssAnon of
+	// /proc/self/status, sampled every few milliseconds, and at the end);
+	// 0 where the system does not tell.
+	PeakAnon int64 `json:"peak_anon"`
+	MaxRSS   int64 `json:"max_rss"` // peak resident memory, file pages included
+	FileSize int64 `json:"file_size"`
+}
+
+// MeasureMemory loads rows rows into a fresh store of peer, in a new
+// directory under dir that it removes, and returns the figures. Run it in
+// a process of its own (RunChild with -memory-rows): the memory figures are
+// the whole process's.
+func MeasureMemory(dir, peer string, rows int, values FixtureOptions, popt PeerOptions) (res MemoryResult, err error) {
+	res = MemoryResult{Peer: peer, Rows: rows}
+	s, err := NewStore(peer, popt)
+	if err != nil {
+		if Skipped(err) {
+			res.Skipped = true
+			return res, nil
+		}
+		return res, err
+	}
+	values = values.withDefaults()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return res, err
+	}
+	sdir, err := os.MkdirTemp(dir, peer+"-mem-")
+	if err != nil {
+		return res, err
+	}
+	defer func() {
+		if err = errors.Join(err, s.Close(), removeAll(sdir)); err != nil {
+			err = fmt.Errorf("bench: %s: memory at %d rows: %w", peer, rows, err)
+		}
+	}()
+	var peak atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // sample the anonymous memory until the load ends
+		defer wg.Done()
+		for {
+			if n, ok := rssAnon(); ok && n > peak.Load() {
+				peak.Store(n)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+	}()
+	if err := s.Open(sdir, StoreOptions{Sequential: true, CacheSize: MemoryCache}); err != nil {
+		close(stop)
+		wg.Wait()
+		return res, fmt.Errorf("open: %w", err)
+	}
+	start := time.Now()
+	err = loadGenerated(s, values, rows)
+	if err == nil {
+		err = s.Close()
+	}
+	res.NsPerRow = perOp(time.Since(start), rows)
+	close(stop)
+	wg.Wait()
+	if err != nil {
+		return res, err
+	}
+	if n, ok := rssAnon(); ok && n > peak.Load() {
+		peak.Store(n)
+	}
+	res.PeakAnon, res.MaxRSS = peak.Load(), maxRSS()
+	if res.FileSize, err = dirSize(sdir); err != nil {
+		return res, err
+	}
+	// No peer wins by dropping rows: count them, and check a few.
+	if err := s.Open(sdir, StoreOptions{}); err != nil {
+		return res, fmt.Errorf("reopen: %w", err)
+	}
+	return res, countRows(s, values, rows)
+}
+
+// loadGenerated inserts keys 1..rows in one transaction, each value
+// generated just before its insert.
+func loadGenerated(s Store, values FixtureOptions, rows int) error {
+	if err := s.Begin(); err != nil {
+		return err
+	}
+	v := make([]byte, 0, values.ValueSize)
+	for k := int64(1); k <= int64(rows); k++ {
+		v = values.Value(v[:0], k)
+		if err := s.Insert(k, v); err != nil {
+			return fmt.Errorf("insert key %d: %w", k, err)
+		}
+	}
+	return s.Commit()
+}
+
+// countRows checks that s holds exactly keys 1..rows, in order, and the
+// values of some of them.
+func countRows(s Store, values FixtureOptions, rows int) error {
+	if err := s.BeginRead(); err != nil {
+		return err
+	}
+	var bad error
+	next := int64(1)
+	want := make([]byte, 0, values.ValueSize)
+	n, err := s.Scan(func(key int64, v []byte) {
+		if bad != nil {
+			return
+		}
+		if key != next {
+			bad = fmt.Errorf("scan: key %d where %d was expected", key, next)
+			return
+		}
+		if key%9973 == 1 {
+			if want = values.Value(want[:0], key); !bytes.Equal(v, want) {
+				bad = fmt.Errorf("scan: key %d: wrong value", key)
+			}
+		}
+		next++
+	})
+	err = errors.Join(err, bad, s.EndRead())
+	if err == nil && n != rows {
+		err = fmt.Errorf("scan: %d rows, want %d", n, rows)
+	}
+	return err
+}
+
+// runMemoryChild runs the memory workload of peer in a child process
+// started with command, as runChild does for the cache workload.
+func runMemoryChild(command []string, dir, peer string, rows int, values FixtureOptions, popt PeerOptions) (MemoryResult, error) {
+	args := append(command[1:len(command):len(command)], childArgs(dir, peer, 1, 0, values, popt)...)
+	args = append(args, "-memory-rows", strconv.Itoa(rows))
+	cmd := exec.Command(command[0], args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return MemoryResult{}, fmt.Errorf("bench: %s: memory at %d rows: child process: %w\n%s", peer, rows, err, bytes.TrimSpace(stderr.Bytes()))
+	}
+	var res MemoryResult
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		return MemoryResult{}, fmt.Errorf("bench: %s: memory at %d rows: child output %q: %w", peer, rows, stdout.String(), err)
+	}
+	if res.Peer != peer || res.Rows != rows {
+		return MemoryResult{}, fmt.Errorf("bench: %s: memory at %d rows: child measured %s at %d rows", peer, rows, res.Peer, res.Rows)
+	}
+	return res, nil
+}
+
+// runMemory measures the memory workload, each peer in a child process
+// when cfg.ChildCommand is set (else in this process, where the memory
+// figures include everything the process did before).
+func runMemory(cfg *Config, dir string, rep *Report) error {
+	rows := cfg.Writes.MemoryRows
+	for _, name := range cfg.Peers {
+		if _, err := NewStore(name, cfg.PeerOptions); Skipped(err) {
+			rep.Memory = append(rep.Memory, MemoryResult{Peer: name, Rows: rows, Skipped: true})
+			continue
+		}
+		cfg.progress("memory: %s loading %d rows ...", name, rows)
+		var res MemoryResult
+		var err error
+		if cfg.ChildCommand != nil {
+			res, err = runMemoryChild(cfg.ChildCommand, dir, name, rows, cfg.Fixture, cfg.PeerOptions)
+		} else {
+			res, err = MeasureMemory(dir, name, rows, cfg.Fixture, cfg.PeerOptions)
+			res.PeakAnon, res.MaxRSS = 0, 0 // this process's, not the peer's
+		}
+		if err != nil {
+			return err
+		}
+		rep.Memory = append(rep.Memory, res)
+	}
+	return nil
+}
