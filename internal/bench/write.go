@@ -422,6 +422,7 @@ func (w *WriteBench) commits(s Store, dir string) ([]WriteResult, error) {
 		return nil, fmt.Errorf("open: %w", err)
 	}
 	keys := inOrder(w.Opt.Commits)
+	settleDisk()
 	t := startTimer()
 	if _, err := writeRows(s, w.data, keys, 1, false, time.Time{}); err != nil {
 		return nil, err
@@ -430,6 +431,7 @@ func (w *WriteBench) commits(s Store, dir string) ([]WriteResult, error) {
 	if _, ok := s.(walStatser); ok {
 		// The disk floor of a one-row commit: 4 KiB appended to a file
 		// and fdatasync'd, as many times.
+		settleDisk()
 		d, err := diskFloor(dir, int64(len(keys))*4096, len(keys))
 		if err != nil {
 			return nil, fmt.Errorf("disk floor: %w", err)
@@ -460,6 +462,7 @@ func (w *WriteBench) concurrentCommits(s Store, dir string) ([]WriteResult, erro
 	}
 	keys := inOrder(w.Opt.Commits)
 	errs := make(chan error, commitGoroutines)
+	settleDisk()
 	t := startTimer()
 	for g := range commitGoroutines {
 		go func() {
