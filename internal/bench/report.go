@@ -205,6 +205,11 @@ func (r *Report) printWrites(p *printer, rounds string) {
 			p.printf("  writes as it made commits, each followed by one fdatasync: what any engine writing those pages pays\n")
 			first = false
 		}
+		if res.FloorRatio > 0 {
+			p.printf("  %-8s a 4 KiB append and fdatasync per commit: floor %s ns/commit; pagoda's commits, interleaved with\n", res.Workload, nsString(res.FloorNs))
+			p.printf("           the floor's appends in one loop on a second store, take %.2fx the floor's time\n", res.FloorRatio)
+			continue
+		}
 		p.printf("  %-8s %s frames in %s commits: floor %s ns/%s, pagoda %s ns/%s (%.2fx the floor)\n", res.Workload,
 			group(int64(res.WALFrames)), group(int64(res.Commits)), nsString(res.FloorNs), res.Unit,
 			nsString(res.NsPerOp), res.Unit, res.NsPerOp/res.FloorNs)
@@ -391,10 +396,12 @@ func (r *Report) targets() []string {
 	if base, ok := r.findWrite("commit", "pagoda"); ok {
 		if m, ok := r.findWrite("commit", "mattn"); ok {
 			out = append(out, writeTarget("commit", base, m, "mattn (WAL, synchronous=FULL)", 1))
+			if x := m.PagodaRatio; x > 0 {
+				out = append(out, fmt.Sprintf("commit vs mattn, interleaved commit by commit: %.2fx faster, want >= 1x: %s", x, verdict(x >= 1)))
+			}
 		}
-		if base.FloorNs > 0 {
-			x := base.NsPerOp / base.FloorNs
-			out = append(out, fmt.Sprintf("commit vs a bare fdatasync of 4 KiB appended: %.2fx its time, want <= 1.3x: %s", x, verdict(x <= 1.3)))
+		if x := base.FloorRatio; x > 0 {
+			out = append(out, fmt.Sprintf("commit vs a bare fdatasync of 4 KiB appended (interleaved): %.2fx its time, want <= 1.3x: %s", x, verdict(x <= 1.3)))
 		}
 	}
 	for _, res := range r.Memory {

@@ -97,6 +97,12 @@ type WriteResult struct {
 	// by one fdatasync, into a plain file beside the store (see diskFloor).
 	WALFrames, Commits uint64
 	FloorNs            float64
+	// FloorRatio, for commit, is pagoda's commit time over its floor's,
+	// measured commit by commit in one loop (see interleavedFloor).
+	FloorRatio float64
+	// PagodaRatio, for commit, is the peer's commit time over pagoda's,
+	// measured commit by commit in one loop (see interleavedCommits).
+	PagodaRatio float64
 }
 
 // WriteBench measures the write workloads of any peer with the same rows:
@@ -422,44 +428,107 @@ func (w *WriteBench) commits(s Store, dir string) ([]WriteResult, error) {
 		return nil, fmt.Errorf("open: %w", err)
 	}
 	keys := inOrder(w.Opt.Commits)
-	// pagoda's disk floor, a 4 KiB append and fdatasync per commit, is
-	// measured just before and just after its commits, and averaged: the
-	// disk's sync latency drifts from one minute to the next.
-	_, floored := s.(walStatser)
-	var before time.Duration
-	if floored {
-		var err error
-		if before, err = commitFloor(dir, len(keys)); err != nil {
-			return nil, err
-		}
-	}
 	settleDisk()
 	t := startTimer()
 	if _, err := writeRows(s, w.data, keys, 1, false, time.Time{}); err != nil {
 		return nil, err
 	}
 	res := t.stop("commit", len(keys))
-	if floored {
-		after, err := commitFloor(dir, len(keys))
+	if _, ok := s.(walStatser); ok {
+		c, f, err := w.interleavedFloor(s.Name(), len(keys))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("disk floor: %w", err)
 		}
-		res.FloorNs = float64((before + after).Nanoseconds()) / 2 / float64(len(keys))
+		res.FloorNs, res.FloorRatio = float64(f.Nanoseconds())/float64(len(keys)), float64(c)/float64(f)
+	} else {
+		p, c, err := w.interleavedCommits(s.Name(), len(keys))
+		if err != nil {
+			return nil, fmt.Errorf("commits beside pagoda's: %w", err)
+		}
+		res.PagodaRatio = float64(c) / float64(p)
 	}
 	var err error
 	res.FileSize, err = closeCheck(s, dir, w.data, newKeySet(len(keys), keys))
 	return []WriteResult{res}, err
 }
 
-// commitFloor is the disk floor of n one-row commits: n appends of 4 KiB,
-// each followed by fdatasync.
-func commitFloor(dir string, n int) (time.Duration, error) {
-	settleDisk()
-	d, err := diskFloor(dir, int64(n)*4096, n)
+// interleavedFloor measures the disk floor of a one-row commit against
+// the commits themselves: n one-row transactions into a fresh store of
+// peer, each followed by an append of 4 KiB and fdatasync to a plain file
+// beside it, commit by commit, so that both meet the disk in the same
+// state (its sync latency drifts from one minute to the next). It returns
+// the time the commits took and the time the appends took.
+func (w *WriteBench) interleavedFloor(peer string, n int) (commits, floor time.Duration, err error) {
+	s, err := NewStore(peer, w.PeerOptions)
 	if err != nil {
-		return 0, fmt.Errorf("disk floor: %w", err)
+		return 0, 0, err
 	}
-	return d, nil
+	dir, err := os.MkdirTemp(w.Dir, peer+"-floor-")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer func() { err = errors.Join(err, removeAll(dir)) }()
+	if err := s.Open(dir, StoreOptions{}); err != nil {
+		return 0, 0, err
+	}
+	defer func() { err = errors.Join(err, s.Close()) }()
+	f, err := os.CreateTemp(dir, "floor-")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer func() { err = errors.Join(err, f.Close()) }()
+	buf := make([]byte, 4096)
+	settleDisk()
+	for i, k := range inOrder(n) {
+		t0 := time.Now()
+		if _, err := writeRows(s, w.data, []int64{k}, 1, false, time.Time{}); err != nil {
+			return 0, 0, err
+		}
+		t1 := time.Now()
+		if _, err := f.WriteAt(buf, int64(i)*int64(len(buf))); err != nil {
+			return 0, 0, err
+		}
+		if err := datasync(f); err != nil {
+			return 0, 0, err
+		}
+		commits, floor = commits+t1.Sub(t0), floor+time.Since(t1)
+	}
+	return commits, floor, nil
+}
+
+// interleavedCommits commits n one-row transactions into a fresh pagoda
+// store and n into a fresh store of peer, alternately, so that both meet
+// the disk in the same state, and returns the time each took.
+func (w *WriteBench) interleavedCommits(peer string, n int) (pagoda, other time.Duration, err error) {
+	var stores [2]Store
+	for i, name := range []string{"pagoda", peer} {
+		s, err := NewStore(name, w.PeerOptions)
+		if err != nil {
+			return 0, 0, err
+		}
+		dir, err := os.MkdirTemp(w.Dir, name+"-ab-")
+		if err != nil {
+			return 0, 0, err
+		}
+		defer func() { err = errors.Join(err, removeAll(dir)) }()
+		if err := s.Open(dir, StoreOptions{}); err != nil {
+			return 0, 0, err
+		}
+		defer func() { err = errors.Join(err, s.Close()) }()
+		stores[i] = s
+	}
+	var took [2]time.Duration
+	settleDisk()
+	for _, k := range inOrder(n) {
+		for i, s := range stores {
+			t0 := time.Now()
+			if _, err := writeRows(s, w.data, []int64{k}, 1, false, time.Time{}); err != nil {
+				return 0, 0, err
+			}
+			took[i] += time.Since(t0)
+		}
+	}
+	return took[0], took[1], nil
 }
 
 // concurrentStore is a store that can take durable one-row transactions
