@@ -7,6 +7,7 @@ import (
 
 	"github.com/pagodadb/pagoda/internal/btree"
 	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/schema"
 )
 
 // btree returns the transaction's b-tree writer, which keeps its scratch
@@ -79,7 +80,7 @@ func (tx *Tx) schemaInsert(typ, name, tblName string, root uint32, sql *string) 
 		format.NullValue(),
 	}
 	if sql != nil {
-		vals[schemaColSQL] = format.TextValue([]byte(*sql))
+		vals[schema.ColSQL] = format.TextValue([]byte(*sql))
 	}
 	_, err = tx.btree().TableInsert(schemaRoot, rowid, format.AppendRecord(nil, vals))
 	return err
@@ -96,7 +97,7 @@ func (tx *Tx) schemaDelete(names ...string) error {
 		if err != nil {
 			return err
 		}
-		v, ok := format.Field(payload, schemaColName)
+		v, ok := format.Field(payload, schema.ColName)
 		if !ok {
 			continue
 		}

@@ -8,15 +8,6 @@ import (
 	"github.com/pagodadb/pagoda/internal/schema"
 )
 
-// The columns of a sqlite_schema record (sqlite-format.md §6).
-const (
-	schemaColType = iota
-	schemaColName
-	schemaColTblName
-	schemaColRootPage
-	schemaColSQL
-)
-
 // readCatalog reads the rows of sqlite_schema, whose tree t has been
 // walked, and builds the catalog. complete is false when some row could not
 // be read: the catalog may then miss trees, and unused pages are not
@@ -77,35 +68,12 @@ func (c *checker) rootLeafEntries() []schema.Entry {
 	return entries
 }
 
-// schemaEntry decodes a sqlite_schema record.
+// schemaEntry decodes a sqlite_schema record, checked whole first.
 func schemaEntry(rec []byte) (schema.Entry, error) {
-	var e schema.Entry
 	if _, err := format.CheckRecord(rec); err != nil {
-		return e, err
+		return schema.Entry{}, err
 	}
-	for i := schemaColType; i <= schemaColSQL; i++ {
-		v, ok := format.Field(rec, i)
-		if !ok {
-			break
-		}
-		switch i {
-		case schemaColType:
-			e.Type = string(v.Bytes)
-		case schemaColName:
-			e.Name = string(v.Bytes)
-		case schemaColTblName:
-			e.TblName = string(v.Bytes)
-		case schemaColRootPage:
-			if v.Kind == format.KindInt && v.Int() >= 0 && v.Int() <= int64(^uint32(0)) {
-				e.RootPage = uint32(v.Int())
-			}
-		case schemaColSQL:
-			if v.Kind == format.KindText {
-				e.SQL, e.HasSQL = string(v.Bytes), true
-			}
-		}
-	}
-	return e, nil
+	return schema.DecodeEntry(rec)
 }
 
 // checkSchema reports the rows of sqlite_schema that do not fit together

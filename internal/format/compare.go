@@ -131,6 +131,12 @@ func foldASCII(c byte) byte {
 // have, and returns 0 when those are all equal: the caller decides what a
 // shorter key (a prefix) means.
 func CompareRecords(a, b []byte, k *KeyInfo) (int, error) {
+	return compareFields(a, b, k, math.MaxInt)
+}
+
+// compareFields compares the first n fields of two records (fewer when
+// either has fewer), each under k's collation and order for it.
+func compareFields(a, b []byte, k *KeyInfo, n int) (int, error) {
 	ra, err := NewRecordReader(a)
 	if err != nil {
 		return 0, err
@@ -139,7 +145,7 @@ func CompareRecords(a, b []byte, k *KeyInfo) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	for i := 0; ; i++ {
+	for i := 0; i < n; i++ {
 		va, oka, err := ra.Next()
 		if err != nil {
 			return 0, err
@@ -168,4 +174,5 @@ func CompareRecords(a, b []byte, k *KeyInfo) (int, error) {
 			return c, nil
 		}
 	}
+	return 0, nil
 }
