@@ -43,6 +43,9 @@ func (tx *Tx) Index(name string) (*Index, error) {
 // Name returns the index's name.
 func (ix *Index) Name() string { return ix.info.Entry.Name }
 
+// SQL returns the CREATE INDEX statement ("" for an automatic index).
+func (ix *Index) SQL() string { return ix.info.Entry.SQL }
+
 // TableName returns the name of the indexed table.
 func (ix *Index) TableName() string { return ix.info.Entry.TblName }
 
@@ -62,6 +65,19 @@ func (ix *Index) Cursor() *IndexCursor {
 	c := &IndexCursor{ix: ix}
 	c.c.Init(ix.tx.pages(), ix.root, false, &ix.meta.kinfo)
 	return c
+}
+
+// Reset points c at the start of ix (which may belong to another
+// transaction), reusing c's memory: a cursor kept and reset for each
+// transaction costs no allocation per transaction. Reset(nil) drops every
+// reference to the last transaction, for a cursor kept in a pool.
+func (c *IndexCursor) Reset(ix *Index) {
+	c.ix, c.rec, c.err, c.key = ix, Record{}, nil, c.key[:0]
+	if ix == nil {
+		c.c = btree.Cursor{}
+		return
+	}
+	c.c.Init(ix.tx.pages(), ix.root, false, &ix.meta.kinfo)
 }
 
 // IndexCursor iterates an index. Moving methods return false at either end

@@ -166,6 +166,18 @@ func (t *Table) Cursor() *TableCursor {
 	return tc
 }
 
+// Reset points tc at the start of t (which may belong to another
+// transaction), reusing tc's memory. Reset(nil) drops every reference to
+// the last transaction, for a cursor kept in a pool.
+func (tc *TableCursor) Reset(t *Table) {
+	tc.t, tc.rec, tc.err, tc.gen = t, Record{}, nil, 0
+	if t == nil {
+		tc.c = btree.Cursor{}
+		return
+	}
+	tc.c.Init(t.tx.pages(), t.root, !t.WithoutRowID(), &t.meta.kinfo)
+}
+
 // TableCursor iterates a table's rows. Moving methods return false at
 // either end or on error; Err says which.
 //

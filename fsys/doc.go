@@ -1,0 +1,33 @@
+// Package fsys is a filesystem in one file: an io/fs view, with writes, of
+// the SQLite Archive table ("sqlar") of a pagoda database, the format that
+// `sqlite3 -A` reads and writes.
+//
+//	CREATE TABLE sqlar(
+//	  name TEXT PRIMARY KEY,  -- path relative to the root, '/'-separated
+//	  mode INT,               -- st_mode: type bits and permissions
+//	  mtime INT,              -- seconds since 1970 UTC
+//	  sz INT,                 -- original size; -1 for symbolic links
+//	  data BLOB               -- zlib stream, or raw when sz == length(data)
+//	)
+//
+// An [FS] implements fs.FS, fs.ReadDirFS, fs.ReadFileFS, fs.StatFS,
+// fs.SubFS, fs.GlobFS and fs.ReadLinkFS. Reading runs in a read transaction
+// of its own per call (a snapshot), or in the caller's transaction for an FS
+// returned by [FS.In]. A directory listing is one ordered range of the name
+// index, skipping each subdirectory's subtree with one seek; it never scans
+// the table. Archives that pagoda creates carry a second index,
+// sqlar_listing(name, mode, mtime, sz), that lists and stats without touching
+// the table; sqlite3 maintains it like any index, and archives without it
+// (those made by sqlite3) are read through the primary key's index.
+//
+// An open regular file keeps its snapshot until Close and reads its data in
+// place from the database pages: an uncompressed file is never copied
+// except into the caller's buffer.
+//
+// Writes (WriteFile, Create, Mkdir, MkdirAll, Remove, RemoveAll, Rename,
+// Chmod, Chtimes, Symlink, CopyFS) are each one atomic transaction, or part
+// of the caller's write transaction under [FS.In]. Modes, mtimes and
+// directory rows follow sqlite3's conventions: directories have rows of
+// their own (sz 0, data NULL), file modes carry the type bits (0100644),
+// mtimes are whole seconds.
+package fsys

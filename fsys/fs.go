@@ -1,0 +1,431 @@
+package fsys
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sync"
+	"time"
+
+	"github.com/pagodadb/pagoda"
+)
+
+// The archive's schema, as sqlite3 3.40 creates it (comments included),
+// and the listing index pagoda adds to the archives it creates.
+const (
+	// TableName is the table an FS keeps its entries in.
+	TableName = "sqlar"
+	// ListingIndex names the covering index over (name, mode, mtime, sz)
+	// that pagoda creates with the table, so that listings and Stat read
+	// one index and never the table.
+	ListingIndex = "sqlar_listing"
+
+	createTableSQL = "CREATE TABLE sqlar(\n" +
+		"  name TEXT PRIMARY KEY,  -- name of the file\n" +
+		"  mode INT,               -- access permissions\n" +
+		"  mtime INT,              -- last modification time\n" +
+		"  sz INT,                 -- original file size\n" +
+		"  data BLOB               -- compressed content\n" +
+		")"
+	createListingSQL = "CREATE INDEX sqlar_listing ON sqlar(name, mode, mtime, sz)"
+	// nameIndex is SQLite's automatic index for sqlar's PRIMARY KEY.
+	nameIndex = "sqlite_autoindex_sqlar_1"
+)
+
+// Errors beyond io/fs's, each wrapping the fs error a caller tests for.
+var (
+	// ErrIsDir: a file operation met a directory (writing over one, say).
+	ErrIsDir = fmt.Errorf("is a directory: %w", fs.ErrExist)
+	// ErrNotDir: a path goes through, or lists, something that is not a
+	// directory.
+	ErrNotDir = fmt.Errorf("not a directory: %w", fs.ErrInvalid)
+	// ErrNotEmpty: Remove of a directory that has entries.
+	ErrNotEmpty = fmt.Errorf("directory not empty: %w", fs.ErrExist)
+)
+
+// Options configure an FS.
+type Options struct {
+	// Compress stores file data zlib-compressed where that makes it
+	// smaller, as sqlite3 -A does; off, data is stored as is and reads
+	// need no inflating. Reading handles both either way.
+	Compress bool
+	// Progress, when set, is called by CopyFS after each entry it stores,
+	// with the entry's name and the bytes of file data stored so far.
+	Progress func(name string, bytes int64)
+}
+
+// FS is a filesystem over the sqlar table of a database. It is safe for
+// concurrent use, except an FS returned by In, which is as safe as its
+// transaction. A database without the table reads as an empty directory;
+// the first write creates it.
+type FS struct {
+	db   *pagoda.DB
+	tx   *pagoda.Tx // the caller's transaction (In), or nil
+	opts Options
+	dir  string // the root of this FS in the archive ("" for the archive's root)
+	pool *sync.Pool
+}
+
+// New returns an FS over db's sqlar table.
+func New(db *pagoda.DB, opts *Options) *FS {
+	f := &FS{db: db, pool: &sync.Pool{New: func() any { return new(view) }}}
+	if opts != nil {
+		f.opts = *opts
+	}
+	return f
+}
+
+// In returns an FS that reads and writes in tx instead of transactions of
+// its own: its writes commit or roll back with tx, and its reads see tx's
+// changes. Files it opens are valid until tx ends.
+func (f *FS) In(tx *pagoda.Tx) *FS {
+	g := *f
+	g.tx = tx
+	return &g
+}
+
+// DB returns the database the FS is in.
+func (f *FS) DB() *pagoda.DB { return f.db }
+
+// full converts a name valid for this FS into a name in the archive ("" is
+// the archive's root). ok is false for an invalid name.
+func (f *FS) full(name string) (string, bool) {
+	if !fs.ValidPath(name) {
+		return "", false
+	}
+	switch {
+	case name == ".":
+		return f.dir, true
+	case f.dir == "":
+		return name, true
+	}
+	return f.dir + "/" + name, true
+}
+
+// pathErr wraps err for op on name.
+func pathErr(op, name string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == name {
+		return err
+	}
+	return &fs.PathError{Op: op, Path: name, Err: err}
+}
+
+// now returns the time new entries get, in sqlar's whole seconds.
+func now() int64 { return time.Now().Unix() }
+
+// entry is what an FS knows of one name: its row, or an implicit directory
+// (a name that only prefixes other rows, or the root).
+type entry struct {
+	name  string // full name in the archive
+	st    int64  // st_mode
+	mtime int64
+	sz    int64
+	rowid int64 // 0 for an implicit directory
+}
+
+func (e *entry) isDir() bool     { return e.st&sIFMT == sIFDIR }
+func (e *entry) isSymlink() bool { return e.st&sIFMT == sIFLNK }
+
+// rootEntry is the archive's root, or a directory that has no row.
+func implicitDir(name string) entry { return entry{name: name, st: sIFDIR | 0o755} }
+
+// view is one transaction's access to the archive: the indexes and table
+// it reads, resolved once per transaction, and a cursor kept across
+// transactions so that a call allocates little.
+type view struct {
+	tx       *pagoda.Tx
+	present  bool          // the table exists
+	ix       *pagoda.Index // the listing index, else the name index
+	covering bool          // ix is the listing index
+	tab      *pagoda.Table // resolved on demand
+	col      columns
+	c        pagoda.IndexCursor
+	key      []byte // scratch for seek keys
+	names    []byte // scratch for listings
+	ents     []dirEntry // names collected by list: offset in size, length in mtime
+	rows     []row      // and their metadata
+}
+
+// row is the metadata of one listed entry.
+type row struct{ st, mtime, sz int64 }
+
+// columns maps sqlar's columns to their positions in the table.
+type columns struct{ name, mode, mtime, sz, data int }
+
+// open resolves the archive's table and index in tx.
+func (v *view) open(tx *pagoda.Tx) error {
+	v.tx, v.present, v.ix, v.tab, v.covering = tx, false, nil, nil, false
+	ix, err := tx.Index(ListingIndex)
+	if err == nil && ix.TableName() == TableName && ix.SQL() == createListingSQL {
+		v.ix, v.covering, v.present = ix, true, true
+		return nil
+	}
+	if err != nil && !errors.Is(err, pagoda.ErrNotFound) {
+		return err
+	}
+	ix, err = tx.Index(nameIndex)
+	if err == nil {
+		v.ix, v.present = ix, true
+		return nil
+	}
+	if !errors.Is(err, pagoda.ErrNotFound) {
+		return err
+	}
+	// No name index: is there a table at all?
+	if _, err := tx.Table(TableName); err == nil {
+		return fmt.Errorf("fsys: table %s has no index on name (not a SQLite Archive): %w", TableName, pagoda.ErrUnsupported)
+	} else if !errors.Is(err, pagoda.ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
+// table returns the sqlar table, resolving it and its columns on first use.
+func (v *view) table() (*pagoda.Table, error) {
+	if v.tab != nil {
+		return v.tab, nil
+	}
+	t, err := v.tx.Table(TableName)
+	if err != nil {
+		return nil, err
+	}
+	c := columns{-1, -1, -1, -1, -1}
+	for i, col := range t.Columns() {
+		switch col.Name {
+		case "name":
+			c.name = i
+		case "mode":
+			c.mode = i
+		case "mtime":
+			c.mtime = i
+		case "sz":
+			c.sz = i
+		case "data":
+			c.data = i
+		}
+	}
+	if c.name < 0 || c.mode < 0 || c.mtime < 0 || c.sz < 0 || c.data < 0 {
+		return nil, fmt.Errorf("fsys: table %s lacks one of the columns name, mode, mtime, sz, data: %w", TableName, pagoda.ErrUnsupported)
+	}
+	v.tab, v.col = t, c
+	return t, nil
+}
+
+// cursor returns the index cursor, reset to this transaction's index.
+func (v *view) cursor() *pagoda.IndexCursor {
+	v.c.Reset(v.ix)
+	return &v.c
+}
+
+// seek moves c to the first entry whose name is >= key.
+func (v *view) seek(c *pagoda.IndexCursor, key []byte) bool {
+	if len(key) == 0 {
+		return c.First()
+	}
+	return c.Seek(string(key))
+}
+
+// keyName returns the name of the cursor's entry, aliasing the page; ok is
+// false when the name is not TEXT.
+func keyName(c *pagoda.IndexCursor) ([]byte, bool) {
+	v := c.Key().Column(0)
+	return v.Blob(), v.Type() == pagoda.TypeText
+}
+
+// fill completes e (its name and rowid set) from the cursor's key (the
+// listing index) or the table row.
+func (v *view) fill(c *pagoda.IndexCursor, e *entry) error {
+	if v.covering {
+		k := c.Key()
+		e.st, e.mtime, e.sz, e.rowid = k.Column(1).Int(), k.Column(2).Int(), k.Column(3).Int(), c.Rowid()
+		return nil
+	}
+	return v.fillRow(e, c.Rowid())
+}
+
+// fillRow completes e from the table row rowid.
+func (v *view) fillRow(e *entry, rowid int64) error {
+	t, err := v.table()
+	if err != nil {
+		return err
+	}
+	r, err := t.Get(rowid)
+	if err != nil {
+		if errors.Is(err, pagoda.ErrNotFound) {
+			return fmt.Errorf("fsys: the name index points at row %d, which is missing: %w", rowid, pagoda.ErrCorrupt)
+		}
+		return err
+	}
+	e.st, e.mtime, e.sz, e.rowid = r.Column(v.col.mode).Int(), r.Column(v.col.mtime).Int(), r.Column(v.col.sz).Int(), rowid
+	return nil
+}
+
+// lookup finds the entry called name (a full name; "" is the root) without
+// following symbolic links. found is false when nothing has that name.
+func (v *view) lookup(name string) (e entry, found bool, err error) {
+	if name == "" {
+		return implicitDir(""), true, nil
+	}
+	if !v.present {
+		return entry{}, false, nil
+	}
+	c := v.cursor()
+	v.key = append(v.key[:0], name...)
+	if v.seek(c, v.key) {
+		if n, ok := keyName(c); ok && string(n) == name {
+			e.name = name
+			if err := v.fill(c, &e); err != nil {
+				return entry{}, false, err
+			}
+			return e, true, nil
+		}
+	}
+	if err := c.Err(); err != nil {
+		return entry{}, false, err
+	}
+	// No row: a directory nobody stored, if some name lies under it.
+	v.key = append(v.key, '/')
+	if v.seek(c, v.key) {
+		if n, ok := keyName(c); ok && bytes.HasPrefix(n, v.key) {
+			return implicitDir(name), true, nil
+		}
+	}
+	return entry{}, false, c.Err()
+}
+
+// maxSymlinks bounds the links followed in one resolution, as Linux's
+// MAXSYMLINKS does.
+const maxSymlinks = 40
+
+// resolve looks name up, following symbolic links whose targets lie inside
+// the archive. A link that leaves the archive, dangles or loops is
+// fs.ErrNotExist.
+func (v *view) resolve(name string) (entry, error) {
+	for range maxSymlinks {
+		e, found, err := v.lookup(name)
+		if err != nil {
+			return entry{}, err
+		}
+		if !found {
+			return entry{}, fs.ErrNotExist
+		}
+		if !e.isSymlink() {
+			return e, nil
+		}
+		target, err := v.linkTarget(&e)
+		if err != nil {
+			return entry{}, err
+		}
+		if name, err = linkPath(name, target); err != nil {
+			return entry{}, err
+		}
+	}
+	return entry{}, fmt.Errorf("too many levels of symbolic links: %w", fs.ErrNotExist)
+}
+
+// linkPath resolves a link's target against the link's own name.
+func linkPath(link, target string) (string, error) {
+	if target == "" || target[0] == '/' {
+		return "", fmt.Errorf("symbolic link to %q leaves the archive: %w", target, fs.ErrNotExist)
+	}
+	dir := ""
+	if i := lastSlash(link); i >= 0 {
+		dir = link[:i]
+	}
+	// Clean by hand: ".." may not climb above the root.
+	var parts []string
+	if dir != "" {
+		parts = splitPath(dir)
+	}
+	for _, p := range splitPath(target) {
+		switch p {
+		case "", ".":
+		case "..":
+			if len(parts) == 0 {
+				return "", fmt.Errorf("symbolic link to %q leaves the archive: %w", target, fs.ErrNotExist)
+			}
+			parts = parts[:len(parts)-1]
+		default:
+			parts = append(parts, p)
+		}
+	}
+	out := ""
+	for i, p := range parts {
+		if i > 0 {
+			out += "/"
+		}
+		out += p
+	}
+	return out, nil
+}
+
+func lastSlash(s string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == '/' {
+			return i
+		}
+	}
+	return -1
+}
+
+func splitPath(s string) []string {
+	var out []string
+	for {
+		i := 0
+		for i < len(s) && s[i] != '/' {
+			i++
+		}
+		out = append(out, s[:i])
+		if i == len(s) {
+			return out
+		}
+		s = s[i+1:]
+	}
+}
+
+// linkTarget reads a symbolic link's target from its data.
+func (v *view) linkTarget(e *entry) (string, error) {
+	t, err := v.table()
+	if err != nil {
+		return "", err
+	}
+	b, err := t.OpenBlob(e.rowid, v.col.data)
+	if err != nil {
+		return "", err
+	}
+	buf := make([]byte, b.Len())
+	if _, err := b.ReadAt(buf, 0); err != nil && len(buf) > 0 {
+		return "", err
+	}
+	return string(buf), nil
+}
+
+// read runs fn in a view of the archive: in the FS's transaction, or in a
+// read transaction of its own.
+func (f *FS) read(fn func(v *view) error) error {
+	tx, own := f.tx, false
+	if tx == nil {
+		var err error
+		if tx, err = f.db.Begin(false); err != nil {
+			return err
+		}
+		own = true
+	}
+	v := f.pool.Get().(*view)
+	err := v.open(tx)
+	if err == nil {
+		err = fn(v)
+	}
+	if err == nil && own {
+		err = tx.Err()
+	}
+	v.tx, v.ix, v.tab = nil, nil, nil
+	v.c.Reset(nil)
+	f.pool.Put(v)
+	if own {
+		tx.Rollback()
+	}
+	return err
+}

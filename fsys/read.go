@@ -1,0 +1,580 @@
+package fsys
+
+import (
+	"bytes"
+	"compress/zlib"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/pagodadb/pagoda"
+)
+
+// dirEntry is one directory entry, and its FileInfo: ReadDir returns them
+// from one allocation, with their names in one string.
+type dirEntry struct {
+	name  string // base name
+	mode  fs.FileMode
+	size  int64
+	mtime int64
+}
+
+func (d *dirEntry) Name() string               { return d.name }
+func (d *dirEntry) IsDir() bool                { return d.mode.IsDir() }
+func (d *dirEntry) Type() fs.FileMode          { return d.mode.Type() }
+func (d *dirEntry) Info() (fs.FileInfo, error) { return d, nil }
+func (d *dirEntry) Size() int64                { return d.size }
+func (d *dirEntry) Mode() fs.FileMode          { return d.mode }
+func (d *dirEntry) ModTime() time.Time         { return time.Unix(d.mtime, 0) }
+func (d *dirEntry) Sys() any                   { return nil }
+func (d *dirEntry) String() string             { return fs.FormatDirEntry(d) }
+
+// set fills d from e, named name.
+func (d *dirEntry) set(name string, e *entry) {
+	d.name, d.mode, d.mtime = name, fileMode(e.st), e.mtime
+	d.size = 0
+	if e.st&sIFMT != sIFDIR && e.sz > 0 {
+		d.size = e.sz
+	}
+}
+
+// info returns e's FileInfo under name's base name.
+func info(name string, e *entry) *dirEntry {
+	d := new(dirEntry)
+	d.set(path.Base(name), e)
+	return d
+}
+
+// validElem reports whether b may be one element of an fs.ValidPath name.
+func validElem(b []byte) bool {
+	return len(b) > 0 && !(len(b) == 1 && b[0] == '.') && !(len(b) == 2 && b[0] == '.' && b[1] == '.') && utf8.Valid(b)
+}
+
+// seen reports whether child is among the names collected so far. They are
+// in order, so only the ones after child are passed.
+func (v *view) seen(child []byte) bool {
+	for i := len(v.ents) - 1; i >= 0; i-- {
+		d := &v.ents[i]
+		name := v.names[d.size : d.size+d.mtime] // offsets while collecting
+		switch bytes.Compare(name, child) {
+		case 0:
+			return true
+		case -1:
+			return false
+		}
+	}
+	return false
+}
+
+// list returns the entries directly inside the directory dir (a full name,
+// "" for the root), sorted by name: one ordered range of the index, from
+// dir+"/" to the end of that prefix, seeking past each subdirectory's
+// subtree rather than reading it.
+func (v *view) list(dir string) ([]fs.DirEntry, error) {
+	if !v.present {
+		return []fs.DirEntry{}, nil
+	}
+	var prefix []byte
+	if dir != "" {
+		prefix = append([]byte(dir), '/')
+	}
+	v.key = append(v.key[:0], prefix...)
+	v.ents, v.names = v.ents[:0], v.names[:0]
+	rows := v.rows[:0]
+	sorted := true
+	c := v.cursor()
+	ok := v.seek(c, v.key)
+	for ok {
+		n, isText := keyName(c)
+		if !isText {
+			if c.Key().Column(0).Type() == pagoda.TypeBlob {
+				break // blobs sort after every text
+			}
+			ok = c.Next() // numbers sort before
+			continue
+		}
+		if !bytes.HasPrefix(n, prefix) {
+			break
+		}
+		rest := n[len(prefix):]
+		if i := bytes.IndexByte(rest, '/'); i >= 0 {
+			// A name below a child: the child is a directory. Note it if
+			// it has no row, then seek past its whole subtree: the
+			// smallest name after child+"/..." is child+"0".
+			child := rest[:i]
+			if validElem(child) && !v.seen(child) {
+				if len(v.ents) > 0 && bytes.Compare(v.names[v.ents[len(v.ents)-1].size:], child) > 0 {
+					sorted = false
+				}
+				v.ents = append(v.ents, dirEntry{size: int64(len(v.names)), mtime: int64(len(child))})
+				v.names = append(v.names, child...)
+				rows = append(rows, row{st: sIFDIR | 0o755})
+			}
+			v.key = append(append(append(v.key[:0], prefix...), child...), '/'+1)
+			ok = v.seek(c, v.key)
+			continue
+		}
+		if validElem(rest) {
+			var e entry
+			if err := v.fill(c, &e); err != nil {
+				return nil, err
+			}
+			v.ents = append(v.ents, dirEntry{size: int64(len(v.names)), mtime: int64(len(rest))})
+			v.names = append(v.names, rest...)
+			rows = append(rows, row{e.st, e.mtime, e.sz})
+		}
+		ok = c.Next()
+	}
+	v.rows = rows
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+	// One string for the names, one array for the entries, one slice of
+	// interfaces pointing into it.
+	names := string(v.names)
+	out := make([]dirEntry, len(v.ents))
+	list := make([]fs.DirEntry, len(v.ents))
+	for i := range v.ents {
+		off, n := v.ents[i].size, v.ents[i].mtime
+		e := entry{st: rows[i].st, mtime: rows[i].mtime, sz: rows[i].sz}
+		out[i].set(names[off:off+n], &e)
+		list[i] = &out[i]
+	}
+	if !sorted {
+		slices.SortFunc(list, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	}
+	return list, nil
+}
+
+// readData returns a regular file's whole content: a copy of raw data, or
+// the inflated zlib stream.
+func (v *view) readData(e *entry) ([]byte, error) {
+	b, err := v.blob(e)
+	if err != nil || b == nil {
+		return []byte{}, err
+	}
+	out := make([]byte, max(e.sz, 0))
+	if b.Len() == e.sz {
+		if e.sz > 0 {
+			if _, err := b.ReadAt(out, 0); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	return inflate(b, out, e)
+}
+
+// blob opens e's data; nil for NULL data (a directory row, or an empty
+// file some other tool stored that way).
+func (v *view) blob(e *entry) (*pagoda.Blob, error) {
+	t, err := v.table()
+	if err != nil {
+		return nil, err
+	}
+	b, err := t.OpenBlob(e.rowid, v.col.data)
+	if err != nil {
+		return nil, err
+	}
+	if b.Type() == pagoda.TypeNull {
+		if e.sz > 0 {
+			return nil, fmt.Errorf("fsys: %q has size %d but no data: %w", e.name, e.sz, pagoda.ErrCorrupt)
+		}
+		return nil, nil
+	}
+	return b, nil
+}
+
+// inflate decompresses a zlib stream of exactly len(out) bytes into out,
+// as sqlite3's sqlar_uncompress does for data shorter than sz.
+func inflate(src io.Reader, out []byte, e *entry) ([]byte, error) {
+	corrupt := func(why string) error {
+		return fmt.Errorf("fsys: compressed data of %q (sz %d) %s: %w", e.name, e.sz, why, pagoda.ErrCorrupt)
+	}
+	if e.sz < 0 {
+		return nil, corrupt("has a negative size")
+	}
+	zr, err := zlib.NewReader(src)
+	if err != nil {
+		return nil, corrupt("is not a zlib stream: " + err.Error())
+	}
+	if _, err := io.ReadFull(zr, out); err != nil {
+		return nil, corrupt("does not inflate to its size: " + err.Error())
+	}
+	var one [1]byte
+	if n, err := zr.Read(one[:]); n != 0 || err != io.EOF {
+		if n != 0 {
+			return nil, corrupt("inflates past its size")
+		}
+		return nil, corrupt("ends badly: " + fmt.Sprint(err))
+	}
+	return out, nil
+}
+
+// ReadDir implements fs.ReadDirFS: the entries of directory name, sorted
+// by name.
+func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
+	full, ok := f.full(name)
+	if !ok {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
+	}
+	var list []fs.DirEntry
+	err := f.read(func(v *view) error {
+		e, err := v.resolve(full)
+		if err != nil {
+			return err
+		}
+		if !e.isDir() {
+			return ErrNotDir
+		}
+		list, err = v.list(e.name)
+		return err
+	})
+	if err != nil {
+		return nil, pathErr("readdir", name, err)
+	}
+	return list, nil
+}
+
+// ReadFile implements fs.ReadFileFS: the whole content of file name, in a
+// new slice. Symbolic links are followed.
+func (f *FS) ReadFile(name string) ([]byte, error) {
+	full, ok := f.full(name)
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	var data []byte
+	err := f.read(func(v *view) error {
+		e, err := v.resolve(full)
+		if err != nil {
+			return err
+		}
+		if e.isDir() {
+			return ErrIsDir
+		}
+		data, err = v.readData(&e)
+		return err
+	})
+	if err != nil {
+		return nil, pathErr("read", name, err)
+	}
+	return data, nil
+}
+
+// Stat implements fs.StatFS, following symbolic links.
+func (f *FS) Stat(name string) (fs.FileInfo, error) { return f.stat("stat", name, true) }
+
+// Lstat implements fs.ReadLinkFS: Stat without following a final symbolic
+// link.
+func (f *FS) Lstat(name string) (fs.FileInfo, error) { return f.stat("lstat", name, false) }
+
+func (f *FS) stat(op, name string, follow bool) (fs.FileInfo, error) {
+	full, ok := f.full(name)
+	if !ok {
+		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	var fi fs.FileInfo
+	err := f.read(func(v *view) error {
+		var e entry
+		var err error
+		if follow {
+			e, err = v.resolve(full)
+		} else {
+			var found bool
+			if e, found, err = v.lookup(full); err == nil && !found {
+				err = fs.ErrNotExist
+			}
+		}
+		if err == nil {
+			fi = info(name, &e)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, pathErr(op, name, err)
+	}
+	return fi, nil
+}
+
+// ReadLink implements fs.ReadLinkFS: the target of symbolic link name.
+func (f *FS) ReadLink(name string) (string, error) {
+	full, ok := f.full(name)
+	if !ok {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
+	}
+	var target string
+	err := f.read(func(v *view) error {
+		e, found, err := v.lookup(full)
+		switch {
+		case err != nil:
+			return err
+		case !found:
+			return fs.ErrNotExist
+		case !e.isSymlink():
+			return fmt.Errorf("not a symbolic link: %w", fs.ErrInvalid)
+		}
+		target, err = v.linkTarget(&e)
+		return err
+	})
+	if err != nil {
+		return "", pathErr("readlink", name, err)
+	}
+	return target, nil
+}
+
+// Sub implements fs.SubFS: the FS rooted at directory dir, reading and
+// writing below it.
+func (f *FS) Sub(dir string) (fs.FS, error) {
+	full, ok := f.full(dir)
+	if !ok {
+		return nil, &fs.PathError{Op: "sub", Path: dir, Err: fs.ErrInvalid}
+	}
+	g := *f
+	g.dir = full
+	return &g, nil
+}
+
+// Glob implements fs.GlobFS, with path.Match's patterns.
+func (f *FS) Glob(pattern string) ([]string, error) {
+	return fs.Glob(globber{f}, pattern)
+}
+
+// globber hides FS's Glob, so that fs.Glob walks the directories.
+type globber struct{ f *FS }
+
+func (g globber) Open(name string) (fs.File, error)          { return g.f.Open(name) }
+func (g globber) ReadDir(name string) ([]fs.DirEntry, error) { return g.f.ReadDir(name) }
+func (g globber) Stat(name string) (fs.FileInfo, error)      { return g.f.Stat(name) }
+
+// Open implements fs.FS, following symbolic links. A regular file of an FS
+// that is not In a transaction keeps a read transaction, its snapshot,
+// until Close: close every file, since DB.Close waits for them.
+func (f *FS) Open(name string) (fs.File, error) {
+	full, ok := f.full(name)
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	tx, own := f.tx, false
+	if tx == nil {
+		var err error
+		if tx, err = f.db.Begin(false); err != nil {
+			return nil, pathErr("open", name, err)
+		}
+		own = true
+	}
+	file := &File{fsys: f, name: name}
+	v := f.pool.Get().(*view)
+	err := v.open(tx)
+	if err == nil {
+		file.e, err = v.resolve(full)
+	}
+	keep := false
+	if err == nil && !file.e.isDir() {
+		file.size = max(file.e.sz, 0)
+		var b *pagoda.Blob
+		switch b, err = v.blob(&file.e); {
+		case err != nil:
+		case b == nil:
+			file.data = []byte{}
+		case b.Len() == file.e.sz:
+			file.blob, keep = b, own
+		default:
+			file.data, err = inflate(b, make([]byte, file.size), &file.e)
+		}
+	}
+	v.tx, v.ix, v.tab = nil, nil, nil
+	v.c.Reset(nil)
+	f.pool.Put(v)
+	if keep {
+		file.tx = tx
+	} else if own {
+		tx.Rollback()
+	}
+	if err != nil {
+		return nil, pathErr("open", name, err)
+	}
+	return file, nil
+}
+
+// File is an open file or directory of an FS. A regular file implements
+// io.ReaderAt, io.Seeker and io.WriterTo; a directory, fs.ReadDirFile.
+// ReadAt may be called concurrently; the other methods may not.
+type File struct {
+	fsys *FS
+	name string
+	e    entry
+	mu   sync.Mutex // guards blob and tx for ReadAt
+	tx   *pagoda.Tx // the snapshot an open file owns, ended by Close
+	blob *pagoda.Blob
+	data []byte // the content when it is not read in place: inflated, or empty
+	size int64
+	pos  int64
+	done bool
+	// directories
+	list   []fs.DirEntry
+	listed bool
+}
+
+// Stat returns the file's FileInfo.
+func (fl *File) Stat() (fs.FileInfo, error) {
+	if fl.done {
+		return nil, &fs.PathError{Op: "stat", Path: fl.name, Err: fs.ErrClosed}
+	}
+	return info(fl.name, &fl.e), nil
+}
+
+// ReadAt implements io.ReaderAt.
+func (fl *File) ReadAt(p []byte, off int64) (int, error) {
+	if err := fl.readable("read"); err != nil {
+		return 0, err
+	}
+	if off < 0 {
+		return 0, &fs.PathError{Op: "read", Path: fl.name, Err: errors.New("negative offset")}
+	}
+	if off >= fl.size {
+		return 0, io.EOF
+	}
+	if fl.blob == nil {
+		n := copy(p, fl.data[off:])
+		if n < len(p) {
+			return n, io.EOF
+		}
+		return n, nil
+	}
+	fl.mu.Lock()
+	n, err := fl.blob.ReadAt(p, off)
+	fl.mu.Unlock()
+	if err != nil && err != io.EOF {
+		err = pathErr("read", fl.name, err)
+	}
+	return n, err
+}
+
+// Read implements io.Reader.
+func (fl *File) Read(p []byte) (int, error) {
+	if err := fl.readable("read"); err != nil {
+		return 0, err
+	}
+	if fl.pos >= fl.size {
+		return 0, io.EOF
+	}
+	n, err := fl.ReadAt(p, fl.pos)
+	fl.pos += int64(n)
+	if err == io.EOF && n > 0 {
+		err = nil
+	}
+	return n, err
+}
+
+// WriteTo implements io.WriterTo: the rest of the file, written from the
+// database pages with no copy of its own.
+func (fl *File) WriteTo(w io.Writer) (int64, error) {
+	if err := fl.readable("read"); err != nil {
+		return 0, err
+	}
+	if fl.pos >= fl.size {
+		return 0, nil
+	}
+	if fl.blob == nil {
+		n, err := w.Write(fl.data[fl.pos:])
+		fl.pos += int64(n)
+		return int64(n), err
+	}
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	if _, err := fl.blob.Seek(fl.pos, io.SeekStart); err != nil {
+		return 0, err
+	}
+	n, err := fl.blob.WriteTo(w)
+	fl.pos += n
+	return n, err
+}
+
+// Seek implements io.Seeker.
+func (fl *File) Seek(offset int64, whence int) (int64, error) {
+	if err := fl.readable("seek"); err != nil {
+		return 0, err
+	}
+	switch whence {
+	case io.SeekStart:
+	case io.SeekCurrent:
+		offset += fl.pos
+	case io.SeekEnd:
+		offset += fl.size
+	default:
+		return fl.pos, &fs.PathError{Op: "seek", Path: fl.name, Err: fs.ErrInvalid}
+	}
+	if offset < 0 {
+		return fl.pos, &fs.PathError{Op: "seek", Path: fl.name, Err: fs.ErrInvalid}
+	}
+	fl.pos = offset
+	return offset, nil
+}
+
+func (fl *File) readable(op string) error {
+	switch {
+	case fl.done:
+		return &fs.PathError{Op: op, Path: fl.name, Err: fs.ErrClosed}
+	case fl.e.isDir():
+		return &fs.PathError{Op: op, Path: fl.name, Err: ErrIsDir}
+	}
+	return nil
+}
+
+// ReadDir implements fs.ReadDirFile: with n > 0, the next n entries at
+// most (io.EOF at the end); with n <= 0, all the rest.
+func (fl *File) ReadDir(n int) ([]fs.DirEntry, error) {
+	if fl.done {
+		return nil, &fs.PathError{Op: "readdir", Path: fl.name, Err: fs.ErrClosed}
+	}
+	if !fl.e.isDir() {
+		return nil, &fs.PathError{Op: "readdir", Path: fl.name, Err: ErrNotDir}
+	}
+	if !fl.listed {
+		err := fl.fsys.read(func(v *view) error {
+			var err error
+			fl.list, err = v.list(fl.e.name)
+			return err
+		})
+		if err != nil {
+			return nil, pathErr("readdir", fl.name, err)
+		}
+		fl.listed = true
+	}
+	if n <= 0 {
+		out := fl.list
+		fl.list = fl.list[len(fl.list):]
+		return out, nil
+	}
+	if len(fl.list) == 0 {
+		return nil, io.EOF
+	}
+	n = min(n, len(fl.list))
+	out := fl.list[:n:n]
+	fl.list = fl.list[n:]
+	return out, nil
+}
+
+// Close releases the file and its snapshot.
+func (fl *File) Close() error {
+	if fl.done {
+		return &fs.PathError{Op: "close", Path: fl.name, Err: fs.ErrClosed}
+	}
+	fl.done = true
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	fl.blob, fl.data, fl.list = nil, nil, nil
+	if fl.tx != nil {
+		tx := fl.tx
+		fl.tx = nil
+		return tx.Rollback()
+	}
+	return nil
+}
