@@ -142,8 +142,8 @@ type view struct {
 	tab      *pagoda.Table // resolved on demand
 	col      columns
 	c        pagoda.IndexCursor
-	key      []byte // scratch for seek keys
-	names    []byte // scratch for listings
+	key      []byte     // scratch for seek keys
+	names    []byte     // scratch for listings
 	ents     []dirEntry // names collected by list: offset in size, length in mtime
 	rows     []row      // and their metadata
 }

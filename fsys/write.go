@@ -621,4 +621,3 @@ func isReadLinkFS(dir fs.FS) bool {
 	_, ok := dir.(fs.ReadLinkFS)
 	return ok
 }
-
