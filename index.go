@@ -140,6 +140,20 @@ func (c *IndexCursor) Seek(prefix ...any) bool {
 	return c.load(c.c.Valid())
 }
 
+// SeekForward is Seek for a prefix that sorts after the current entry, as
+// when skipping a run of entries: when the target is on the current leaf
+// page it searches that page alone. Anywhere else it is Seek.
+func (c *IndexCursor) SeekForward(prefix ...any) bool {
+	if !c.ready() {
+		return false
+	}
+	if !c.setKey(prefix) {
+		return false
+	}
+	c.c.SeekKeyAhead(c.key)
+	return c.load(c.c.Valid())
+}
+
 // setKey converts prefix into c.key; false (and c.err) when it cannot.
 func (c *IndexCursor) setKey(prefix []any) bool {
 	key, err := c.ix.searchKey(c.key[:0], prefix)

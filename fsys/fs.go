@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pagodadb/pagoda"
+	"github.com/pagodadb/pagoda/internal/format"
 )
 
 // The archive's schema, as sqlite3 3.40 creates it (comments included),
@@ -143,6 +144,7 @@ type view struct {
 	col      columns
 	c        pagoda.IndexCursor
 	key      []byte     // scratch for seek keys
+	pre      []byte     // the prefix a listing reads
 	names    []byte     // scratch for listings
 	ents     []dirEntry // names collected by list: offset in size, length in mtime
 	rows     []row      // and their metadata
@@ -227,6 +229,122 @@ func (v *view) seek(c *pagoda.IndexCursor, key []byte) bool {
 	return c.Seek(string(key))
 }
 
+// key is one decoded index entry: the name, and on the listing index the
+// metadata too.
+type key struct {
+	name  []byte // aliases the page
+	kind  format.Kind
+	st    int64
+	mtime int64
+	sz    int64
+	rowid int64
+}
+
+// decode reads the cursor's entry in one pass over its record: name, then
+// (listing index) mode, mtime, sz, then the rowid. It is the listing's
+// inner loop, so it decodes the record's bytes itself:
+//
+//	header: header length (varint), one serial type per field (varints)
+//	body:   the fields' bytes in order; integers big-endian, 1 to 8 bytes
+//	listing index entry: name TEXT | mode | mtime | sz | rowid
+//	name index entry:    name TEXT | rowid
+func (v *view) decode(c *pagoda.IndexCursor, k *key) error {
+	rec := c.Key().Raw()
+	h, pos := format.Uvarint(rec)
+	if pos == 0 || h < uint64(pos) || h > uint64(len(rec)) {
+		return errEntry
+	}
+	hdr, body := rec[:h], int(h)
+	var types [5]uint64
+	nf := 2
+	if v.covering {
+		nf = 5
+	}
+	for i := range nf {
+		if pos >= len(hdr) {
+			return errEntry
+		}
+		t, n := uint64(hdr[pos]), 1
+		if t >= 0x80 {
+			if t, n = format.Uvarint(hdr[pos:]); n == 0 {
+				return errEntry
+			}
+		}
+		types[i], pos = t, pos+n
+	}
+	// The name.
+	t := types[0]
+	size, ok := format.SerialTypeSize(t)
+	if !ok || size > int64(len(rec)-body) {
+		return errEntry
+	}
+	k.kind = format.KindText
+	switch {
+	case t >= 12 && t&1 == 0:
+		k.kind = format.KindBlob
+	case t < 12:
+		k.kind = format.KindInt // a number: only its kind matters
+	}
+	k.name = rec[body : body+int(size)]
+	body += int(size)
+	// The integers.
+	for i := 1; i < nf; i++ {
+		t := types[i]
+		size, ok := format.SerialTypeSize(t)
+		if !ok || t >= 12 || size > int64(len(rec)-body) {
+			return errEntry
+		}
+		x := intField(t, rec[body:body+int(size)])
+		body += int(size)
+		switch {
+		case i == nf-1:
+			k.rowid = x
+		case i == 1:
+			k.st = x
+		case i == 2:
+			k.mtime = x
+		default:
+			k.sz = x
+		}
+	}
+	return nil
+}
+
+// errEntry is a malformed index entry.
+var errEntry = fmt.Errorf("fsys: malformed entry in the archive's name index: %w", pagoda.ErrCorrupt)
+
+// intField decodes an integer field of serial type t; a REAL (7) reads as
+// its integer part, as SQLite's integer conversion does.
+func intField(t uint64, b []byte) int64 {
+	switch t {
+	case 1:
+		return int64(int8(b[0]))
+	case 2:
+		return int64(int16(uint16(b[0])<<8 | uint16(b[1])))
+	case 3:
+		return int64(int32(uint32(b[0])<<24|uint32(b[1])<<16|uint32(b[2])<<8) >> 8)
+	case 4:
+		return int64(int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])))
+	case 5:
+		return int64(uint64(b[0])<<56|uint64(b[1])<<48|uint64(b[2])<<40|uint64(b[3])<<32|uint64(b[4])<<24|uint64(b[5])<<16) >> 16
+	case 6:
+		return int64(uint64(b[0])<<56 | uint64(b[1])<<48 | uint64(b[2])<<40 | uint64(b[3])<<32 | uint64(b[4])<<24 | uint64(b[5])<<16 | uint64(b[6])<<8 | uint64(b[7]))
+	case 7:
+		return format.DecodeValue(t, b).Int()
+	case 9:
+		return 1
+	}
+	return 0 // NULL (0), the constant 0 (8)
+}
+
+// cmpOr returns err, or a corruption error saying what when err is nil.
+func cmpOr(err error, what string) error {
+	if err != nil {
+		return fmt.Errorf("fsys: %w", err)
+	}
+	return fmt.Errorf("fsys: %s: %w", what, pagoda.ErrCorrupt)
+}
+
 // keyName returns the name of the cursor's entry, aliasing the page; ok is
 // false when the name is not TEXT.
 func keyName(c *pagoda.IndexCursor) ([]byte, bool) {
@@ -234,15 +352,14 @@ func keyName(c *pagoda.IndexCursor) ([]byte, bool) {
 	return v.Blob(), v.Type() == pagoda.TypeText
 }
 
-// fill completes e (its name and rowid set) from the cursor's key (the
-// listing index) or the table row.
-func (v *view) fill(c *pagoda.IndexCursor, e *entry) error {
+// fill completes e from the decoded key (the listing index) or the table
+// row.
+func (v *view) fill(k *key, e *entry) error {
 	if v.covering {
-		k := c.Key()
-		e.st, e.mtime, e.sz, e.rowid = k.Column(1).Int(), k.Column(2).Int(), k.Column(3).Int(), c.Rowid()
+		e.st, e.mtime, e.sz, e.rowid = k.st, k.mtime, k.sz, k.rowid
 		return nil
 	}
-	return v.fillRow(e, c.Rowid())
+	return v.fillRow(e, k.rowid)
 }
 
 // fillRow completes e from the table row rowid.
@@ -274,9 +391,13 @@ func (v *view) lookup(name string) (e entry, found bool, err error) {
 	c := v.cursor()
 	v.key = append(v.key[:0], name...)
 	if v.seek(c, v.key) {
-		if n, ok := keyName(c); ok && string(n) == name {
+		var k key
+		if err := v.decode(c, &k); err != nil {
+			return entry{}, false, err
+		}
+		if k.kind == format.KindText && string(k.name) == name {
 			e.name = name
-			if err := v.fill(c, &e); err != nil {
+			if err := v.fill(&k, &e); err != nil {
 				return entry{}, false, err
 			}
 			return e, true, nil

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pagodadb/pagoda"
+	"github.com/pagodadb/pagoda/internal/format"
 )
 
 // dirEntry is one directory entry, and its FileInfo: ReadDir returns them
@@ -73,41 +74,95 @@ func (v *view) seen(child []byte) bool {
 	return false
 }
 
-// list returns the entries directly inside the directory dir (a full name,
-// "" for the root), sorted by name: one ordered range of the index, from
-// dir+"/" to the end of that prefix, seeking past each subdirectory's
-// subtree rather than reading it.
-func (v *view) list(dir string) ([]fs.DirEntry, error) {
+// scanLimit is how many names a listing steps over before it seeks
+// instead: a step costs tens of nanoseconds, a seek from the root about a
+// microsecond, and most subtrees a listing passes are small.
+const scanLimit = 8
+
+// list returns the entries directly inside directory full ("" for the
+// root), sorted by name, following a symbolic link to a directory. It is
+// one ordered range of the index: it finds the directory's own row, steps
+// to full+"/", then reads the names below it, stepping (or, past
+// scanLimit names, seeking) over each subdirectory's subtree rather than
+// reading it. A missing directory is fs.ErrNotExist, a file ErrNotDir.
+func (v *view) list(full string) ([]fs.DirEntry, error) {
 	if !v.present {
-		return []fs.DirEntry{}, nil
+		if full == "" {
+			return []fs.DirEntry{}, nil
+		}
+		return nil, fs.ErrNotExist
 	}
-	var prefix []byte
-	if dir != "" {
-		prefix = append([]byte(dir), '/')
+	c := v.cursor()
+	var k key
+	var ok bool
+	exists := full == ""
+	v.pre = v.pre[:0]
+	if full == "" {
+		ok = c.First()
+	} else {
+		v.key = append(v.key[:0], full...)
+		if ok = v.seek(c, v.key); ok {
+			if err := v.decode(c, &k); err != nil {
+				return nil, err
+			}
+			if k.kind == format.KindText && string(k.name) == full {
+				e := entry{name: full}
+				if err := v.fill(&k, &e); err != nil {
+					return nil, err
+				}
+				switch {
+				case e.isSymlink():
+					t, err := v.resolve(full)
+					if err != nil {
+						return nil, err
+					}
+					if !t.isDir() {
+						return nil, ErrNotDir
+					}
+					return v.list(t.name)
+				case !e.isDir():
+					return nil, ErrNotDir
+				}
+				exists = true
+				ok = c.Next()
+			}
+		}
+		// Step to full+"/": names such as full+".x" sort in between.
+		v.pre = append(append(v.pre, full...), '/')
+		for i := 0; ok; i++ {
+			n, _ := keyName(c)
+			if bytes.Compare(n, v.pre) >= 0 {
+				break
+			}
+			if i == scanLimit {
+				ok = v.seek(c, v.pre)
+				break
+			}
+			ok = c.Next()
+		}
 	}
-	v.key = append(v.key[:0], prefix...)
+	prefix := v.pre
 	v.ents, v.names = v.ents[:0], v.names[:0]
 	rows := v.rows[:0]
 	sorted := true
-	c := v.cursor()
-	ok := v.seek(c, v.key)
 	for ok {
-		n, isText := keyName(c)
-		if !isText {
-			if c.Key().Column(0).Type() == pagoda.TypeBlob {
+		if err := v.decode(c, &k); err != nil {
+			return nil, err
+		}
+		if k.kind != format.KindText {
+			if k.kind == format.KindBlob {
 				break // blobs sort after every text
 			}
 			ok = c.Next() // numbers sort before
 			continue
 		}
-		if !bytes.HasPrefix(n, prefix) {
+		if !bytes.HasPrefix(k.name, prefix) {
 			break
 		}
-		rest := n[len(prefix):]
+		rest := k.name[len(prefix):]
 		if i := bytes.IndexByte(rest, '/'); i >= 0 {
 			// A name below a child: the child is a directory. Note it if
-			// it has no row, then seek past its whole subtree: the
-			// smallest name after child+"/..." is child+"0".
+			// it has no row, then pass its subtree.
 			child := rest[:i]
 			if validElem(child) && !v.seen(child) {
 				if len(v.ents) > 0 && bytes.Compare(v.names[v.ents[len(v.ents)-1].size:], child) > 0 {
@@ -117,13 +172,26 @@ func (v *view) list(dir string) ([]fs.DirEntry, error) {
 				v.names = append(v.names, child...)
 				rows = append(rows, row{st: sIFDIR | 0o755})
 			}
-			v.key = append(append(append(v.key[:0], prefix...), child...), '/'+1)
-			ok = v.seek(c, v.key)
+			v.key = append(append(append(v.key[:0], prefix...), child...), '/')
+			ok = c.Next()
+			for i := 0; ok; i++ {
+				n, _ := keyName(c)
+				if !bytes.HasPrefix(n, v.key) {
+					break
+				}
+				if i == scanLimit {
+					// child+"0" is the first name after child+"/...".
+					v.key[len(v.key)-1] = '/' + 1
+					ok = c.SeekForward(string(v.key))
+					break
+				}
+				ok = c.Next()
+			}
 			continue
 		}
 		if validElem(rest) {
 			var e entry
-			if err := v.fill(c, &e); err != nil {
+			if err := v.fill(&k, &e); err != nil {
 				return nil, err
 			}
 			v.ents = append(v.ents, dirEntry{size: int64(len(v.names)), mtime: int64(len(rest))})
@@ -135,6 +203,9 @@ func (v *view) list(dir string) ([]fs.DirEntry, error) {
 	v.rows = rows
 	if err := c.Err(); err != nil {
 		return nil, err
+	}
+	if !exists && len(v.ents) == 0 {
+		return nil, fs.ErrNotExist
 	}
 	// One string for the names, one array for the entries, one slice of
 	// interfaces pointing into it.
@@ -227,14 +298,8 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 	}
 	var list []fs.DirEntry
 	err := f.read(func(v *view) error {
-		e, err := v.resolve(full)
-		if err != nil {
-			return err
-		}
-		if !e.isDir() {
-			return ErrNotDir
-		}
-		list, err = v.list(e.name)
+		var err error
+		list, err = v.list(full)
 		return err
 	})
 	if err != nil {

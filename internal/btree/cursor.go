@@ -591,3 +591,43 @@ func readOverflow(src Pages, dst []byte, cell format.Cell, pgno uint32) ([]byte,
 	}
 	return dst, nil
 }
+
+// SeekKeyAhead is SeekKey for a key that sorts after the current entry:
+// when the answer lies on the current leaf, it bisects the rest of that
+// leaf instead of descending from the root, which is what skipping a
+// small run of entries costs. Otherwise it is SeekKey.
+func (c *Cursor) SeekKeyAhead(key []format.Value) bool {
+	if !c.valid || c.depth == 0 {
+		return c.SeekKey(key)
+	}
+	t := c.top()
+	pg := &t.page
+	n := pg.NCells
+	if !pg.Type.IsLeaf() || t.idx >= n-1 {
+		return c.SeekKey(key)
+	}
+	last, err := c.compareCell(pg, n-1, key)
+	if err != nil || last < 0 {
+		return c.SeekKey(key)
+	}
+	cur, err := c.compareCell(pg, t.idx, key)
+	if err != nil || cur >= 0 {
+		return c.SeekKey(key)
+	}
+	// The answer is in (idx, n-1].
+	lo, hi, exact := t.idx+1, n-1, last == 0
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		cmp, err := c.compareCell(pg, m, key)
+		if err != nil {
+			return c.fail(err)
+		}
+		if cmp < 0 {
+			lo = m + 1
+		} else {
+			hi, exact = m, cmp == 0
+		}
+	}
+	t.idx = lo
+	return exact
+}
