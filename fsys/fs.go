@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"sync"
 	"time"
 
@@ -137,6 +138,7 @@ func implicitDir(name string) entry { return entry{name: name, st: sIFDIR | 0o75
 // transactions so that a call allocates little.
 type view struct {
 	tx       *pagoda.Tx
+	own      bool // tx is the view's own, ended by release
 	present  bool          // the table exists
 	ix       *pagoda.Index // the listing index, else the name index
 	covering bool          // ix is the listing index
@@ -421,29 +423,59 @@ func (v *view) lookup(name string) (e entry, found bool, err error) {
 const maxSymlinks = 40
 
 // resolve looks name up, following symbolic links whose targets lie inside
-// the archive. A link that leaves the archive, dangles or loops is
-// fs.ErrNotExist.
+// the archive, at the end of name or on the way to it. A link that leaves
+// the archive, dangles or loops is fs.ErrNotExist.
 func (v *view) resolve(name string) (entry, error) {
 	for range maxSymlinks {
 		e, found, err := v.lookup(name)
 		if err != nil {
 			return entry{}, err
 		}
+		rest := ""
 		if !found {
-			return entry{}, fs.ErrNotExist
-		}
-		if !e.isSymlink() {
+			// Perhaps a directory on the way is a link.
+			if e, found, err = v.linkOnPath(name); err != nil || !found {
+				if err == nil {
+					err = fs.ErrNotExist
+				}
+				return entry{}, err
+			}
+			rest = name[len(e.name):]
+		} else if !e.isSymlink() {
 			return e, nil
 		}
 		target, err := v.linkTarget(&e)
 		if err != nil {
 			return entry{}, err
 		}
-		if name, err = linkPath(name, target); err != nil {
+		if name, err = linkPath(e.name, target); err != nil {
 			return entry{}, err
+		}
+		if rest != "" {
+			name = strings.TrimPrefix(name+rest, "/")
 		}
 	}
 	return entry{}, fmt.Errorf("too many levels of symbolic links: %w", fs.ErrNotExist)
+}
+
+// linkOnPath finds the first directory on the way to name that is a
+// symbolic link; found is false if the way is blocked before one.
+func (v *view) linkOnPath(name string) (entry, bool, error) {
+	for i := 0; i < len(name); i++ {
+		if name[i] != '/' {
+			continue
+		}
+		e, found, err := v.lookup(name[:i])
+		switch {
+		case err != nil || !found:
+			return entry{}, false, err
+		case e.isSymlink():
+			return e, true, nil
+		case !e.isDir():
+			return entry{}, false, nil
+		}
+	}
+	return entry{}, false, nil
 }
 
 // linkPath resolves a link's target against the link's own name.
@@ -526,27 +558,45 @@ func (v *view) linkTarget(e *entry) (string, error) {
 // read runs fn in a view of the archive: in the FS's transaction, or in a
 // read transaction of its own.
 func (f *FS) read(fn func(v *view) error) error {
+	v, err := f.acquire()
+	if err != nil {
+		return err
+	}
+	return f.release(v, fn(v))
+}
+
+// acquire returns a view of the archive in the FS's transaction, or in a
+// read transaction of its own (v.own), to be given back with release.
+func (f *FS) acquire() (*view, error) {
 	tx, own := f.tx, false
 	if tx == nil {
 		var err error
 		if tx, err = f.db.Begin(false); err != nil {
-			return err
+			return nil, err
 		}
 		own = true
 	}
 	v := f.pool.Get().(*view)
-	err := v.open(tx)
-	if err == nil {
-		err = fn(v)
+	v.own = own
+	if err := v.open(tx); err != nil {
+		f.release(v, nil)
+		return nil, err
 	}
-	if err == nil && own {
-		err = tx.Err()
-	}
-	v.tx, v.ix, v.tab = nil, nil, nil
-	v.c.Reset(nil)
-	f.pool.Put(v)
-	if own {
+	return v, nil
+}
+
+// release ends what acquire began and returns err, or else an error the
+// transaction kept (a malformed record met on the way).
+func (f *FS) release(v *view, err error) error {
+	tx := v.tx
+	if v.own {
+		if err == nil {
+			err = tx.Err()
+		}
 		tx.Rollback()
 	}
+	v.tx, v.ix, v.tab, v.own = nil, nil, nil, false
+	v.c.Reset(nil)
+	f.pool.Put(v)
 	return err
 }

@@ -243,6 +243,18 @@ func (v *view) readData(e *entry) ([]byte, error) {
 	return inflate(b, out, e)
 }
 
+// readFile returns the content of file full, following symbolic links.
+func (v *view) readFile(full string) ([]byte, error) {
+	e, err := v.resolve(full)
+	if err != nil {
+		return nil, err
+	}
+	if e.isDir() {
+		return nil, ErrIsDir
+	}
+	return v.readData(&e)
+}
+
 // blob opens e's data; nil for NULL data (a directory row, or an empty
 // file some other tool stored that way).
 func (v *view) blob(e *entry) (*pagoda.Blob, error) {
@@ -296,12 +308,12 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if !ok {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
 	}
+	v, err := f.acquire()
 	var list []fs.DirEntry
-	err := f.read(func(v *view) error {
-		var err error
+	if err == nil {
 		list, err = v.list(full)
-		return err
-	})
+		err = f.release(v, err)
+	}
 	if err != nil {
 		return nil, pathErr("readdir", name, err)
 	}
@@ -315,18 +327,12 @@ func (f *FS) ReadFile(name string) ([]byte, error) {
 	if !ok {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
+	v, err := f.acquire()
 	var data []byte
-	err := f.read(func(v *view) error {
-		e, err := v.resolve(full)
-		if err != nil {
-			return err
-		}
-		if e.isDir() {
-			return ErrIsDir
-		}
-		data, err = v.readData(&e)
-		return err
-	})
+	if err == nil {
+		data, err = v.readFile(full)
+		err = f.release(v, err)
+	}
 	if err != nil {
 		return nil, pathErr("read", name, err)
 	}
@@ -426,21 +432,12 @@ func (f *FS) Open(name string) (fs.File, error) {
 	if !ok {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
-	tx, own := f.tx, false
-	if tx == nil {
-		var err error
-		if tx, err = f.db.Begin(false); err != nil {
-			return nil, pathErr("open", name, err)
-		}
-		own = true
+	v, err := f.acquire()
+	if err != nil {
+		return nil, pathErr("open", name, err)
 	}
 	file := &File{fsys: f, name: name}
-	v := f.pool.Get().(*view)
-	err := v.open(tx)
-	if err == nil {
-		file.e, err = v.resolve(full)
-	}
-	keep := false
+	file.e, err = v.resolve(full)
 	if err == nil && !file.e.isDir() {
 		file.size = max(file.e.sz, 0)
 		var b *pagoda.Blob
@@ -449,19 +446,16 @@ func (f *FS) Open(name string) (fs.File, error) {
 		case b == nil:
 			file.data = []byte{}
 		case b.Len() == file.e.sz:
-			file.blob, keep = b, own
+			// Read in place: the file keeps the view's own snapshot.
+			file.blob = b
+			if v.own {
+				file.tx, v.own = v.tx, false
+			}
 		default:
 			file.data, err = inflate(b, make([]byte, file.size), &file.e)
 		}
 	}
-	v.tx, v.ix, v.tab = nil, nil, nil
-	v.c.Reset(nil)
-	f.pool.Put(v)
-	if keep {
-		file.tx = tx
-	} else if own {
-		tx.Rollback()
-	}
+	err = f.release(v, err)
 	if err != nil {
 		return nil, pathErr("open", name, err)
 	}

@@ -1,0 +1,234 @@
+package fsys_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/pagodadb/pagoda"
+	"github.com/pagodadb/pagoda/fsys"
+)
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSymlinks: links are stored as sqlite3 stores them and followed by
+// Open, Stat, ReadFile and ReadDir, not by Lstat and ReadLink; links that
+// dangle, loop or leave the archive do not exist.
+
+func TestSymlinkResolution(t *testing.T) {
+	db := openDB(t, nil)
+	f := fsys.New(db, nil)
+	must(t, f.MkdirAll("dir/sub", 0o755))
+	must(t, f.WriteFile("dir/sub/file", []byte("content"), 0o644))
+	for _, l := range []struct{ target, name string }{
+		{"sub/file", "dir/tofile"},
+		{"dir/sub", "todir"},
+		{"../../x", "dir/escape"},
+		{"/etc/passwd", "abs"},
+		{"loop2", "loop1"},
+		{"loop1", "loop2"},
+		{"missing", "dangling"},
+		{"todir/file", "chain"},
+	} {
+		must(t, f.Symlink(l.target, l.name))
+	}
+	if err := f.Symlink("x", "dir/tofile"); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("Symlink over an existing name: %v, want ErrExist", err)
+	}
+	for name, want := range map[string]string{"dir/tofile": "content", "chain": "content"} {
+		got, err := f.ReadFile(name)
+		if err != nil || string(got) != want {
+			t.Errorf("ReadFile(%s) = %q, %v", name, got, err)
+		}
+		fl, err := f.Open(name)
+		must(t, err)
+		b, err := io.ReadAll(fl.(io.Reader))
+		if err != nil || string(b) != want {
+			t.Errorf("Open(%s) read %q, %v", name, b, err)
+		}
+		fl.Close()
+	}
+	if fi, err := f.Stat("todir"); err != nil || !fi.IsDir() {
+		t.Errorf("Stat(todir) = %v, %v: want a directory", fi, err)
+	}
+	if list, err := f.ReadDir("todir"); err != nil || len(list) != 1 || list[0].Name() != "file" {
+		t.Errorf("ReadDir(todir) = %v, %v", list, err)
+	}
+	if fi, err := f.Lstat("todir"); err != nil || fi.Mode().Type() != fs.ModeSymlink || fi.Mode().Perm() != 0o777 {
+		t.Errorf("Lstat(todir) = %v, %v: want a symbolic link", fi, err)
+	}
+	if target, err := f.ReadLink("dir/escape"); err != nil || target != "../../x" {
+		t.Errorf("ReadLink(dir/escape) = %q, %v", target, err)
+	}
+	for _, name := range []string{"dir/escape", "abs", "loop1", "dangling"} {
+		if _, err := f.Stat(name); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Stat(%s): %v, want ErrNotExist", name, err)
+		}
+		if _, err := f.Lstat(name); err != nil {
+			t.Errorf("Lstat(%s): %v", name, err)
+		}
+	}
+	if _, err := f.ReadLink("dir/sub/file"); !errors.Is(err, fs.ErrInvalid) {
+		t.Errorf("ReadLink of a file: %v, want ErrInvalid", err)
+	}
+	// fstest opens every entry: drop the broken links first, as it would
+	// fail on them under os.DirFS too.
+	for _, name := range []string{"dir/escape", "abs", "loop1", "loop2", "dangling"} {
+		must(t, f.Remove(name))
+	}
+	if err := fstest.TestFS(f, "dir/tofile", "todir", "chain", "dir/sub/file"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestInTransaction: an FS In a transaction writes in it, reads its
+// changes, and leaves nothing if it rolls back.
+func TestInTransaction(t *testing.T) {
+	db := openDB(t, nil)
+	f := fsys.New(db, nil)
+	must(t, f.WriteFile("kept", []byte("1"), 0o644))
+
+	tx, err := db.Begin(true)
+	must(t, err)
+	g := f.In(tx)
+	must(t, g.MkdirAll("a/b", 0o755))
+	must(t, g.WriteFile("a/b/c", []byte("in tx"), 0o644))
+	must(t, g.Rename("kept", "a/kept"))
+	if got, err := g.ReadFile("a/b/c"); err != nil || string(got) != "in tx" {
+		t.Errorf("read in the tx: %q, %v", got, err)
+	}
+	if _, err := f.Stat("a"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("outside the tx, a exists before commit: %v", err)
+	}
+	must(t, tx.Rollback())
+	if err := fstest.TestFS(f, "kept"); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := f.ReadDir("."); len(list) != 1 {
+		t.Errorf("after rollback the root holds %v", list)
+	}
+
+	must(t, db.Update(func(tx *pagoda.Tx) error {
+		return f.In(tx).WriteFile("committed", []byte("2"), 0o600)
+	}))
+	if got, err := f.ReadFile("committed"); err != nil || string(got) != "2" {
+		t.Errorf("after commit: %q, %v", got, err)
+	}
+	// A read transaction's FS refuses writes.
+	must(t, db.View(func(tx *pagoda.Tx) error {
+		if err := f.In(tx).WriteFile("x", nil, 0o644); !errors.Is(err, pagoda.ErrTxNotWritable) {
+			t.Errorf("write in a read tx: %v, want ErrTxNotWritable", err)
+		}
+		return nil
+	}))
+}
+
+// TestOpenFileKeepsSnapshot: an open file reads the content it had when it
+// was opened, whatever commits meanwhile; ReadAt works from several
+// goroutines at once.
+func TestOpenFileKeepsSnapshot(t *testing.T) {
+	db := openDB(t, nil)
+	f := fsys.New(db, nil)
+	old := bytes.Repeat([]byte("0123456789"), 5000) // overflows many pages
+	must(t, f.WriteFile("f", old, 0o644))
+	fl, err := f.Open("f")
+	must(t, err)
+	defer fl.Close()
+	must(t, f.WriteFile("f", []byte("new"), 0o644))
+	must(t, f.Remove("f"))
+	done := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			buf := make([]byte, 777)
+			for off := int64(g); off < int64(len(old)); off += 777 * 4 {
+				n, err := fl.(io.ReaderAt).ReadAt(buf, off)
+				if err != nil && err != io.EOF {
+					done <- err
+					return
+				}
+				if !bytes.Equal(buf[:n], old[off:off+int64(n)]) {
+					done <- errors.New("ReadAt read other bytes")
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Seek and Read, and WriteTo from the middle.
+	s := fl.(io.ReadSeeker)
+	if _, err := s.Seek(-10, io.SeekEnd); err != nil {
+		t.Fatal(err)
+	}
+	tail, err := io.ReadAll(s)
+	if err != nil || !bytes.Equal(tail, old[len(old)-10:]) {
+		t.Errorf("tail %q, %v", tail, err)
+	}
+	s.Seek(12345, io.SeekStart)
+	var buf bytes.Buffer
+	if n, err := fl.(io.WriterTo).WriteTo(&buf); err != nil || n != int64(len(old)-12345) || !bytes.Equal(buf.Bytes(), old[12345:]) {
+		t.Errorf("WriteTo: %d, %v", n, err)
+	}
+}
+
+// TestCreate: a Writer's file appears when it closes, not before.
+func TestCreate(t *testing.T) {
+	db := openDB(t, nil)
+	f := fsys.New(db, &fsys.Options{Compress: true})
+	w, err := f.Create("streamed", 0o640)
+	must(t, err)
+	for range 100 {
+		io.WriteString(w, "a line of text\n")
+	}
+	if _, err := f.Stat("streamed"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("before Close: %v", err)
+	}
+	must(t, w.Close())
+	if _, err := w.Write([]byte("x")); !errors.Is(err, fs.ErrClosed) {
+		t.Errorf("Write after Close: %v", err)
+	}
+	fi, err := f.Stat("streamed")
+	if err != nil || fi.Size() != 1500 || fi.Mode() != 0o640 {
+		t.Fatalf("Stat: %v, %v", fi, err)
+	}
+	if _, err := f.Create("missing/x", 0o644); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Create in a missing directory: %v", err)
+	}
+}
+
+// TestChmodChtimes: modes keep their type bits; times are whole seconds; a
+// directory that only existed implicitly gets a row.
+func TestChmodChtimes(t *testing.T) {
+	db := openDB(t, nil)
+	f := fsys.New(db, nil)
+	must(t, f.MkdirAll("d", 0o700))
+	must(t, f.WriteFile("d/x", []byte("x"), 0o600))
+	must(t, f.Chmod("d/x", 0o755|fs.ModeSetuid))
+	must(t, f.Chmod("d", 0o750))
+	mt := time.Unix(1234567890, 999)
+	must(t, f.Chtimes("d/x", time.Time{}, mt))
+	fi, err := f.Stat("d/x")
+	must(t, err)
+	if fi.Mode() != 0o755|fs.ModeSetuid || !fi.ModTime().Equal(time.Unix(1234567890, 0)) {
+		t.Errorf("d/x: %v %v", fi.Mode(), fi.ModTime())
+	}
+	if fi, _ := f.Stat("d"); fi.Mode() != fs.ModeDir|0o750 {
+		t.Errorf("d: %v", fi.Mode())
+	}
+	if got, _ := f.ReadFile("d/x"); string(got) != "x" {
+		t.Errorf("content changed: %q", got)
+	}
+}
