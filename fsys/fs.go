@@ -138,7 +138,7 @@ func implicitDir(name string) entry { return entry{name: name, st: sIFDIR | 0o75
 // transactions so that a call allocates little.
 type view struct {
 	tx       *pagoda.Tx
-	own      bool // tx is the view's own, ended by release
+	own      bool          // tx is the view's own, ended by release
 	present  bool          // the table exists
 	ix       *pagoda.Index // the listing index, else the name index
 	covering bool          // ix is the listing index
