@@ -251,3 +251,44 @@ func ExampleDB_Backup() {
 	fmt.Println("compact copy smaller:", c.Size() < b.Size()/4)
 	// Output: compact copy smaller: true
 }
+
+func ExampleTable_OpenBlob() {
+	db, _, cleanup := newDB()
+	defer cleanup()
+
+	photo := []byte(strings.Repeat("pixels", 10000)) // 60 KB: spills over many pages
+	err := db.Update(func(tx *pagoda.Tx) error {
+		t, err := tx.CreateTable("CREATE TABLE photos(id INTEGER PRIMARY KEY, jpeg BLOB)")
+		if err != nil {
+			return err
+		}
+		_, err = t.Insert(nil, photo)
+		return err
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// Read a piece of the value from the database pages, without
+	// assembling the rest of it.
+	err = db.View(func(tx *pagoda.Tx) error {
+		t, err := tx.Table("photos")
+		if err != nil {
+			return err
+		}
+		b, err := t.OpenBlob(1, 1)
+		if err != nil {
+			return err
+		}
+		piece := make([]byte, 12)
+		if _, err := b.ReadAt(piece, 30000); err != nil {
+			return err
+		}
+		fmt.Println(b.Len(), string(piece))
+		return nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Output: 60000 pixelspixels
+}
