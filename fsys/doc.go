@@ -22,7 +22,19 @@
 //
 // An open regular file keeps its snapshot until Close and reads its data in
 // place from the database pages: an uncompressed file is never copied
-// except into the caller's buffer.
+// except into the caller's buffer. Close every file: DB.Close waits for
+// the snapshots they hold. A compressed file is inflated once, when it is
+// opened.
+//
+// Symbolic links are stored as sqlite3 stores them (mode 0120777, sz -1,
+// the target as TEXT) and followed by Open, Stat, ReadFile and ReadDir,
+// within the archive only: a link that leaves it, dangles or loops does
+// not exist. sqlite3 3.40's -x cannot extract link rows.
+//
+// Errors are *fs.PathError values wrapping io/fs's errors (fs.ErrNotExist,
+// fs.ErrExist, fs.ErrInvalid, fs.ErrClosed), this package's ErrIsDir,
+// ErrNotDir and ErrNotEmpty, or pagoda's (ErrCorrupt for a damaged
+// compressed entry, ErrReadOnly, ...). A failed write changes nothing.
 //
 // Writes (WriteFile, Create, Mkdir, MkdirAll, Remove, RemoveAll, Rename,
 // Chmod, Chtimes, Symlink, CopyFS) are each one atomic transaction, or part

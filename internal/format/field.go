@@ -1,5 +1,7 @@
 package format
 
+import "bytes"
+
 // Fast record access for the read path. CheckRecord validates a record once
 // (header length, every serial type, body length); FieldAt reads one field,
 // checking what it walks. Serial types below 128, the common case, are one
@@ -136,7 +138,25 @@ func CompareKey(rec []byte, key []Value, k *KeyInfo) (int, error) {
 		return 0, &CorruptError{Offset: -1, Msg: "record header length out of range"}
 	}
 	body := hdrLen
-	for i := 0; pos < hdrLen && i < len(key); i++ {
+	i0 := 0
+	// The common first field, a TEXT key against a TEXT field under BINARY,
+	// compares bytes straight away.
+	if len(key) > 0 && key[0].Kind == KindText && pos < hdrLen && (k == nil || len(k.Colls) == 0 || k.Colls[0] == CollBinary) {
+		if t, n := headerVarint(rec[pos:hdrLen]); n > 0 && t >= 13 && t&1 == 1 {
+			size := int((t - 13) >> 1)
+			if size <= len(rec)-body {
+				c := bytes.Compare(rec[body:body+size], key[0].Bytes)
+				if c != 0 {
+					if k != nil && len(k.Desc) > 0 && k.Desc[0] {
+						return -c, nil
+					}
+					return c, nil
+				}
+				pos, body, i0 = pos+n, body+size, 1
+			}
+		}
+	}
+	for i := i0; pos < hdrLen && i < len(key); i++ {
 		t, n := headerVarint(rec[pos:hdrLen])
 		if n == 0 {
 			return 0, &CorruptError{Offset: -1, Msg: "record header ends inside a serial type"}
