@@ -458,6 +458,34 @@ func (v *view) resolve(name string) (entry, error) {
 	return entry{}, fmt.Errorf("too many levels of symbolic links: %w", fs.ErrNotExist)
 }
 
+// lresolve looks name up as lstat does: following the symbolic links on
+// the way to it, but not a link that name itself is.
+func (v *view) lresolve(name string) (entry, error) {
+	e, found, err := v.lookup(name)
+	if err != nil || found {
+		return e, err
+	}
+	dir := parent(name)
+	if dir == "" {
+		return entry{}, fs.ErrNotExist
+	}
+	d, err := v.resolve(dir)
+	if err != nil {
+		return entry{}, err
+	}
+	if !d.isDir() || d.name == dir {
+		return entry{}, fs.ErrNotExist
+	}
+	inner := name[len(dir)+1:]
+	if d.name != "" {
+		inner = d.name + "/" + inner
+	}
+	if e, found, err = v.lookup(inner); err == nil && !found {
+		err = fs.ErrNotExist
+	}
+	return e, err
+}
+
 // linkOnPath finds the first directory on the way to name that is a
 // symbolic link; found is false if the way is blocked before one.
 func (v *view) linkOnPath(name string) (entry, bool, error) {

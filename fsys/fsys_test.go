@@ -232,3 +232,57 @@ func TestChmodChtimes(t *testing.T) {
 		t.Errorf("content changed: %q", got)
 	}
 }
+
+// TestLinksOnTheWay: a link part-way along a path is followed by every
+// call, Lstat and ReadLink included (they leave only the last link).
+func TestLinksOnTheWay(t *testing.T) {
+	db := openDB(t, nil)
+	f := fsys.New(db, nil)
+	must(t, f.MkdirAll("dir/sub/deeper", 0o755))
+	must(t, f.WriteFile("dir/sub/deeper/run.sh", []byte("#!/bin/sh\n"), 0o755))
+	must(t, f.Symlink("run.sh", "dir/sub/deeper/link"))
+	must(t, f.Symlink("sub", "dir/up"))
+	if list, err := f.ReadDir("dir/up/deeper"); err != nil || len(list) != 2 || list[0].Name() != "link" || list[1].Name() != "run.sh" {
+		t.Errorf("ReadDir(dir/up/deeper) = %v, %v", list, err)
+	}
+	if fi, err := f.Lstat("dir/up/deeper/run.sh"); err != nil || fi.Mode() != 0o755 {
+		t.Errorf("Lstat through a link: %v, %v", fi, err)
+	}
+	if fi, err := f.Lstat("dir/up/deeper/link"); err != nil || fi.Mode().Type() != fs.ModeSymlink {
+		t.Errorf("Lstat of a link through a link: %v, %v", fi, err)
+	}
+	if target, err := f.ReadLink("dir/up/deeper/link"); err != nil || target != "run.sh" {
+		t.Errorf("ReadLink through a link: %q, %v", target, err)
+	}
+	if _, err := f.ReadDir("dir/up/deeper/run.sh"); !errors.Is(err, fsys.ErrNotDir) {
+		t.Errorf("ReadDir of a file through a link: %v, want ErrNotDir", err)
+	}
+	if _, err := f.ReadDir("dir/up/nothing"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadDir of nothing through a link: %v, want ErrNotExist", err)
+	}
+}
+
+// TestOnlyInvalidNamesBelow: a directory that only invalid names lie below
+// is listed, and lists as empty.
+func TestOnlyInvalidNamesBelow(t *testing.T) {
+	db := openDB(t, nil)
+	f := fsys.New(db, nil)
+	must(t, f.WriteFile("ok", nil, 0o644))
+	must(t, db.Update(func(tx *pagoda.Tx) error {
+		tab, err := tx.Table("sqlar")
+		if err != nil {
+			return err
+		}
+		_, err = tab.Insert("a/../../evil.txt", 0o100644, 0, 1, []byte("x"))
+		return err
+	}))
+	if list, err := f.ReadDir("."); err != nil || len(list) != 2 || list[0].Name() != "a" || !list[0].IsDir() {
+		t.Fatalf("ReadDir(.) = %v, %v", list, err)
+	}
+	if list, err := f.ReadDir("a"); err != nil || len(list) != 0 {
+		t.Errorf("ReadDir(a) = %v, %v; want empty", list, err)
+	}
+	if err := fstest.TestFS(f, "ok", "a"); err != nil {
+		t.Fatal(err)
+	}
+}

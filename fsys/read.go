@@ -159,6 +159,7 @@ func (v *view) list(full string) ([]fs.DirEntry, error) {
 		if !bytes.HasPrefix(k.name, prefix) {
 			break
 		}
+		exists = true // a name below it, valid or not, makes the directory
 		rest := k.name[len(prefix):]
 		if i := bytes.IndexByte(rest, '/'); i >= 0 {
 			// A name below a child: the child is a directory. Note it if
@@ -204,8 +205,18 @@ func (v *view) list(full string) ([]fs.DirEntry, error) {
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
-	if !exists && len(v.ents) == 0 {
-		return nil, fs.ErrNotExist
+	if !exists {
+		// Perhaps a directory on the way is a symbolic link.
+		e, err := v.resolve(full)
+		switch {
+		case err != nil:
+			return nil, err
+		case !e.isDir():
+			return nil, ErrNotDir
+		case e.name == full:
+			return nil, fs.ErrNotExist
+		}
+		return v.list(e.name)
 	}
 	// One string for the names, one array for the entries, one slice of
 	// interfaces pointing into it.
@@ -358,10 +369,7 @@ func (f *FS) stat(op, name string, follow bool) (fs.FileInfo, error) {
 		if follow {
 			e, err = v.resolve(full)
 		} else {
-			var found bool
-			if e, found, err = v.lookup(full); err == nil && !found {
-				err = fs.ErrNotExist
-			}
+			e, err = v.lresolve(full)
 		}
 		if err == nil {
 			fi = info(name, &e)
@@ -382,12 +390,10 @@ func (f *FS) ReadLink(name string) (string, error) {
 	}
 	var target string
 	err := f.read(func(v *view) error {
-		e, found, err := v.lookup(full)
+		e, err := v.lresolve(full)
 		switch {
 		case err != nil:
 			return err
-		case !found:
-			return fs.ErrNotExist
 		case !e.isSymlink():
 			return fmt.Errorf("not a symbolic link: %w", fs.ErrInvalid)
 		}

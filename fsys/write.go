@@ -595,11 +595,26 @@ func (f *FS) CopyFS(dir fs.FS) error {
 				if found && e.isDir() {
 					return &fs.PathError{Op: "copyfs", Path: p, Err: ErrIsDir}
 				}
+				if mode&fs.ModeSymlink != 0 {
+					// A link dir cannot report as one: store what it points at.
+					var ti fs.FileInfo
+					if ti, err = fs.Stat(dir, p); err != nil {
+						return err
+					}
+					if mode = ti.Mode(); mode.IsDir() {
+						if found && !e.isDir() {
+							return &fs.PathError{Op: "copyfs", Path: p, Err: ErrNotDir}
+						}
+						err = v.put(full, stMode(mode), ti.ModTime().Unix(), 0, nil, &e)
+						break
+					}
+					if !mode.IsRegular() {
+						return &fs.PathError{Op: "copyfs", Path: p, Err: fmt.Errorf("cannot store a file of type %v: %w", mode.Type(), fs.ErrInvalid)}
+					}
+					mtime = ti.ModTime().Unix()
+				}
 				var data []byte
 				if data, err = fs.ReadFile(dir, p); err == nil {
-					if mode&fs.ModeSymlink != 0 { // followed: store what it points at
-						mode = mode.Perm()
-					}
 					err = v.put(full, stMode(mode), mtime, int64(len(data)), f.encode(data), &e)
 					stored += int64(len(data))
 				}

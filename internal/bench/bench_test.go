@@ -182,6 +182,10 @@ func TestFixture(t *testing.T) {
 	}
 }
 
+// smallFS are fs sizes that take well under a second per peer: small
+// generated trees, and this package's source as the real tree.
+var smallFS = bench.FSOptions{Files: 200, Blobs: 20, BlobSize: 1000, SrcDir: "."}
+
 // smallWrites are write sizes that take well under a second per peer.
 var smallWrites = bench.WriteOptions{LoadRows: 3000, InsertRows: 2000, TxRows: 500, Commits: 5, CacheKeys: []int{300}, MemoryRows: 2000}
 
@@ -195,6 +199,7 @@ func TestRun(t *testing.T) {
 		Benchtime: 5 * time.Millisecond,
 		Count:     2,
 		Writes:    smallWrites,
+		FS:        smallFS,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -245,7 +250,11 @@ func TestRun(t *testing.T) {
 		if name == bench.CacheWorkload || name == bench.MemoryWorkload {
 			continue
 		}
-		for _, peer := range bench.PeerNames {
+		peers := bench.PeerNames
+		if strings.HasPrefix(name, "fs-") {
+			peers = bench.FSPeerNames
+		}
+		for _, peer := range peers {
 			if !hasRow(out.String(), name, peer) {
 				t.Errorf("report lacks %s/%s:\n%s", name, peer, out.String())
 			}
@@ -259,7 +268,11 @@ func TestRun(t *testing.T) {
 			t.Errorf("report lacks the cache row of %s:\n%s", peer, out.String())
 		}
 	}
-	for _, want := range []string{"lookup    pebble", "skipped", "targets:", "load-seq vs bbolt", "commit vs mattn", "load-seq file: pagoda"} {
+	if got, want := len(rep.FS), len(bench.FSPeerNames)*len(bench.FSWorkloads); got != want {
+		t.Errorf("%d fs results, want %d", got, want)
+	}
+	for _, want := range []string{"lookup    pebble", "skipped", "targets:", "load-seq vs bbolt", "commit vs mattn", "load-seq file: pagoda",
+		"fs-walk/gen vs os", "fs-blob vs os", "archive/du"} {
 		if want == "commit vs mattn" && !slices.Contains(bench.PeerNames, "mattn") {
 			continue
 		}

@@ -38,6 +38,36 @@
 // peak memory is its own. pebble only writes and mattn-autocommit only
 // reads; the workloads they lack are reported as skipped.
 //
+// The fs workloads ([FSWorkloads], issue #5) measure filesystems over a
+// tree: pagoda's fsys (fsys.New over a SQLite Archive that fsys.CopyFS
+// imported from the tree, uncompressed, into a fresh database, opened
+// read-only; a read transaction per call), os.DirFS on the tree itself
+// (peer os, which takes part in the fs workloads only), and mattn and
+// modernc reading the same archive through a small io/fs of this package
+// (fs.ReadDirFS, fs.ReadFileFS, fs.StatFS over database/sql: one
+// connection opened with mode=ro, prepared statements, each statement its
+// own read transaction; ReadDir is one query per directory over the range
+// of names under its prefix, direct children kept by SQLite; Stat and
+// ReadFile one query by name; data returned as stored when sz equals its
+// length, inflated otherwise). The trees ([FSTree]) are gen, generated
+// and cached like fixtures ([GenTree]: 10,000 files of 1 to 16 KiB, half
+// text and half random bytes, in 1,000 directories, four names deep),
+// gosrc, $(go env GOROOT)/src ([SrcTree]; its workloads are reported
+// skipped when it is missing), and blob, 10,000 files of 10 KiB random
+// bytes in one directory ([BlobTree]). Every peer is first checked with
+// [VerifyFS] (fs.WalkDir visits the same entries in the same order, every
+// file reads back the same bytes, by CRC-32), then measured: fs-walk/gen
+// and fs-walk/gosrc, one fs.WalkDir over the whole tree per op; fs-read/gen
+// and fs-read/gosrc, fs.ReadFile of every regular file per op; fs-blob,
+// SQLite's "35% faster than the filesystem" test, one 10 KiB blob per op
+// in a fixed random order: pagoda with fs.ReadFile on the archive of the
+// blob tree, os with os.ReadFile on the separate files, mattn and modernc
+// with SELECT data FROM sqlar WHERE name = ? on the same archive (the
+// sqlar table by name, not a key-value table by rowid). The archives are
+// built at each run in a directory under the cache directory and removed
+// afterwards; the report gives each tree's files, directories, bytes and
+// disk usage beside its archive's size and import time.
+//
 // Ratios between peers measured in the same run are the numbers to read;
 // absolute times depend on the machine.
 package bench

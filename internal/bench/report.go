@@ -16,44 +16,44 @@ import (
 // and the size of the file the peer read; for the write workloads, the
 // same per row or commit, with the total time and the size of the files
 // written; for the cache workload, ns/op of each phase, the files and the
-// peak memory, per size and peer; then the targets, met or not.
+// peak memory, per size and peer; for the fs workloads, the trees and a
+// table like the reads'; then the targets, met or not.
 func (r *Report) Print(w io.Writer) error {
 	p := &printer{w: w}
 	rounds := ""
 	if r.Config.Count > 1 {
 		rounds = fmt.Sprintf("; median of %d rounds", r.Config.Count)
 	}
-	if r.Fixture != nil {
-		r.printReads(p, rounds)
-	}
-	if len(r.Writes) > 0 {
-		if r.Fixture != nil {
+	printed := false
+	section := func(ok bool, print func()) {
+		if !ok {
+			return
+		}
+		if printed {
 			p.printf("\n")
 		}
-		r.printWrites(p, rounds)
+		print()
+		printed = true
 	}
-	if len(r.Cache) > 0 {
-		if r.Fixture != nil || len(r.Writes) > 0 {
-			p.printf("\n")
-		}
-		r.printCache(p, rounds)
-	}
-	if len(r.Memory) > 0 {
-		if r.Fixture != nil || len(r.Writes) > 0 || len(r.Cache) > 0 {
-			p.printf("\n")
-		}
-		r.printMemory(p)
-	}
-	if lines := r.targets(); len(lines) > 0 {
+	section(r.Fixture != nil, func() { r.printReads(p, rounds) })
+	section(len(r.FS) > 0, func() { r.printFS(p, rounds) })
+	section(len(r.Writes) > 0, func() { r.printWrites(p, rounds) })
+	section(len(r.Cache) > 0, func() { r.printCache(p, rounds) })
+	section(len(r.Memory) > 0, func() { r.printMemory(p) })
+	lines := append(r.targets(), r.fsTargets()...)
+	if len(lines) > 0 {
 		p.printf("\ntargets:\n")
 		for _, l := range lines {
 			p.printf("  %s\n", l)
 		}
 	}
 	var phases []string
-	for i, name := range []string{"reads", "writes", "cache", "memory"} {
-		if d := r.Phases[i]; d > 0 {
-			phases = append(phases, name+" "+d.Round(100*time.Millisecond).String())
+	for _, ph := range []struct {
+		i    int
+		name string
+	}{{0, "reads"}, {4, "fs"}, {1, "writes"}, {2, "cache"}, {3, "memory"}} {
+		if d := r.Phases[ph.i]; d > 0 {
+			phases = append(phases, ph.name+" "+d.Round(100*time.Millisecond).String())
 		}
 	}
 	p.printf("\ntotal %s", r.Elapsed.Round(100*time.Millisecond))

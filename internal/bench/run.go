@@ -19,11 +19,12 @@ import (
 type Config struct {
 	Dir       string         // fixture cache directory; write workloads make their stores under it
 	Fixture   FixtureOptions // rows, value size, seed (the value size and seed of the writes too)
-	Peers     []string       // peer names; nil means PeerNames
+	Peers     []string       // peer names; nil means PeerNames, and FSPeerNames for the fs workloads
 	Workloads []string       // workload names (see WorkloadNames); nil means all
 	Benchtime time.Duration  // target time per read measurement; 0 means 1s
 	Count     int            // rounds over all peers; each pair reports its median (0 means 1)
 	Writes    WriteOptions   // sizes of the write and cache workloads
+	FS        FSOptions      // sizes of the fs workloads' trees
 	// ChildCommand, when set, runs each (peer, size) of the cache workload
 	// in a child process, to measure its peak memory: the program and its
 	// first arguments (say, pagoda bench child), which must hand the
@@ -59,20 +60,28 @@ type Report struct {
 	Writes     []WriteResult  // write workloads
 	Cache      []CacheResult  // the cache workload, by size then peer
 	Memory     []MemoryResult // the memory workload, by peer
+	FS         []FSResult     // the fs workloads, by workload then peer
+	FSTrees    []FSTreeResult // the trees of the fs workloads
 	// CacheBaseline is the peak memory of a child that only generates the
 	// keys and values, by size (empty without child processes).
 	CacheBaseline map[int]int64
 	Elapsed       time.Duration // whole run, fixture included
 	// Phases is the time each kind of workload took, checks and setup
-	// included: reads (with the fixture), writes, cache, memory.
-	Phases [4]time.Duration
+	// included: reads (with the fixture), writes, cache, memory, fs (with
+	// the trees and archives).
+	Phases [5]time.Duration
 }
 
 // WorkloadNames lists every workload Run knows: the read workloads, the
-// write workloads and the cache workload, in report order.
+// fs workloads, the write workloads, the cache and memory workloads, in
+// report order. Run also takes the names of groups of fs workloads (see
+// FSWorkloadsNamed).
 func WorkloadNames() []string {
 	var names []string
 	for _, w := range Workloads {
+		names = append(names, w.Name)
+	}
+	for _, w := range FSWorkloads {
 		names = append(names, w.Name)
 	}
 	for _, w := range WriteWorkloads {
@@ -91,16 +100,22 @@ func WorkloadNames() []string {
 //   - the write workloads (see WriteBench), on stores in a directory under
 //     cfg.Dir that is removed afterwards;
 //   - the cache workload, at each size, each (peer, size) in a child
-//     process when cfg.ChildCommand is set.
+//     process when cfg.ChildCommand is set;
+//   - the fs workloads (see runFS), with the peers of cfg.Peers that have
+//     a filesystem (FSPeerNames; os is a peer of these only), on archives
+//     in a directory under cfg.Dir that is removed afterwards.
 //
 // Peers without an implementation of a kind of workload (pebble reads,
 // mattn-autocommit writes) get results marked Skipped. Results come in
 // workload order, then peer order.
 func Run(cfg Config) (*Report, error) {
 	start := time.Now()
+	fsPeers := selectFSPeers(cfg.Peers)
 	if cfg.Peers == nil {
 		cfg.Peers = PeerNames
 	}
+	// os reads nothing but trees: the other workloads do without it.
+	cfg.Peers = slices.DeleteFunc(slices.Clone(cfg.Peers), func(name string) bool { return name == osPeer })
 	if cfg.Benchtime <= 0 {
 		cfg.Benchtime = time.Second
 	}
@@ -114,10 +129,17 @@ func Run(cfg Config) (*Report, error) {
 	}
 	var reads []Workload
 	var writes []string
+	var fsWorkloads []FSWorkload
 	cache, memory := false, false
 	for _, name := range cfg.Workloads {
 		if w, err := WorkloadByName(name); err == nil {
 			reads = append(reads, w)
+		} else if ws := FSWorkloadsNamed(name); len(ws) > 0 {
+			for _, w := range ws {
+				if !slices.ContainsFunc(fsWorkloads, func(x FSWorkload) bool { return x.Name == w.Name }) {
+					fsWorkloads = append(fsWorkloads, w)
+				}
+			}
 		} else if _, err := writeWorkload(name); err == nil {
 			writes = append(writes, name)
 		} else if name == CacheWorkload {
@@ -127,6 +149,17 @@ func Run(cfg Config) (*Report, error) {
 		} else {
 			return nil, fmt.Errorf("bench: unknown workload %q (want one of %s)", name, strings.Join(WorkloadNames(), ", "))
 		}
+	}
+	// The fs workloads in report order.
+	slices.SortStableFunc(fsWorkloads, func(a, b FSWorkload) int {
+		return slices.IndexFunc(FSWorkloads, func(w FSWorkload) bool { return w.Name == a.Name }) -
+			slices.IndexFunc(FSWorkloads, func(w FSWorkload) bool { return w.Name == b.Name })
+	})
+	if len(fsPeers) == 0 {
+		fsWorkloads = nil
+	}
+	if len(cfg.Peers) == 0 {
+		reads, writes, cache, memory = nil, nil, false, false
 	}
 	for _, name := range cfg.Peers {
 		if err := knownPeer(name, cfg.PeerOptions); err != nil {
@@ -140,7 +173,7 @@ func Run(cfg Config) (*Report, error) {
 		}
 		rep.Phases[0] = time.Since(start)
 	}
-	if len(writes) > 0 || cache || memory {
+	if len(fsWorkloads) > 0 || len(writes) > 0 || cache || memory {
 		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 			return nil, fmt.Errorf("bench: %w", err)
 		}
@@ -150,6 +183,13 @@ func Run(cfg Config) (*Report, error) {
 			return nil, fmt.Errorf("bench: %w", err)
 		}
 		defer os.RemoveAll(dir)
+		if len(fsWorkloads) > 0 {
+			t := time.Now()
+			if err := runFS(&cfg, dir, fsWorkloads, fsPeers, rep); err != nil {
+				return nil, err
+			}
+			rep.Phases[4] = time.Since(t)
+		}
 		if len(writes) > 0 {
 			t := time.Now()
 			if err := runWrites(&cfg, dir, writes, rep); err != nil {
@@ -180,10 +220,13 @@ func Run(cfg Config) (*Report, error) {
 const runPrefix = "run-"
 
 // KnownPeer returns an error unless name is a peer that Run can measure
-// in this binary (mattn needs cgo).
+// in this binary (mattn needs cgo); os, the fs workloads' OS peer, is one.
 func KnownPeer(name string) error { return knownPeer(name, PeerOptions{}) }
 
 func knownPeer(name string, opt PeerOptions) error {
+	if name == osPeer {
+		return nil
+	}
 	_, rerr := NewPeerWith(name, opt)
 	_, werr := NewStore(name, opt)
 	if (rerr == nil || Skipped(rerr)) && (werr == nil || Skipped(werr)) {

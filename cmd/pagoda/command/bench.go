@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -38,6 +39,11 @@ const (
 	benchInserts         = 100_000
 	benchCommits         = 300
 	benchDefaultCaches   = "500,5000,50000"
+	// The fs workloads: a generated tree of benchFSFiles files, GOROOT's
+	// src and benchFSFiles blobs, each measurement for benchTime, or
+	// benchFSQuickTime with --quick (about 20 s for the fs part).
+	benchFSFiles     = 10_000
+	benchFSQuickTime = 200 * time.Millisecond
 )
 
 func newBenchCommand() *cobra.Command {
@@ -55,10 +61,13 @@ func newBenchCommand() *cobra.Command {
 		commits        int
 		cacheKeys      string
 		limit          time.Duration
+		fsFiles        int
+		fsBlobs        int
+		fsSrc          string
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Benchmark pagoda against SQLite (mattn, modernc), bbolt and pebble",
+		Short: "Benchmark pagoda against SQLite (mattn, modernc), bbolt, pebble and the OS's filesystem",
 		Long: `Benchmark pagoda against mattn/go-sqlite3, modernc.org/sqlite, bbolt and
 pebble, in one process run, one peer after the other.
 
@@ -99,6 +108,25 @@ pagoda with CacheSize 32 MiB and SQLite with a 32 MiB page cache; the
 table gives each one's peak anonymous memory (what the engine keeps, not
 the file pages it maps) and peak resident memory.
 
+Filesystems (fs-walk/gen, fs-walk/gosrc, fs-read/gen, fs-read/gosrc,
+fs-blob; "fs", "fs-walk" and "fs-read" select groups): pagoda's fsys over
+a SQLite Archive of a tree that fsys.CopyFS imports (uncompressed) into a
+fresh database under --dir, against os.DirFS on the tree (peer os) and a
+small io/fs over the same archive through database/sql (mattn, modernc:
+prepared statements, one query per ReadDir), each checked first (same
+entries, same bytes). The trees: gen, --fs-files files of 1 to 16 KiB
+in about a tenth as many directories, four levels deep, generated once
+and cached under --dir; gosrc, --fs-src ($(go env GOROOT)/src by
+default; skipped when missing).
+  fs-walk   fs.WalkDir over the whole tree
+  fs-read   fs.ReadFile of every regular file
+  fs-blob   one random read of --fs-blobs blobs of 10 KiB, as in SQLite's
+            "35% faster than the filesystem": pagoda fs.ReadFile on an
+            archive of them, os.ReadFile on separate files, SQLite SELECT
+            data FROM sqlar WHERE name = ?
+The fs workloads run the peers that have a filesystem (pagoda, mattn,
+modernc, os) and skip the others; os takes part in nothing else.
+
 Cache (cache): at each size of --cache-keys, a fresh store gets the keys
 inserted, each read once, then all deleted; each peer and size runs in a
 child process of its own so that its peak memory (max RSS) is its own.
@@ -107,8 +135,8 @@ The tables give ns/op (per row, or per commit), allocs/op, pagoda's
 speed-up over each peer (the peer's ns/op divided by pagoda's), file sizes
 and memory, then the targets of the issues, met or NOT met. Without
 --quick every measurement is made in 3 rounds and each number is the
-median; --quick makes one round and measures the reads for less time, but
-keeps every size. Progress goes to stderr.`,
+median; --quick makes one round and measures the reads and the fs
+workloads for less time, but keeps every size. Progress goes to stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg := bench.Config{
@@ -118,10 +146,11 @@ keeps every size. Progress goes to stderr.`,
 				Count:       count,
 				PeerOptions: bench.PeerOptions{SQLiteDefaults: sqliteDefaults},
 				Writes:      bench.WriteOptions{LoadRows: rows, InsertRows: inserts, Commits: commits, Limit: limit, MemoryRows: memoryRows},
+				FS:          bench.FSOptions{Files: fsFiles, Blobs: fsBlobs, SrcDir: fsSrc},
 				Progress:    cmd.ErrOrStderr(),
 			}
-			if rows < 1 || inserts < 1 || commits < 1 {
-				return fmt.Errorf("--rows, --inserts and --commits must be positive")
+			if rows < 1 || inserts < 1 || commits < 1 || fsFiles < 1 || fsBlobs < 1 {
+				return fmt.Errorf("--rows, --inserts, --commits, --fs-files and --fs-blobs must be positive")
 			}
 			mode := "full"
 			if quick {
@@ -129,8 +158,10 @@ keeps every size. Progress goes to stderr.`,
 			}
 			if cfg.Benchtime == 0 {
 				cfg.Benchtime = benchTime
+				cfg.FS.Benchtime = benchTime
 				if quick {
 					cfg.Benchtime = benchQuickTime
+					cfg.FS.Benchtime = benchFSQuickTime
 				}
 			}
 			if cfg.Count == 0 {
@@ -195,15 +226,18 @@ keeps every size. Progress goes to stderr.`,
 	fl.BoolVar(&quick, "quick", false, "one round, reads measured for less time (the run takes a minute or two, not several)")
 	fl.IntVar(&rows, "rows", benchRows, "rows in the read table and in each bulk load")
 	fl.StringVar(&dir, "dir", filepath.Join(os.TempDir(), benchDirName), "directory caching the read files and holding the written stores")
-	fl.StringVar(&peers, "peers", strings.Join(bench.PeerNames, ","), "comma-separated peers to measure")
+	fl.StringVar(&peers, "peers", strings.Join(append(slices.Clone(bench.PeerNames), "os"), ","), "comma-separated peers to measure (os: the fs workloads' os.DirFS)")
 	fl.StringVar(&workloads, "workloads", strings.Join(bench.WorkloadNames(), ","), "comma-separated workloads to run")
 	fl.IntVar(&inserts, "inserts", benchInserts, "random inserts of the insert workload (delete deletes a tenth of them)")
 	fl.IntVar(&commits, "commits", benchCommits, "one-row transactions of the commit workload")
 	fl.StringVar(&cacheKeys, "cache-keys", benchDefaultCaches, "comma-separated key counts of the cache workload")
 	fl.IntVar(&memoryRows, "memory-rows", 0, "rows of the memory workload (default 10,000,000, 1,000,000 with --quick)")
 	fl.DurationVar(&limit, "load-limit", 0, "time after which a bulk load is stopped (default 30s, 10s with --quick)")
+	fl.IntVar(&fsFiles, "fs-files", benchFSFiles, "files in the generated tree of the fs workloads")
+	fl.IntVar(&fsBlobs, "fs-blobs", benchFSFiles, "10 KiB blobs of fs-blob")
+	fl.StringVar(&fsSrc, "fs-src", "", "the real tree of the fs workloads (default $(go env GOROOT)/src)")
 	fl.IntVar(&count, "count", 0, "rounds over all peers, reporting medians (default 3, 1 with --quick)")
-	fl.DurationVar(&benchtime, "benchtime", 0, "target time per read measurement (default 1s, 500ms with --quick)")
+	fl.DurationVar(&benchtime, "benchtime", 0, "target time per read and fs measurement (default 1s; 500ms for reads, 200ms for fs with --quick)")
 	fl.BoolVar(&sqliteDefaults, "sqlite-defaults", false, "run mattn and modernc with SQLite's default settings (no mmap, 2 MB cache)")
 	fl.MarkHidden("benchtime")
 	cmd.AddCommand(newBenchChildCommand())

@@ -11,7 +11,8 @@ import (
 
 // smallBench are the arguments of a pagoda bench run on tiny sizes with
 // tiny measurements.
-var smallBench = []string{"bench", "--quick", "--rows", "2000", "--inserts", "1000", "--commits", "5", "--cache-keys", "300", "--memory-rows", "1500", "--benchtime", "2ms"}
+var smallBench = []string{"bench", "--quick", "--rows", "2000", "--inserts", "1000", "--commits", "5", "--cache-keys", "300", "--memory-rows", "1500", "--benchtime", "2ms",
+	"--fs-files", "200", "--fs-blobs", "20", "--fs-src", "."}
 
 // TestBench runs pagoda bench on tiny sizes and checks that the tables
 // have one row per workload and peer, pebble's reads skipped.
@@ -25,7 +26,11 @@ func TestBench(t *testing.T) {
 		if w == bench.CacheWorkload || w == bench.MemoryWorkload {
 			continue
 		}
-		for _, peer := range bench.PeerNames {
+		peers := bench.PeerNames
+		if strings.HasPrefix(w, "fs-") {
+			peers = bench.FSPeerNames
+		}
+		for _, peer := range peers {
 			if !hasBenchRow(out, w, peer) {
 				t.Errorf("no row for %s/%s in:\n%s", w, peer, out)
 			}
@@ -39,18 +44,20 @@ func TestBench(t *testing.T) {
 			t.Errorf("no memory row for %s in:\n%s", peer, out)
 		}
 	}
-	for _, want := range []string{"ns/op", "allocs/op", "pagoda speed-up", "targets:", "lookup    pebble", "skipped", "max RSS", "load-seq vs bbolt"} {
+	for _, want := range []string{"ns/op", "allocs/op", "pagoda speed-up", "targets:", "lookup    pebble", "skipped", "max RSS", "load-seq vs bbolt",
+		"fs-walk/gen vs os", "archive/du"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	for _, want := range []string{"measuring pagoda", "fixture: built in", "writing with pebble", "cache: pagoda at 300 keys", "memory: pagoda loading 1500 rows"} {
+	for _, want := range []string{"measuring pagoda", "fixture: built in", "writing with pebble", "cache: pagoda at 300 keys", "memory: pagoda loading 1500 rows",
+		"fs: measuring os on gosrc"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Errorf("%s holds %d entries after the run, want the fixture only", dir, len(entries))
+	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
+		t.Errorf("%s holds %v after the run, want the fixture and the fs trees only", dir, entries)
 	}
 
 	// A second run reuses the cached files; --peers and --workloads
@@ -76,6 +83,7 @@ func TestBench(t *testing.T) {
 		{"bench", "--cache-keys", "10,x", "--dir", dir},
 		{"bench", "--rows", "0", "--dir", dir},
 		{"bench", "--inserts", "-1", "--dir", dir},
+		{"bench", "--fs-files", "0", "--dir", dir},
 		{"bench", "extra-arg"},
 		{"bench", "child", "-peer", "pagoda"},
 	} {

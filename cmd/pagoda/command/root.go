@@ -36,6 +36,7 @@ func NewRoot() *cobra.Command {
 		newGetCmd(),
 		newScanCmd(),
 		newPagesCmd(),
+		newFSCmd(),
 	)
 	for _, c := range extraCommands {
 		root.AddCommand(c())

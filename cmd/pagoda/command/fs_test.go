@@ -1,0 +1,897 @@
+package command
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pagodadb/pagoda"
+	"github.com/pagodadb/pagoda/fsys"
+	"github.com/pagodadb/pagoda/internal/sqltest"
+)
+
+// treeEntry is one entry of a test tree: data is a file's content or a
+// symbolic link's target.
+type treeEntry struct {
+	name string
+	mode fs.FileMode
+	data string
+}
+
+// bigText is a compressible file larger than 100 KiB; randomData one that
+// does not compress.
+var (
+	bigText    = bigTextData()
+	randomData = randomBytes(128<<10 + 1)
+)
+
+func bigTextData() string {
+	var b strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&b, "line %06d of a big text file\n", i)
+	}
+	return b.String()
+}
+
+func randomBytes(n int) string {
+	b := make([]byte, n)
+	rand.NewChaCha8([32]byte{'p', 'a', 'g', 'o', 'd', 'a'}).Read(b)
+	return string(b)
+}
+
+// fsTree is a tree that sqlite3 3.40 extracts: nested directories, an
+// empty one, an empty file, large files, unicode and space names, modes
+// other than 0644. Entry i has the modification time treeTime(i).
+var fsTree = []treeEntry{
+	{"a.txt", 0o644, "hello\n"},
+	{"dir", fs.ModeDir | 0o755, ""},
+	{"dir/sub", fs.ModeDir | 0o750, ""},
+	{"dir/sub/big.txt", 0o640, bigText},
+	{"dir/sub/random.bin", 0o600, randomData},
+	{"dir/sub/deeper", fs.ModeDir | 0o755, ""},
+	{"dir/sub/deeper/run.sh", 0o755, "#!/bin/sh\necho hi\n"},
+	{"dir/ünïcödé ☃.txt", 0o444, "snow ☃\n"},
+	{"empty dir", fs.ModeDir | 0o700, ""},
+	{"empty file", 0o644, ""},
+}
+
+// fsTreeExtra adds what sqlite3 3.40's -x cannot extract (symbolic links)
+// or what it might not as a user other than root (a read-only directory
+// with a file in it).
+var fsTreeExtra = []treeEntry{
+	{"link", fs.ModeSymlink | 0o777, "a.txt"},
+	{"dir/up", fs.ModeSymlink | 0o777, "sub"},
+	{"ro", fs.ModeDir | 0o555, ""},
+	{"ro/f.txt", 0o644, "in a read-only directory\n"},
+}
+
+// treeTime is the modification time of entry i of a tree.
+func treeTime(i int) time.Time {
+	return time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC).Add(time.Duration(i) * 25 * time.Hour)
+}
+
+// treeBytesOf is the total size of a tree's files.
+func treeBytesOf(tree []treeEntry) int64 {
+	var n int64
+	for _, e := range tree {
+		if e.mode.IsRegular() {
+			n += int64(len(e.data))
+		}
+	}
+	return n
+}
+
+// tempDir is t.TempDir, made writable again before it is removed, so that
+// read-only directories in it do not stop the removal.
+func tempDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Cleanup(func() {
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				os.Chmod(p, 0o755)
+			}
+			return nil
+		})
+	})
+	return dir
+}
+
+// makeTree writes tree into a new directory and returns its path.
+func makeTree(t *testing.T, tree []treeEntry) string {
+	t.Helper()
+	dir := tempDir(t)
+	for _, e := range tree {
+		p := filepath.Join(dir, filepath.FromSlash(e.name))
+		var err error
+		switch {
+		case e.mode.IsDir():
+			err = os.Mkdir(p, 0o755)
+		case e.mode&fs.ModeSymlink != 0:
+			err = os.Symlink(e.data, p)
+		default:
+			if err = os.WriteFile(p, []byte(e.data), 0o600); err == nil {
+				err = os.Chmod(p, e.mode.Perm())
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Directory modes and all times last, deepest first: writing into a
+	// directory changes its time.
+	for i := len(tree) - 1; i >= 0; i-- {
+		e := tree[i]
+		if e.mode&fs.ModeSymlink != 0 {
+			continue // os.Chtimes follows links
+		}
+		p := filepath.Join(dir, filepath.FromSlash(e.name))
+		if err := os.Chmod(p, e.mode.Perm()); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, treeTime(i), treeTime(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// compareTrees checks that got holds the same entries as want: types,
+// permissions, file contents, link targets, and the modification times of
+// files and directories.
+func compareTrees(t *testing.T, want, got string) {
+	t.Helper()
+	seen := make(map[string]bool)
+	filepath.WalkDir(want, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		rel, _ := filepath.Rel(want, p)
+		if rel == "." {
+			return nil
+		}
+		seen[rel] = true
+		wi, err := os.Lstat(p)
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		gi, err := os.Lstat(filepath.Join(got, rel))
+		if err != nil {
+			t.Errorf("%s: %v", rel, err)
+			return nil
+		}
+		if wi.Mode() != gi.Mode() {
+			t.Errorf("%s: mode %v, want %v", rel, gi.Mode(), wi.Mode())
+			return nil
+		}
+		switch {
+		case wi.Mode()&fs.ModeSymlink != 0:
+			wt, _ := os.Readlink(p)
+			gt, err := os.Readlink(filepath.Join(got, rel))
+			if err != nil || gt != wt {
+				t.Errorf("%s: link to %q (%v), want %q", rel, gt, err, wt)
+			}
+			return nil
+		case wi.Mode().IsRegular():
+			wd, _ := os.ReadFile(p)
+			gd, err := os.ReadFile(filepath.Join(got, rel))
+			if err != nil || !bytes.Equal(wd, gd) {
+				t.Errorf("%s: content differs (%d bytes, want %d; %v)", rel, len(gd), len(wd), err)
+			}
+		}
+		if !wi.ModTime().Equal(gi.ModTime()) {
+			t.Errorf("%s: mtime %v, want %v", rel, gi.ModTime().UTC(), wi.ModTime().UTC())
+		}
+		return nil
+	})
+	filepath.WalkDir(got, func(p string, d fs.DirEntry, err error) error {
+		if rel, _ := filepath.Rel(got, p); err == nil && rel != "." && !seen[rel] {
+			t.Errorf("%s: extracted, but not in the source", rel)
+		}
+		return nil
+	})
+}
+
+// runIn runs the pagoda command line args in-process with stdin as input.
+func runIn(t *testing.T, stdin string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	root := NewRoot()
+	var o, e bytes.Buffer
+	root.SetArgs(args)
+	root.SetIn(strings.NewReader(stdin))
+	root.SetOut(&o)
+	root.SetErr(&e)
+	err = root.Execute()
+	return o.String(), e.String(), err
+}
+
+// addTree stores a new tree in a new archive and returns the tree's
+// directory and the archive's path.
+func addTree(t *testing.T, tree []treeEntry, flags ...string) (src, db string) {
+	t.Helper()
+	src = makeTree(t, tree)
+	db = filepath.Join(tempDir(t), "fs.db")
+	out := mustRun(t, append([]string{"fs", "add", db, src}, flags...)...)
+	if want := fmt.Sprintf("added %d entries (%d bytes) to %s\n", len(tree), treeBytesOf(tree), db); out != want {
+		t.Errorf("add printed %q, want %q", out, want)
+	}
+	return src, db
+}
+
+func TestFSAddListCat(t *testing.T) {
+	for _, compress := range []bool{false, true} {
+		t.Run(fmt.Sprintf("compress=%v", compress), func(t *testing.T) {
+			var flags []string
+			if compress {
+				flags = []string{"--compress"}
+			}
+			_, db := addTree(t, fsTree, flags...)
+			integrityCheck(t, db)
+			if out := mustRun(t, "check", db); out != "ok\n" {
+				t.Errorf("check: %q", out)
+			}
+
+			// How the data is stored: raw, or zlib where that is smaller.
+			rows := sqliteQuery(t, db, `SELECT name, mode, sz, length(data), typeof(data) FROM sqlar ORDER BY name`)
+			for _, r := range rows {
+				name, mode, sz, n := r[0].(string), r[1].(int64), r[2].(int64), r[3]
+				switch {
+				case mode&0o170000 == 0o040000:
+					if sz != 0 || n != nil {
+						t.Errorf("directory %s: sz %d, data length %v; want 0 and NULL", name, sz, n)
+					}
+				case compress && name == "dir/sub/big.txt":
+					if n.(int64) >= sz {
+						t.Errorf("%s: %d bytes stored for %d with --compress", name, n, sz)
+					}
+				default:
+					if n.(int64) != sz {
+						t.Errorf("%s: %d bytes stored for %d", name, n, sz)
+					}
+				}
+			}
+
+			if got, want := mustRun(t, "fs", "ls", db), "a.txt\ndir\nempty dir\nempty file\n"; got != want {
+				t.Errorf("ls:\n%s\nwant:\n%s", got, want)
+			}
+			for _, p := range []string{"dir", "/dir/", "./dir"} {
+				if got, want := mustRun(t, "fs", "ls", db, p), "sub\nünïcödé ☃.txt\n"; got != want {
+					t.Errorf("ls %s:\n%s\nwant:\n%s", p, got, want)
+				}
+			}
+			if got, want := mustRun(t, "fs", "ls", db, "empty dir"), ""; got != want {
+				t.Errorf("ls empty dir: %q", got)
+			}
+			if got, want := mustRun(t, "fs", "ls", db, "dir/sub/big.txt"), "dir/sub/big.txt\n"; got != want {
+				t.Errorf("ls of a file: %q, want %q", got, want)
+			}
+			wantLong := "" +
+				"-rw-r--r--          6 2021-03-04 05:06 a.txt\n" +
+				"drwxr-xr-x          0 2021-03-05 06:06 dir\n" +
+				"drwx------          0 2021-03-12 13:06 empty dir\n" +
+				"-rw-r--r--          0 2021-03-13 14:06 empty file\n"
+			if got := mustRun(t, "fs", "ls", "-l", db); got != wantLong {
+				t.Errorf("ls -l:\n%s\nwant:\n%s", got, wantLong)
+			}
+			wantSub := "" +
+				"-rw-r-----     155000 2021-03-07 08:06 big.txt\n" +
+				"drwxr-xr-x          0 2021-03-09 10:06 deeper\n" +
+				"-rw-------     131073 2021-03-08 09:06 random.bin\n"
+			if got := mustRun(t, "fs", "ls", db, "dir/sub", "-l"); got != wantSub {
+				t.Errorf("ls -l dir/sub:\n%s\nwant:\n%s", got, wantSub)
+			}
+			if got, want := mustRun(t, "fs", "ls", "-l", db, "dir/ünïcödé ☃.txt"),
+				"-r--r--r--          9 2021-03-11 12:06 dir/ünïcödé ☃.txt\n"; got != want {
+				t.Errorf("ls -l of a file:\n%s\nwant:\n%s", got, want)
+			}
+			wantR := "a.txt\ndir\ndir/sub\ndir/sub/big.txt\ndir/sub/deeper\ndir/sub/deeper/run.sh\n" +
+				"dir/sub/random.bin\ndir/ünïcödé ☃.txt\nempty dir\nempty file\n"
+			if got := mustRun(t, "fs", "ls", "-R", db); got != wantR {
+				t.Errorf("ls -R:\n%s\nwant:\n%s", got, wantR)
+			}
+			if got, want := mustRun(t, "fs", "ls", "-R", db, "dir/sub"), "big.txt\ndeeper\ndeeper/run.sh\nrandom.bin\n"; got != want {
+				t.Errorf("ls -R dir/sub:\n%s\nwant:\n%s", got, want)
+			}
+			if got, want := mustRun(t, "fs", "ls", "-lR", db, "dir/sub/deeper"),
+				"-rwxr-xr-x         18 2021-03-10 11:06 run.sh\n"; got != want {
+				t.Errorf("ls -lR dir/sub/deeper:\n%s\nwant:\n%s", got, want)
+			}
+
+			if got := mustRun(t, "fs", "cat", db, "a.txt"); got != "hello\n" {
+				t.Errorf("cat a.txt: %q", got)
+			}
+			if got := mustRun(t, "fs", "cat", db, "dir/sub/big.txt"); got != bigText {
+				t.Errorf("cat big.txt: %d bytes, differ", len(got))
+			}
+			if got := mustRun(t, "fs", "cat", db, "/dir/sub/random.bin", "empty file", "dir/ünïcödé ☃.txt"); got != randomData+"snow ☃\n" {
+				t.Errorf("cat of three files: %d bytes, differ", len(got))
+			}
+		})
+	}
+}
+
+func TestFSAddSymlinksAndUpdate(t *testing.T) {
+	tree := append(slices.Clone(fsTree), fsTreeExtra...)
+	src, db := addTree(t, tree)
+	if got, want := mustRun(t, "fs", "ls", db), "a.txt\ndir\nempty dir\nempty file\nlink\nro\n"; got != want {
+		t.Errorf("ls:\n%s\nwant:\n%s", got, want)
+	}
+	out := mustRun(t, "fs", "ls", "-l", db, "link")
+	if ok, _ := regexp.MatchString(`^lrwxrwxrwx          5 \d{4}-\d\d-\d\d \d\d:\d\d link -> a\.txt\n$`, out); !ok {
+		t.Errorf("ls -l link: %q", out)
+	}
+	out = mustRun(t, "fs", "ls", "-l", db, "dir")
+	if !strings.Contains(out, " up -> sub\n") || !strings.HasPrefix(out, "drwxr-x---          0 2021-03-06 07:06 sub\n") {
+		t.Errorf("ls -l dir:\n%s", out)
+	}
+	if got := mustRun(t, "fs", "cat", db, "link", "dir/up/deeper/run.sh"); got != "hello\n#!/bin/sh\necho hi\n" {
+		t.Errorf("cat through links: %q", got)
+	}
+	// Listings through a link to a directory.
+	for _, tt := range []struct{ args, want string }{
+		{"dir/up", "big.txt\ndeeper\nrandom.bin\n"},
+		{"dir/up/", "big.txt\ndeeper\nrandom.bin\n"},
+		{"-R dir/up", "big.txt\ndeeper\ndeeper/run.sh\nrandom.bin\n"},
+		{"-R dir/sub", "big.txt\ndeeper\ndeeper/run.sh\nrandom.bin\n"},
+		{"dir/up/deeper", "run.sh\n"},
+		{"-l dir/up/deeper/run.sh", "-rwxr-xr-x         18 2021-03-10 11:06 dir/up/deeper/run.sh\n"},
+	} {
+		args := append([]string{"fs", "ls", db}, strings.Fields(tt.args)...)
+		if got, _, err := run(t, args...); got != tt.want || err != nil {
+			t.Errorf("ls %s: %v\n%s\nwant:\n%s", tt.args, err, got, tt.want)
+		}
+	}
+	if got, want := mustRun(t, "fs", "ls", db, "ro"), "f.txt\n"; got != want {
+		t.Errorf("ls ro: %q", got)
+	}
+	if got := mustRun(t, "fs", "ls", "-l", db, "ro"); !strings.HasPrefix(got, "-rw-r--r--         25 ") {
+		t.Errorf("ls -l ro: %q", got)
+	}
+
+	// Adding again replaces changed files, adds new ones, keeps the rest.
+	if err := os.WriteFile(filepath.Join(src, "a.txt"), []byte("changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "dir", "new.txt"), []byte("new\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "fs", "put", db, "only in the archive.txt", "-")
+	mustRun(t, "fs", "add", db, src)
+	if got := mustRun(t, "fs", "cat", db, "a.txt", "dir/new.txt"); got != "changed\nnew\n" {
+		t.Errorf("after a second add: %q", got)
+	}
+	if got := mustRun(t, "fs", "ls", db); !strings.Contains(got, "only in the archive.txt\n") {
+		t.Errorf("a second add removed an entry:\n%s", got)
+	}
+	integrityCheck(t, db)
+
+	// A socket is skipped, with a warning.
+	if ln, err := net.Listen("unix", filepath.Join(src, "sock")); err != nil {
+		t.Logf("no unix socket: %v", err)
+	} else {
+		defer ln.Close()
+		out, stderr, err := run(t, "fs", "add", db, src)
+		if err != nil || !strings.HasPrefix(out, "added ") || stderr != "pagoda: skipping sock: cannot store a file of type s\n" {
+			t.Errorf("add of a directory with a socket: %v, stdout %q, stderr %q", err, out, stderr)
+		}
+		if got := mustRun(t, "fs", "ls", db); strings.Contains(got, "sock") {
+			t.Errorf("add stored a socket:\n%s", got)
+		}
+		ln.Close()
+	}
+
+	// The archive inside the directory it stores is left out.
+	inside := filepath.Join(src, "self.db")
+	mustRun(t, "fs", "add", inside, src)
+	if got := mustRun(t, "fs", "ls", inside); strings.Contains(got, "self.db") {
+		t.Errorf("add stored the archive in itself:\n%s", got)
+	}
+}
+
+func TestFSExtract(t *testing.T) {
+	tree := append(slices.Clone(fsTree), fsTreeExtra...)
+	src, db := addTree(t, tree)
+	dst := filepath.Join(tempDir(t), "new", "out")
+	out := mustRun(t, "fs", "extract", db, dst)
+	if want := fmt.Sprintf("extracted %d entries (%d bytes) to %s\n", len(tree), treeBytesOf(tree), dst); out != want {
+		t.Errorf("extract printed %q, want %q", out, want)
+	}
+	compareTrees(t, src, dst)
+
+	// Again, over the first extraction: files and links are replaced.
+	if err := os.WriteFile(filepath.Join(dst, "a.txt"), []byte("local change"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "fs", "extract", db, dst)
+	compareTrees(t, src, dst)
+
+	// Some PATHs only: their parents are created, nothing else.
+	part := tempDir(t)
+	mustRun(t, "fs", "extract", db, part, "dir/sub/deeper", "link", "dir/sub/deeper/run.sh")
+	var got []string
+	filepath.WalkDir(part, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(part, p)
+		got = append(got, filepath.ToSlash(rel))
+		return nil
+	})
+	if want := []string{".", "dir", "dir/sub", "dir/sub/deeper", "dir/sub/deeper/run.sh", "link"}; !slices.Equal(got, want) {
+		t.Errorf("extract of some PATHs wrote %q, want %q", got, want)
+	}
+	b, err := os.ReadFile(filepath.Join(part, "dir", "sub", "deeper", "run.sh"))
+	if err != nil || string(b) != "#!/bin/sh\necho hi\n" {
+		t.Errorf("run.sh: %q, %v", b, err)
+	}
+	if _, _, err := run(t, "fs", "extract", db, part, "nosuch"); err == nil {
+		t.Error("extract of a missing PATH: no error")
+	}
+}
+
+// TestFSExtractRefusesEscapes extracts archives whose names, or links,
+// lead out of the target directory: nothing may be written outside it.
+func TestFSExtractRefusesEscapes(t *testing.T) {
+	top := tempDir(t)
+	db := filepath.Join(top, "archive.db")
+	sqltest.Exec(t, db,
+		`CREATE TABLE sqlar(name TEXT PRIMARY KEY, mode INT, mtime INT, sz INT, data BLOB)`,
+		`INSERT INTO sqlar VALUES ('../evil.txt', 33188, 0, 4, x'65766c0a')`,
+		`INSERT INTO sqlar VALUES ('/abs.txt', 33188, 0, 4, x'65766c0a')`,
+		`INSERT INTO sqlar VALUES ('a/../../evil2.txt', 33188, 0, 4, x'65766c0a')`,
+		`INSERT INTO sqlar VALUES ('esc', 41471, 0, -1, '../..')`,
+		`INSERT INTO sqlar VALUES ('esc/evil3.txt', 33188, 0, 4, x'65766c0a')`,
+		`INSERT INTO sqlar VALUES ('ok.txt', 33188, 0, 3, 'ok' || char(10))`,
+	)
+	dst := filepath.Join(top, "a", "b", "out")
+	mustRun(t, "fs", "extract", db, dst)
+	_, _, err := run(t, "fs", "extract", db, dst, "esc", "esc/evil3.txt")
+	if err == nil {
+		t.Error("extract of a file below a link that leaves the directory: no error")
+	}
+	filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+		if strings.Contains(d.Name(), "evil") {
+			t.Errorf("written: %s", p)
+		}
+		return nil
+	})
+	if b, err := os.ReadFile(filepath.Join(dst, "ok.txt")); err != nil || string(b) != "ok\n" {
+		t.Errorf("ok.txt: %q, %v", b, err)
+	}
+}
+
+func TestFSRm(t *testing.T) {
+	_, db := addTree(t, fsTree)
+	ls := func() string { return mustRun(t, "fs", "ls", "-R", db) }
+	before := ls()
+	for _, args := range [][]string{
+		{"dir"},                   // not empty
+		{"nosuch"},                // missing
+		{"a.txt", "nosuch"},       // all or nothing
+		{"-r", "a.txt", "nosuch"}, // all or nothing, -r too
+		{"."},                     // the root
+		{"-r", "/"},               // the root
+		{"../a.txt"},              // outside
+	} {
+		out, _, err := run(t, append([]string{"fs", "rm", db}, args...)...)
+		if err == nil || out != "" {
+			t.Errorf("rm %q: error %v, stdout %q", args, err, out)
+		}
+		if got := ls(); got != before {
+			t.Errorf("rm %q changed the archive:\n%s", args, got)
+		}
+	}
+	_, _, err := run(t, "fs", "rm", db, "dir")
+	if err == nil || err.Error() != "dir: directory not empty" {
+		t.Errorf("rm of a directory with entries: %v", err)
+	}
+	mustRun(t, "fs", "rm", db, "a.txt", "empty dir", "dir/sub/deeper/run.sh")
+	mustRun(t, "fs", "rm", db, "dir/sub/deeper") // now empty
+	mustRun(t, "fs", "rm", "-r", db, "dir/sub")
+	if got, want := ls(), "dir\ndir/ünïcödé ☃.txt\nempty file\n"; got != want {
+		t.Errorf("after rm:\n%s\nwant:\n%s", got, want)
+	}
+	mustRun(t, "fs", "rm", "-r", db, "dir", "empty file")
+	if got := ls(); got != "" {
+		t.Errorf("after rm -r of everything:\n%s", got)
+	}
+	integrityCheck(t, db)
+}
+
+func TestFSMkdirPut(t *testing.T) {
+	dir := tempDir(t)
+	db := filepath.Join(dir, "new.db")
+	mustRun(t, "fs", "mkdir", db, "a")
+	mustRun(t, "fs", "mkdir", "-p", db, "a", "b/c/d")
+	if _, _, err := run(t, "fs", "mkdir", db, "a"); err == nil {
+		t.Error("mkdir of an existing directory: no error")
+	}
+	if _, _, err := run(t, "fs", "mkdir", db, "x/y"); err == nil {
+		t.Error("mkdir with a missing parent: no error")
+	}
+
+	if out, _, err := runIn(t, "from stdin\n", "fs", "put", db, "a/stdin.txt"); err != nil || out != "" {
+		t.Fatalf("put from stdin: %q, %v", out, err)
+	}
+	src := filepath.Join(dir, "src.sh")
+	if err := os.WriteFile(src, []byte("#!/bin/sh\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(src, 0o750)
+	mtime := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	os.Chtimes(src, mtime, mtime)
+	mustRun(t, "fs", "put", "--compress", db, "new/dirs/run.sh", src)
+	if _, _, err := runIn(t, "", "fs", "put", db, "a"); err == nil {
+		t.Error("put over a directory: no error")
+	}
+	if _, _, err := run(t, "fs", "put", db, "x", filepath.Join(dir, "missing")); err == nil {
+		t.Error("put of a missing SRC: no error")
+	}
+
+	want := "" +
+		"drwxr-xr-x          0 a\n" +
+		"-rw-r--r--         11 a/stdin.txt\n" +
+		"drwxr-xr-x          0 b\n" +
+		"drwxr-xr-x          0 b/c\n" +
+		"drwxr-xr-x          0 b/c/d\n" +
+		"drwxr-xr-x          0 new\n" +
+		"drwxr-xr-x          0 new/dirs\n" +
+		"-rwxr-x---         10 new/dirs/run.sh\n"
+	// Times aside (they are now), as ls -lR prints them.
+	got := regexp.MustCompile(` \d{4}-\d\d-\d\d \d\d:\d\d `).ReplaceAllString(mustRun(t, "fs", "ls", "-lR", db), " ")
+	if got != want {
+		t.Errorf("ls -lR:\n%s\nwant:\n%s", got, want)
+	}
+	if got := mustRun(t, "fs", "ls", "-l", db, "new/dirs/run.sh"); !strings.Contains(got, " 2020-01-02 03:04 ") {
+		t.Errorf("put did not keep SRC's time: %q", got)
+	}
+	if got := mustRun(t, "fs", "cat", db, "a/stdin.txt", "new/dirs/run.sh"); got != "from stdin\n#!/bin/sh\n" {
+		t.Errorf("cat: %q", got)
+	}
+	integrityCheck(t, db)
+}
+
+func TestFSServe(t *testing.T) {
+	tree := append(slices.Clone(fsTree), fsTreeExtra...)
+	_, path := addTree(t, tree)
+	db, err := pagoda.Open(path, &pagoda.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	srv := httptest.NewServer(fsHandler(fsys.New(db, nil)))
+	defer srv.Close()
+
+	get := func(url string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get(srv.URL + "/a.txt"); code != 200 || body != "hello\n" {
+		t.Errorf("GET /a.txt: %d %q", code, body)
+	}
+	if code, body := get(srv.URL + "/dir/sub/big.txt"); code != 200 || body != bigText {
+		t.Errorf("GET big.txt: %d, %d bytes", code, len(body))
+	}
+	if code, body := get(srv.URL + "/link"); code != 200 || body != "hello\n" {
+		t.Errorf("GET /link: %d %q", code, body)
+	}
+	code, body := get(srv.URL + "/dir/")
+	if code != 200 || !strings.Contains(body, `<a href="sub/">sub/</a>`) || !strings.Contains(body, "ünïcödé ☃.txt</a>") {
+		t.Errorf("GET /dir/: %d\n%s", code, body)
+	}
+	if code, _ := get(srv.URL + "/nosuch"); code != 404 {
+		t.Errorf("GET /nosuch: %d", code)
+	}
+
+	// A range request reads from the middle of a file.
+	req, _ := http.NewRequest("GET", srv.URL+"/dir/sub/random.bin", nil)
+	req.Header.Set("Range", "bytes=100000-100009")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusPartialContent || string(b) != randomData[100000:100010] {
+		t.Errorf("range request: %d, %q", resp.StatusCode, b)
+	}
+}
+
+// TestFSServeCommand runs serve itself on a free port, fetches a file and
+// stops it as a signal would.
+func TestFSServeCommand(t *testing.T) {
+	_, path := addTree(t, fsTree)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	root := NewRoot()
+	root.SetArgs([]string{"fs", "serve", path, "--addr", "127.0.0.1:0"})
+	root.SetOut(pw)
+	root.SetErr(io.Discard)
+	done := make(chan error, 1)
+	go func() {
+		done <- root.ExecuteContext(ctx)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("serve printed %q: %v (%v)", line, err, <-done)
+	}
+	m := regexp.MustCompile(`^serving .* at (http://127\.0\.0\.1:\d+/)\n$`).FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("serve printed %q", line)
+	}
+	resp, err := http.Get(m[1] + "dir/sub/deeper/run.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "#!/bin/sh\necho hi\n" {
+		t.Errorf("GET run.sh: %q", b)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("serve returned %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+}
+
+func TestFSErrors(t *testing.T) {
+	_, db := addTree(t, fsTree)
+	dir := tempDir(t)
+	missing := filepath.Join(dir, "missing.db")
+	notDB := filepath.Join(dir, "not.db")
+	if err := os.WriteFile(notDB, bytes.Repeat([]byte("this is not a SQLite database\n"), 200), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		msg  string // the error's text; "" for any
+	}{
+		{[]string{"fs", "ls", missing}, "open " + missing + ": no such file or directory"},
+		{[]string{"fs", "cat", missing, "a.txt"}, ""},
+		{[]string{"fs", "extract", missing, dir}, ""},
+		{[]string{"fs", "rm", missing, "a.txt"}, "open " + missing + ": no such file or directory"},
+		{[]string{"fs", "serve", missing}, ""},
+		{[]string{"fs", "ls", notDB}, ""},
+		{[]string{"fs", "add", notDB, dir}, ""},
+		{[]string{"fs", "ls", db, "nosuch"}, "nosuch: no such file or directory"},
+		{[]string{"fs", "ls", db, "a.txt/x"}, ""},
+		{[]string{"fs", "ls", db, "../x"}, `invalid path "../x": it leaves the archive's root`},
+		{[]string{"fs", "cat", db, "dir"}, "dir: is a directory"},
+		{[]string{"fs", "cat", db, "a.txt", "nosuch"}, "nosuch: no such file or directory"},
+		{[]string{"fs", "add", db, filepath.Join(dir, "nosuch")}, ""},
+		{[]string{"fs", "add", db, notDB}, notDB + ": not a directory"},
+		{[]string{"fs", "put", db, "."}, ""},
+		{[]string{"fs", "put", db, "dir"}, "dir: is a directory"},
+		{[]string{"fs", "mkdir", db, "a.txt"}, "a.txt: file exists"},
+		{[]string{"fs", "serve", db, "--addr", "not an address"}, ""},
+		// Usage errors.
+		{[]string{"fs", "ls"}, ""},
+		{[]string{"fs", "ls", db, "a", "b"}, ""},
+		{[]string{"fs", "cat", db}, ""},
+		{[]string{"fs", "add", db}, ""},
+		{[]string{"fs", "extract", db}, ""},
+		{[]string{"fs", "rm", db}, ""},
+		{[]string{"fs", "mkdir", db}, ""},
+		{[]string{"fs", "put", db}, ""},
+		{[]string{"fs", "serve"}, ""},
+		{[]string{"fs", "nosuch"}, `unknown command "nosuch" for "pagoda fs"`},
+		{[]string{"fs", "ls", "-x", db}, ""},
+	}
+	for _, tt := range tests {
+		out, _, err := runIn(t, "", tt.args...)
+		if err == nil {
+			t.Errorf("pagoda %s: no error", strings.Join(tt.args, " "))
+			continue
+		}
+		if tt.msg != "" && errorText(err) != tt.msg {
+			t.Errorf("pagoda %s: error %q, want %q", strings.Join(tt.args, " "), errorText(err), tt.msg)
+		}
+		if out != "" {
+			t.Errorf("pagoda %s: printed %q on stdout", strings.Join(tt.args, " "), out)
+		}
+	}
+	if _, err := os.Stat(missing); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a failed command created %s", missing)
+	}
+}
+
+// TestFSDamagedArchive reads archives with bad rows: errors, not panics.
+func TestFSDamagedArchive(t *testing.T) {
+	db := filepath.Join(tempDir(t), "bad.db")
+	sqltest.Exec(t, db,
+		`CREATE TABLE sqlar(name TEXT PRIMARY KEY, mode INT, mtime INT, sz INT, data BLOB)`,
+		`INSERT INTO sqlar VALUES ('short', 33188, 0, 100, x'0102')`,       // not zlib
+		`INSERT INTO sqlar VALUES ('nodata', 33188, 0, 5, NULL)`,           // a size, no data
+		`INSERT INTO sqlar VALUES ('neg', 33188, 0, -5, x'01020304')`,      // a negative size
+		`INSERT INTO sqlar VALUES ('dirdata', 16877, 0, 3, x'010203')`,     // a directory with data
+		`INSERT INTO sqlar VALUES ('pipe', 4516, 0, 0, x'')`,               // a named pipe
+		`INSERT INTO sqlar VALUES ('ok', 33188, 1700000000, 3, x'6f6b0a')`, // fine
+		`INSERT INTO sqlar VALUES (x'ff', 33188, 0, 0, x'')`,               // a blob name
+	)
+	for _, name := range []string{"short", "nodata", "neg"} {
+		if out, _, err := run(t, "fs", "cat", db, name); err == nil {
+			t.Errorf("cat %s: no error, printed %q", name, out)
+		}
+	}
+	if got := mustRun(t, "fs", "cat", db, "ok"); got != "ok\n" {
+		t.Errorf("cat ok: %q", got)
+	}
+	out, _, err := run(t, "fs", "ls", "-lR", db)
+	t.Logf("ls -lR: %v\n%s", err, out)
+	out, stderr, err := run(t, "fs", "extract", db, filepath.Join(tempDir(t), "out"), "ok", "pipe")
+	t.Logf("extract: %v\n%s%s", err, out, stderr)
+	if err != nil || !strings.Contains(stderr, "skipping pipe") {
+		t.Errorf("extract of a named pipe: %v, stderr %q", err, stderr)
+	}
+	for _, args := range [][]string{{"ls", db}, {"ls", "-l", db, "dirdata"}, {"extract", db, filepath.Join(tempDir(t), "all")}} {
+		_, _, err := run(t, append([]string{"fs"}, args...)...)
+		t.Logf("fs %s: %v", strings.Join(args, " "), err)
+	}
+}
+
+func TestLsMode(t *testing.T) {
+	for _, tt := range []struct {
+		mode fs.FileMode
+		want string
+	}{
+		{0o644, "-rw-r--r--"},
+		{fs.ModeDir | 0o755, "drwxr-xr-x"},
+		{fs.ModeSymlink | 0o777, "lrwxrwxrwx"},
+		{fs.ModeNamedPipe | 0o600, "prw-------"},
+		{fs.ModeSocket | 0o755, "srwxr-xr-x"},
+		{fs.ModeDevice | fs.ModeCharDevice | 0o620, "crw--w----"},
+		{fs.ModeDevice | 0o660, "brw-rw----"},
+		{fs.ModeSetuid | 0o755, "-rwsr-xr-x"},
+		{fs.ModeSetuid | 0o644, "-rwSr--r--"},
+		{fs.ModeSetgid | 0o750, "-rwxr-s---"},
+		{fs.ModeDir | fs.ModeSticky | 0o777, "drwxrwxrwt"},
+		{fs.ModeDir | fs.ModeSticky | 0o770, "drwxrwx--T"},
+		{0, "----------"},
+	} {
+		if got := lsMode(tt.mode); got != tt.want {
+			t.Errorf("lsMode(%v) = %s, want %s", tt.mode, got, tt.want)
+		}
+	}
+}
+
+// sqlite3Path returns the sqlite3 CLI, or skips the test.
+func sqlite3Path(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("sqlite3")
+	if err != nil {
+		t.Skip("sqlite3 not installed")
+	}
+	return p
+}
+
+// TestFSSqlite3 checks that sqlite3 -A reads what pagoda fs writes, and
+// the reverse.
+func TestFSSqlite3(t *testing.T) {
+	t.Run("sqlite3 -Atv lists what add stored", func(t *testing.T) {
+		sqlite3 := sqlite3Path(t)
+		for _, flags := range [][]string{nil, {"--compress"}} {
+			src, db := addTree(t, fsTree, flags...)
+			out, err := exec.Command(sqlite3, db, "-Atv").CombinedOutput()
+			if err != nil {
+				t.Fatalf("sqlite3 -Atv: %v\n%s", err, out)
+			}
+			// "-rw-r--r--          6  2021-03-04 05:06:07  a.txt"
+			line := regexp.MustCompile(`^(\S{10}) +(-?\d+)  (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)  (.*)$`)
+			var names []string
+			for _, l := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
+				m := line.FindStringSubmatch(l)
+				if m == nil {
+					t.Errorf("sqlite3 -Atv line %q", l)
+					continue
+				}
+				name := m[4]
+				names = append(names, name)
+				fi, err := os.Lstat(filepath.Join(src, filepath.FromSlash(name)))
+				if err != nil {
+					t.Errorf("sqlite3 lists %q: %v", name, err)
+					continue
+				}
+				size := fi.Size()
+				if fi.IsDir() {
+					size = 0
+				}
+				when := fi.ModTime().UTC().Format("2006-01-02 15:04:05")
+				if m[1] != lsMode(fi.Mode()) || m[2] != strconv.FormatInt(size, 10) || m[3] != when {
+					t.Errorf("sqlite3 -Atv: %q; want %s %d %s", l, lsMode(fi.Mode()), size, when)
+				}
+			}
+			if len(names) != len(fsTree) {
+				t.Errorf("sqlite3 -Atv lists %d entries, want %d", len(names), len(fsTree))
+			}
+		}
+	})
+
+	t.Run("sqlite3 -Ax extracts what add stored", func(t *testing.T) {
+		sqlite3 := sqlite3Path(t)
+		for _, flags := range [][]string{nil, {"--compress"}} {
+			src, db := addTree(t, fsTree, flags...)
+			dst := tempDir(t)
+			if out, err := exec.Command(sqlite3, db, "-AxC", dst).CombinedOutput(); err != nil {
+				t.Fatalf("sqlite3 -AxC: %v\n%s", err, out)
+			}
+			compareTrees(t, src, dst)
+		}
+	})
+
+	t.Run("pagoda reads what sqlite3 -Ac stored", func(t *testing.T) {
+		sqlite3 := sqlite3Path(t)
+		tree := append(slices.Clone(fsTree), fsTreeExtra...)
+		src := makeTree(t, tree)
+		ours := filepath.Join(tempDir(t), "pagoda.db")
+		mustRun(t, "fs", "add", ours, src)
+		theirs := filepath.Join(tempDir(t), "sqlite3.db")
+		// cd DIR && sqlite3 FILE -Ac *
+		entries, err := os.ReadDir(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := []string{theirs, "-Ac"}
+		for _, e := range entries {
+			args = append(args, e.Name())
+		}
+		cmd := exec.Command(sqlite3, args...)
+		cmd.Dir = src
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("sqlite3 -Ac: %v\n%s", err, out)
+		}
+		for _, args := range [][]string{{"ls"}, {"ls", "-R"}, {"ls", "-lR"}, {"ls", "-l", "", "dir"}} {
+			a := slices.Clone(args)
+			b := slices.Clone(args)
+			if len(args) > 2 {
+				a[2], b[2] = ours, theirs
+			} else {
+				a, b = append(a, ours), append(b, theirs)
+			}
+			want := mustRun(t, append([]string{"fs"}, a...)...)
+			if got := mustRun(t, append([]string{"fs"}, b...)...); got != want {
+				t.Errorf("fs %s of sqlite3's archive:\n%s\nof pagoda's:\n%s", strings.Join(args, " "), got, want)
+			}
+		}
+		for _, name := range []string{"a.txt", "dir/sub/big.txt", "dir/sub/random.bin", "empty file", "link", "dir/ünïcödé ☃.txt"} {
+			want := mustRun(t, "fs", "cat", ours, name)
+			if got := mustRun(t, "fs", "cat", theirs, name); got != want {
+				t.Errorf("cat %s of sqlite3's archive differs (%d bytes, want %d)", name, len(got), len(want))
+			}
+		}
+		dst := tempDir(t)
+		mustRun(t, "fs", "extract", theirs, dst)
+		compareTrees(t, src, dst)
+	})
+}
