@@ -102,14 +102,13 @@ func (c *IndexCursor) load(ok bool) bool {
 	if !ok {
 		return false
 	}
-	_, payload, pgno, err := c.c.Entry()
-	if err == nil {
-		c.rec, err = newRecord(c.ix.tx, payload, 0, &c.ix.meta.rec, pgno)
-	}
+	_, payload, _, err := c.c.Entry()
 	if err != nil {
 		c.err = err
 		return false
 	}
+	// As for table cursors, the record is checked as its columns are read.
+	c.rec.data, c.rec.rowid, c.rec.meta, c.rec.tx = payload, 0, &c.ix.meta.rec, c.ix.tx
 	return true
 }
 
@@ -195,12 +194,19 @@ func (c *IndexCursor) Rowid() int64 {
 	return c.rec.Column(c.rec.Len() - 1).Int()
 }
 
-// Err returns the error that stopped the cursor, if any.
+// Err returns the error that stopped the cursor, if any, or else a
+// malformed record that a column read met in this transaction.
 func (c *IndexCursor) Err() error {
 	if c.err != nil {
 		return c.err
 	}
-	return c.c.Err()
+	if err := c.c.Err(); err != nil {
+		return err
+	}
+	if c.ix != nil {
+		return c.ix.tx.err
+	}
+	return nil
 }
 
 // searchKey converts prefix values to a search key, appending to dst.
