@@ -139,17 +139,18 @@ func (c *IndexCursor) Seek(prefix ...any) bool {
 	return c.load(c.c.Valid())
 }
 
-// SeekForward is Seek for a prefix that sorts after the current entry, as
-// when skipping a run of entries: when the target is on the current leaf
-// page it searches that page alone. Anywhere else it is Seek.
-func (c *IndexCursor) SeekForward(prefix ...any) bool {
+// SeekNear is Seek for a prefix near the current entry, as when skipping
+// a short run of entries or seeking a neighbour of the last entry read:
+// when the target is on the current leaf page it searches that page alone.
+// Anywhere else it is Seek.
+func (c *IndexCursor) SeekNear(prefix ...any) bool {
 	if !c.ready() {
 		return false
 	}
 	if !c.setKey(prefix) {
 		return false
 	}
-	c.c.SeekKeyAhead(c.key)
+	c.c.SeekKeyNear(c.key)
 	return c.load(c.c.Valid())
 }
 

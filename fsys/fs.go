@@ -139,6 +139,7 @@ func implicitDir(name string) entry { return entry{name: name, st: sIFDIR | 0o75
 type view struct {
 	tx       *pagoda.Tx
 	own      bool          // tx is the view's own, ended by release
+	warm     bool          // the cursor is on tx's index, placed by an earlier call
 	present  bool          // the table exists
 	ix       *pagoda.Index // the listing index, else the name index
 	covering bool          // ix is the listing index
@@ -158,9 +159,14 @@ type row struct{ st, mtime, sz int64 }
 // columns maps sqlar's columns to their positions in the table.
 type columns struct{ name, mode, mtime, sz, data int }
 
-// open resolves the archive's table and index in tx.
+// open resolves the archive's table and index in tx. A view used last in
+// the same read transaction (an FS In it) keeps them, and its cursor's
+// place: the next seek is often on the same leaf.
 func (v *view) open(tx *pagoda.Tx) error {
-	v.tx, v.present, v.ix, v.tab, v.covering = tx, false, nil, nil, false
+	if tx == v.tx && v.ix != nil && !tx.Writable() && (!v.warm || v.c.Err() == nil) {
+		return nil // warm stays as the last call left it
+	}
+	v.tx, v.present, v.ix, v.tab, v.covering, v.warm = tx, false, nil, nil, false, false
 	ix, err := tx.Index(ListingIndex)
 	if err == nil && ix.TableName() == TableName && ix.SQL() == createListingSQL {
 		v.ix, v.covering, v.present = ix, true, true
@@ -217,18 +223,23 @@ func (v *view) table() (*pagoda.Table, error) {
 	return t, nil
 }
 
-// cursor returns the index cursor, reset to this transaction's index.
+// cursor returns the index cursor: reset to this transaction's index, or
+// where the last call in this read transaction left it.
 func (v *view) cursor() *pagoda.IndexCursor {
-	v.c.Reset(v.ix)
+	if !v.warm {
+		v.c.Reset(v.ix)
+		v.warm = !v.tx.Writable() // a read transaction's pages never change
+	}
 	return &v.c
 }
 
-// seek moves c to the first entry whose name is >= key.
+// seek moves c to the first entry whose name is >= key, searching the
+// cursor's current leaf first.
 func (v *view) seek(c *pagoda.IndexCursor, key []byte) bool {
 	if len(key) == 0 {
 		return c.First()
 	}
-	return c.Seek(string(key))
+	return c.SeekNear(string(key))
 }
 
 // key is one decoded index entry: the name, and on the listing index the
@@ -623,8 +634,11 @@ func (f *FS) release(v *view, err error) error {
 		}
 		tx.Rollback()
 	}
-	v.tx, v.ix, v.tab, v.own = nil, nil, nil, false
-	v.c.Reset(nil)
+	if v.own || v.tx.Writable() || err != nil {
+		v.tx, v.ix, v.tab, v.warm = nil, nil, nil, false
+		v.c.Reset(nil)
+	}
+	v.own = false
 	f.pool.Put(v)
 	return err
 }

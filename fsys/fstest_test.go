@@ -94,6 +94,12 @@ func TestFSTestFS(t *testing.T) {
 				if err := fstest.TestFS(f, want...); err != nil {
 					t.Fatal(err)
 				}
+				// And in one read transaction, where calls pick up the
+				// index cursor where the last one left it.
+				err := db.View(func(tx *pagoda.Tx) error { return fstest.TestFS(f.In(tx), want...) })
+				if err != nil {
+					t.Fatal(err)
+				}
 				checkSame(t, f, tree)
 				if err := db.Check(); err != nil {
 					t.Fatal(err)

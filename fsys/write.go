@@ -20,7 +20,7 @@ func (f *FS) write(op, name string, fn func(v *view) error) error {
 		if err == nil {
 			err = fn(v)
 		}
-		v.tx, v.ix, v.tab = nil, nil, nil
+		v.tx, v.ix, v.tab, v.warm = nil, nil, nil, false
 		v.c.Reset(nil)
 		f.pool.Put(v)
 		return err

@@ -422,6 +422,19 @@ func (c *Cursor) SeekKey(key []format.Value) bool {
 
 // compareCell compares the key of cell i of pg with key.
 func (c *Cursor) compareCell(pg *format.Page, i int, key []format.Value) (int, error) {
+	if pg.Type.IsLeaf() { // the fast path: a leaf cell whose payload is all local
+		_, local, overflow, err := pg.LeafEntry(i)
+		if err != nil {
+			return 0, err
+		}
+		if !overflow {
+			cmp, err := format.CompareKey(local, key, c.kinfo)
+			if err != nil {
+				return 0, format.Corruptf(pg.Pgno, "cell %d: %v", i, err)
+			}
+			return cmp, nil
+		}
+	}
 	cell, err := pg.Cell(i)
 	if err != nil {
 		return 0, err
@@ -592,30 +605,41 @@ func readOverflow(src Pages, dst []byte, cell format.Cell, pgno uint32) ([]byte,
 	return dst, nil
 }
 
-// SeekKeyAhead is SeekKey for a key that sorts after the current entry:
-// when the answer lies on the current leaf, it bisects the rest of that
-// leaf instead of descending from the root, which is what skipping a
-// small run of entries costs. Otherwise it is SeekKey.
-func (c *Cursor) SeekKeyAhead(key []format.Value) bool {
+// SeekKeyNear is SeekKey for a key near the current entry: when the
+// answer lies on the current leaf (its first cell sorts before key and its
+// last one not), it bisects that leaf instead of descending from the
+// root, which is what skipping a short run of entries, or seeking a
+// neighbour of the last entry read, costs. Otherwise it is SeekKey. A
+// leaf's cells are contiguous in key order, so no entry elsewhere lies
+// between two of them.
+func (c *Cursor) SeekKeyNear(key []format.Value) bool {
 	if !c.valid || c.depth == 0 {
 		return c.SeekKey(key)
 	}
 	t := c.top()
 	pg := &t.page
 	n := pg.NCells
-	if !pg.Type.IsLeaf() || t.idx >= n-1 {
+	if !pg.Type.IsLeaf() || n < 2 || t.idx >= n {
 		return c.SeekKey(key)
 	}
 	last, err := c.compareCell(pg, n-1, key)
 	if err != nil || last < 0 {
 		return c.SeekKey(key)
 	}
+	lo, hi, exact := 0, n-1, last == 0
 	cur, err := c.compareCell(pg, t.idx, key)
-	if err != nil || cur >= 0 {
+	if err != nil {
 		return c.SeekKey(key)
 	}
-	// The answer is in (idx, n-1].
-	lo, hi, exact := t.idx+1, n-1, last == 0
+	if cur < 0 {
+		lo = t.idx + 1
+	} else {
+		first, err := c.compareCell(pg, 0, key)
+		if err != nil || first >= 0 {
+			return c.SeekKey(key) // the answer may lie before this leaf
+		}
+		lo, hi, exact = 1, t.idx, cur == 0
+	}
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		cmp, err := c.compareCell(pg, m, key)
