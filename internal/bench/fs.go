@@ -24,17 +24,22 @@ import (
 // [Store]: it takes part in the fs workloads only.
 const osPeer = "os"
 
+// pagodaTxPeer is pagoda's fsys In one read transaction: an fs-only peer.
+const pagodaTxPeer = "pagoda-tx"
+
 // FSPeerNames lists the peers of the fs workloads, in the order they are
-// measured and reported: pagoda (fsys.New over the archive), mattn (left
+// measured and reported: pagoda (fsys.New over the archive, a snapshot
+// per call), pagoda-tx (the same FS In one read transaction held for the
+// whole measurement: one snapshot, as a consistent walk takes), mattn (left
 // out without cgo) and modernc (sqlFS over the archive), and os
 // (os.DirFS over the tree).
 var FSPeerNames = fsPeerNames()
 
 func fsPeerNames() []string {
 	if !cgoEnabled {
-		return []string{"pagoda", "modernc", osPeer}
+		return []string{"pagoda", pagodaTxPeer, "modernc", osPeer}
 	}
-	return []string{"pagoda", "mattn", "modernc", osPeer}
+	return []string{"pagoda", pagodaTxPeer, "mattn", "modernc", osPeer}
 }
 
 // isFSPeer reports whether name is a peer of the fs workloads.
@@ -165,6 +170,26 @@ func OpenFSPeer(name string, t *FSTree, archive string, opt PeerOptions) (*FSPee
 			fsys:  f,
 			blob:  func(i int) ([]byte, error) { return fs.ReadFile(f, files[i]) },
 			close: db.Close,
+		}, nil
+	case pagodaTxPeer:
+		db, err := pagoda.Open(archive, &pagoda.Options{ReadOnly: true})
+		if err != nil {
+			return nil, err
+		}
+		tx, err := db.Begin(false)
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		f := fsys.New(db, nil).In(tx)
+		return &FSPeer{
+			name: name,
+			fsys: f,
+			blob: func(i int) ([]byte, error) { return fs.ReadFile(f, files[i]) },
+			close: func() error {
+				tx.Rollback()
+				return db.Close()
+			},
 		}, nil
 	case "mattn", "modernc":
 		driver := moderncDriver

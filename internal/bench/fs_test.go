@@ -190,7 +190,7 @@ func TestFSRun(t *testing.T) {
 		return &Archive{Path: file, Size: size, ImportTime: time.Millisecond}, err
 	}
 	defer func() { fsArchiveBuilder = BuildArchive }()
-	peers := slices.DeleteFunc(slices.Clone(FSPeerNames), func(p string) bool { return p == "pagoda" })
+	peers := slices.DeleteFunc(slices.Clone(FSPeerNames), func(p string) bool { return p == "pagoda" || p == pagodaTxPeer })
 	o := smallFSTree
 	o.SrcDir = "." // this package's source: a real tree
 	dir := t.TempDir()

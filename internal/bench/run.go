@@ -114,8 +114,9 @@ func Run(cfg Config) (*Report, error) {
 	if cfg.Peers == nil {
 		cfg.Peers = PeerNames
 	}
-	// os reads nothing but trees: the other workloads do without it.
-	cfg.Peers = slices.DeleteFunc(slices.Clone(cfg.Peers), func(name string) bool { return name == osPeer })
+	// os and pagoda-tx read nothing but trees: the other workloads do
+	// without them.
+	cfg.Peers = slices.DeleteFunc(slices.Clone(cfg.Peers), func(name string) bool { return name == osPeer || name == pagodaTxPeer })
 	if cfg.Benchtime <= 0 {
 		cfg.Benchtime = time.Second
 	}
@@ -224,8 +225,8 @@ const runPrefix = "run-"
 func KnownPeer(name string) error { return knownPeer(name, PeerOptions{}) }
 
 func knownPeer(name string, opt PeerOptions) error {
-	if name == osPeer {
-		return nil
+	if name == osPeer || name == pagodaTxPeer {
+		return nil // fs-only peers
 	}
 	_, rerr := NewPeerWith(name, opt)
 	_, werr := NewStore(name, opt)
