@@ -175,3 +175,57 @@ func TestOpenBlobAllocs(t *testing.T) {
 		t.Errorf("ReadAt allocates %.1f times", allocs)
 	}
 }
+
+// TestSeekText: SeekText lands where Seek lands, on a TEXT column and on a
+// column whose affinity turns numeric text into numbers.
+func TestSeekText(t *testing.T) {
+	db, err := pagoda.Open(filepath.Join(t.TempDir(), "a.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Update(func(tx *pagoda.Tx) error {
+		tab, err := tx.CreateTable("CREATE TABLE t(s TEXT, n INTEGER)")
+		if err != nil {
+			return err
+		}
+		for _, sql := range []string{"CREATE INDEX ts ON t(s)", "CREATE INDEX tn ON t(n)"} {
+			if _, err := tx.CreateIndex(sql); err != nil {
+				return err
+			}
+		}
+		for i := range 2000 {
+			if _, err := tab.Insert(fmt.Sprintf("k%05d", i*3), i*3); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.View(func(tx *pagoda.Tx) error {
+		r := rand.New(rand.NewPCG(4, 4))
+		for _, name := range []string{"ts", "tn"} {
+			ix, err := tx.Index(name)
+			if err != nil {
+				return err
+			}
+			a, b := ix.Cursor(), ix.Cursor()
+			for range 2000 {
+				key := fmt.Sprintf("k%05d", r.IntN(6100))
+				if name == "tn" {
+					key = fmt.Sprint(r.IntN(6100))
+				}
+				okA, okB := a.SeekText([]byte(key)), b.Seek(key)
+				if okA != okB || okA && a.Rowid() != b.Rowid() {
+					t.Fatalf("%s: SeekText(%s) = %v row %d, Seek = %v row %d", name, key, okA, a.Rowid(), okB, b.Rowid())
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

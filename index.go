@@ -154,6 +154,21 @@ func (c *IndexCursor) SeekNear(prefix ...any) bool {
 	return c.load(c.c.Valid())
 }
 
+// SeekText is SeekNear for a one-column prefix holding the TEXT value
+// text: it moves to the first entry whose first column is >= text, as
+// SeekNear(string(text)) does, without converting or allocating.
+func (c *IndexCursor) SeekText(text []byte) bool {
+	if !c.ready() {
+		return false
+	}
+	if len(c.ix.meta.aff) == 0 || (c.ix.meta.aff[0] != schema.AffinityText && c.ix.meta.aff[0] != schema.AffinityBlob) {
+		return c.SeekNear(string(text)) // the column's affinity may turn text into a number
+	}
+	c.key = append(c.key[:0], format.TextValue(text))
+	c.c.SeekKeyNear(c.key)
+	return c.load(c.c.Valid())
+}
+
 // setKey converts prefix into c.key; false (and c.err) when it cannot.
 func (c *IndexCursor) setKey(prefix []any) bool {
 	key, err := c.ix.searchKey(c.key[:0], prefix)

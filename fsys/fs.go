@@ -239,7 +239,7 @@ func (v *view) seek(c *pagoda.IndexCursor, key []byte) bool {
 	if len(key) == 0 {
 		return c.First()
 	}
-	return c.SeekNear(string(key))
+	return c.SeekText(key)
 }
 
 // key is one decoded index entry: the name, and on the listing index the

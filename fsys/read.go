@@ -183,7 +183,7 @@ func (v *view) list(full string) ([]fs.DirEntry, error) {
 				if i == scanLimit {
 					// child+"0" is the first name after child+"/...".
 					v.key[len(v.key)-1] = '/' + 1
-					ok = c.SeekNear(string(v.key))
+					ok = c.SeekText(v.key)
 					break
 				}
 				ok = c.Next()
