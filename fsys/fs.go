@@ -304,10 +304,13 @@ func (v *view) decode(c *pagoda.IndexCursor, k *key) error {
 	for i := 1; i < nf; i++ {
 		t := types[i]
 		size, ok := format.SerialTypeSize(t)
-		if !ok || t >= 12 || size > int64(len(rec)-body) {
+		if !ok || size > int64(len(rec)-body) {
 			return errEntry
 		}
-		x := intField(t, rec[body:body+int(size)])
+		var x int64 // TEXT or a BLOB in an INT column reads as 0, as Value.Int has it
+		if t < 12 {
+			x = intField(t, rec[body:body+int(size)])
+		}
 		body += int(size)
 		switch {
 		case i == nf-1:
@@ -484,7 +487,10 @@ func (v *view) lresolve(name string) (entry, error) {
 	if err != nil {
 		return entry{}, err
 	}
-	if !d.isDir() || d.name == dir {
+	if !d.isDir() {
+		return entry{}, ErrNotDir
+	}
+	if d.name == dir {
 		return entry{}, fs.ErrNotExist
 	}
 	inner := name[len(dir)+1:]
@@ -511,10 +517,31 @@ func (v *view) linkOnPath(name string) (entry, bool, error) {
 		case e.isSymlink():
 			return e, true, nil
 		case !e.isDir():
-			return entry{}, false, nil
+			return entry{}, false, ErrNotDir
 		}
 	}
 	return entry{}, false, nil
+}
+
+// missing says why name, not found, is missing: ErrNotDir when a file (or,
+// for writes, which do not follow them, a link) lies on the way to it, as
+// POSIX's ENOTDIR; else fs.ErrNotExist.
+func (v *view) missing(name string) error {
+	for i := 0; i < len(name); i++ {
+		if name[i] != '/' {
+			continue
+		}
+		e, found, err := v.lookup(name[:i])
+		switch {
+		case err != nil:
+			return err
+		case !found:
+			return fs.ErrNotExist
+		case !e.isDir():
+			return ErrNotDir
+		}
+	}
+	return fs.ErrNotExist
 }
 
 // linkPath resolves a link's target against the link's own name.

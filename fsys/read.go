@@ -242,8 +242,8 @@ func (v *view) readData(e *entry) ([]byte, error) {
 	if err != nil || b == nil {
 		return []byte{}, err
 	}
-	out := make([]byte, max(e.sz, 0))
 	if b.Len() == e.sz {
+		out := make([]byte, e.sz)
 		if e.sz > 0 {
 			if _, err := b.ReadAt(out, 0); err != nil {
 				return nil, err
@@ -251,7 +251,7 @@ func (v *view) readData(e *entry) ([]byte, error) {
 		}
 		return out, nil
 	}
-	return inflate(b, out, e)
+	return inflate(b, b.Len(), e)
 }
 
 // readFile returns the content of file full, following symbolic links.
@@ -286,19 +286,29 @@ func (v *view) blob(e *entry) (*pagoda.Blob, error) {
 	return b, nil
 }
 
-// inflate decompresses a zlib stream of exactly len(out) bytes into out,
-// as sqlite3's sqlar_uncompress does for data shorter than sz.
-func inflate(src io.Reader, out []byte, e *entry) ([]byte, error) {
+// maxInflate bounds how far deflate expands its input: a deflate block
+// codes at most 258 bytes in one bit, about 1032 to one.
+const maxInflate = 1032
+
+// inflate decompresses the zlib stream src, stored bytes long, which must
+// inflate to exactly e.sz bytes, as sqlite3's sqlar_uncompress does for
+// data shorter than sz. A size the stream cannot reach is refused before
+// anything is allocated.
+func inflate(src io.Reader, stored int64, e *entry) ([]byte, error) {
 	corrupt := func(why string) error {
 		return fmt.Errorf("fsys: compressed data of %q (sz %d) %s: %w", e.name, e.sz, why, pagoda.ErrCorrupt)
 	}
 	if e.sz < 0 {
 		return nil, corrupt("has a negative size")
 	}
+	if e.sz > maxInflate*stored+64 {
+		return nil, corrupt(fmt.Sprintf("is %d bytes: no zlib stream that short inflates that far", stored))
+	}
 	zr, err := zlib.NewReader(src)
 	if err != nil {
 		return nil, corrupt("is not a zlib stream: " + err.Error())
 	}
+	out := make([]byte, e.sz)
 	if _, err := io.ReadFull(zr, out); err != nil {
 		return nil, corrupt("does not inflate to its size: " + err.Error())
 	}
@@ -336,7 +346,7 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 func (f *FS) ReadFile(name string) ([]byte, error) {
 	full, ok := f.full(name)
 	if !ok {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
 	}
 	v, err := f.acquire()
 	var data []byte
@@ -458,7 +468,7 @@ func (f *FS) Open(name string) (fs.File, error) {
 				file.tx, v.own = v.tx, false
 			}
 		default:
-			file.data, err = inflate(b, make([]byte, file.size), &file.e)
+			file.data, err = inflate(b, b.Len(), &file.e)
 		}
 	}
 	err = f.release(v, err)

@@ -71,7 +71,7 @@ func (v *view) checkParent(full string) error {
 	case err != nil:
 		return err
 	case !found:
-		return fs.ErrNotExist
+		return v.missing(full)
 	case !e.isDir():
 		return ErrNotDir
 	}
@@ -200,9 +200,6 @@ func (f *FS) WriteFile(name string, data []byte, perm fs.FileMode) error {
 
 // writeFile stores a regular file, or replaces one (or a symbolic link).
 func (v *view) writeFile(full string, stored []byte, sz, st, mtime int64) error {
-	if err := v.ensure(); err != nil {
-		return err
-	}
 	if err := v.checkParent(full); err != nil {
 		return err
 	}
@@ -217,6 +214,9 @@ func (v *view) writeFile(full string, stored []byte, sz, st, mtime int64) error 
 		if e.st&sIFMT == sIFREG {
 			st = e.st
 		}
+	}
+	if err := v.ensure(); err != nil {
+		return err
 	}
 	return v.put(full, st, mtime, sz, stored, &e)
 }
@@ -285,9 +285,6 @@ func (f *FS) Mkdir(name string, perm fs.FileMode) error {
 		if full == "" {
 			return fs.ErrExist
 		}
-		if err := v.ensure(); err != nil {
-			return err
-		}
 		if err := v.checkParent(full); err != nil {
 			return err
 		}
@@ -297,6 +294,9 @@ func (f *FS) Mkdir(name string, perm fs.FileMode) error {
 		}
 		if found {
 			return fs.ErrExist
+		}
+		if err := v.ensure(); err != nil {
+			return err
 		}
 		return v.put(full, fileBits(sIFDIR, perm), now(), 0, nil, nil)
 	})
@@ -345,7 +345,7 @@ func (f *FS) Remove(name string) error {
 		case err != nil:
 			return err
 		case !found:
-			return fs.ErrNotExist
+			return v.missing(full)
 		case e.isDir():
 			if has, err := v.hasChildren(full); err != nil || has {
 				if err == nil {
@@ -410,7 +410,7 @@ func (f *FS) Rename(oldname, newname string) error {
 		return f.write("rename", oldname, func(v *view) error {
 			_, found, err := v.lookup(from)
 			if err == nil && !found {
-				err = fs.ErrNotExist
+				err = v.missing(from)
 			}
 			return err
 		})
@@ -424,7 +424,7 @@ func (f *FS) Rename(oldname, newname string) error {
 			return err
 		}
 		if !found {
-			return fs.ErrNotExist
+			return v.missing(from)
 		}
 		if err := v.checkParent(to); err != nil {
 			return err
@@ -531,9 +531,6 @@ func (f *FS) Symlink(oldname, newname string) error {
 		return &fs.PathError{Op: "symlink", Path: newname, Err: fs.ErrInvalid}
 	}
 	return f.write("symlink", newname, func(v *view) error {
-		if err := v.ensure(); err != nil {
-			return err
-		}
 		if err := v.checkParent(full); err != nil {
 			return err
 		}
@@ -541,6 +538,9 @@ func (f *FS) Symlink(oldname, newname string) error {
 			if err == nil {
 				err = fs.ErrExist
 			}
+			return err
+		}
+		if err := v.ensure(); err != nil {
 			return err
 		}
 		return v.put(full, sIFLNK|0o777, now(), -1, oldname, nil)
