@@ -309,6 +309,28 @@ func fsCat(f *fsys.FS, out *output, name string) error {
 	return err
 }
 
+// archivePaths converts command-line paths to archive names.
+func archivePaths(args []string) ([]string, error) {
+	names := make([]string, len(args))
+	for i, a := range args {
+		var err error
+		if names[i], err = archivePath(a); err != nil {
+			return nil, err
+		}
+	}
+	return names, nil
+}
+
+// eachName applies op to each name in turn, stopping at the first error.
+func eachName(names []string, op func(name string) error) error {
+	for _, name := range names {
+		if err := op(name); err != nil {
+			return fsError(err)
+		}
+	}
+	return nil
+}
+
 func newFSRmCmd() *cobra.Command {
 	var recursive bool
 	cmd := &cobra.Command{
@@ -320,31 +342,25 @@ transaction, or, after an error (a missing PATH, say), none. FILE must
 exist.`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			names := make([]string, len(args)-1)
-			for i, a := range args[1:] {
-				var err error
-				if names[i], err = archivePath(a); err != nil {
-					return err
-				}
-				if names[i] == "." {
-					return fmt.Errorf("%s: cannot remove the archive's root", a)
+			names, err := archivePaths(args[1:])
+			if err != nil {
+				return err
+			}
+			for i, name := range names {
+				if name == "." {
+					return fmt.Errorf("%s: cannot remove the archive's root", args[1+i])
 				}
 			}
 			return fsUpdate(args[0], false, nil, func(f *fsys.FS) error {
-				for _, name := range names {
-					var err error
-					if recursive {
-						if _, err = f.Lstat(name); err == nil {
-							err = f.RemoveAll(name)
-						}
-					} else {
-						err = f.Remove(name)
+				return eachName(names, func(name string) error {
+					if !recursive {
+						return f.Remove(name)
 					}
-					if err != nil {
-						return fsError(err)
+					if _, err := f.Lstat(name); err != nil {
+						return err
 					}
-				}
-				return nil
+					return f.RemoveAll(name)
+				})
 			})
 		},
 	}
@@ -362,26 +378,17 @@ given: then missing parents are created too, and an existing directory is
 no error. FILE is created if it does not exist.`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			names := make([]string, len(args)-1)
-			for i, a := range args[1:] {
-				var err error
-				if names[i], err = archivePath(a); err != nil {
-					return err
-				}
+			names, err := archivePaths(args[1:])
+			if err != nil {
+				return err
 			}
 			return fsUpdate(args[0], true, nil, func(f *fsys.FS) error {
-				for _, name := range names {
-					var err error
+				return eachName(names, func(name string) error {
 					if parents {
-						err = f.MkdirAll(name, 0o755)
-					} else {
-						err = f.Mkdir(name, 0o755)
+						return f.MkdirAll(name, 0o755)
 					}
-					if err != nil {
-						return fsError(err)
-					}
-				}
-				return nil
+					return f.Mkdir(name, 0o755)
+				})
 			})
 		},
 	}
