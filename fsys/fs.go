@@ -353,14 +353,6 @@ func intField(t uint64, b []byte) int64 {
 	return 0 // NULL (0), the constant 0 (8)
 }
 
-// cmpOr returns err, or a corruption error saying what when err is nil.
-func cmpOr(err error, what string) error {
-	if err != nil {
-		return fmt.Errorf("fsys: %w", err)
-	}
-	return fmt.Errorf("fsys: %s: %w", what, pagoda.ErrCorrupt)
-}
-
 // keyName returns the name of the cursor's entry, aliasing the page; ok is
 // false when the name is not TEXT.
 func keyName(c *pagoda.IndexCursor) ([]byte, bool) {
@@ -549,16 +541,12 @@ func linkPath(link, target string) (string, error) {
 	if target == "" || target[0] == '/' {
 		return "", fmt.Errorf("symbolic link to %q leaves the archive: %w", target, fs.ErrNotExist)
 	}
-	dir := ""
-	if i := lastSlash(link); i >= 0 {
-		dir = link[:i]
-	}
 	// Clean by hand: ".." may not climb above the root.
 	var parts []string
-	if dir != "" {
-		parts = splitPath(dir)
+	if dir := parent(link); dir != "" {
+		parts = strings.Split(dir, "/")
 	}
-	for _, p := range splitPath(target) {
+	for _, p := range strings.Split(target, "/") {
 		switch p {
 		case "", ".":
 		case "..":
@@ -570,38 +558,7 @@ func linkPath(link, target string) (string, error) {
 			parts = append(parts, p)
 		}
 	}
-	out := ""
-	for i, p := range parts {
-		if i > 0 {
-			out += "/"
-		}
-		out += p
-	}
-	return out, nil
-}
-
-func lastSlash(s string) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == '/' {
-			return i
-		}
-	}
-	return -1
-}
-
-func splitPath(s string) []string {
-	var out []string
-	for {
-		i := 0
-		for i < len(s) && s[i] != '/' {
-			i++
-		}
-		out = append(out, s[:i])
-		if i == len(s) {
-			return out
-		}
-		s = s[i+1:]
-	}
+	return strings.Join(parts, "/"), nil
 }
 
 // linkTarget reads a symbolic link's target from its data.

@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"fmt"
 	"io/fs"
+	"strings"
 	"time"
 
 	"github.com/pagodadb/pagoda"
@@ -58,7 +59,7 @@ func (v *view) ensure() error {
 
 // parent returns the name of the directory holding full ("" for the root).
 func parent(full string) string {
-	if i := lastSlash(full); i >= 0 {
+	if i := strings.LastIndexByte(full, '/'); i >= 0 {
 		return full[:i]
 	}
 	return ""
