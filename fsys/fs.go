@@ -144,7 +144,9 @@ type view struct {
 	ix       *pagoda.Index // the listing index, else the name index
 	covering bool          // ix is the listing index
 	tab      *pagoda.Table // resolved on demand
-	col      columns
+	col      columns       // sqlar's columns in the table, for the table defined by colSQL
+	ncols    int
+	colSQL   string
 	c        pagoda.IndexCursor
 	key      []byte     // scratch for seek keys
 	pre      []byte     // the prefix a listing reads
@@ -201,25 +203,31 @@ func (v *view) table() (*pagoda.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := columns{-1, -1, -1, -1, -1}
-	for i, col := range t.Columns() {
-		switch col.Name {
-		case "name":
-			c.name = i
-		case "mode":
-			c.mode = i
-		case "mtime":
-			c.mtime = i
-		case "sz":
-			c.sz = i
-		case "data":
-			c.data = i
+	// The column map outlives the transaction in the pooled view: it is
+	// worked out again only when the table's definition changes.
+	if sql := t.SQL(); sql != v.colSQL {
+		c, n := columns{-1, -1, -1, -1, -1}, 0
+		for i, col := range t.Columns() {
+			n++
+			switch strings.ToLower(col.Name) {
+			case "name":
+				c.name = i
+			case "mode":
+				c.mode = i
+			case "mtime":
+				c.mtime = i
+			case "sz":
+				c.sz = i
+			case "data":
+				c.data = i
+			}
 		}
+		if c.name < 0 || c.mode < 0 || c.mtime < 0 || c.sz < 0 || c.data < 0 {
+			return nil, fmt.Errorf("fsys: table %s lacks one of the columns name, mode, mtime, sz, data: %w", TableName, pagoda.ErrUnsupported)
+		}
+		v.col, v.ncols, v.colSQL = c, n, sql
 	}
-	if c.name < 0 || c.mode < 0 || c.mtime < 0 || c.sz < 0 || c.data < 0 {
-		return nil, fmt.Errorf("fsys: table %s lacks one of the columns name, mode, mtime, sz, data: %w", TableName, pagoda.ErrUnsupported)
-	}
-	v.tab, v.col = t, c
+	v.tab = t
 	return t, nil
 }
 

@@ -3,8 +3,10 @@ package fsys_test
 import (
 	"bytes"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -87,10 +89,7 @@ func TestFSTestFS(t *testing.T) {
 				if err := f.CopyFS(tree); err != nil {
 					t.Fatal(err)
 				}
-				var want []string
-				for p := range tree {
-					want = append(want, p)
-				}
+				want := slices.Collect(maps.Keys(tree))
 				if err := fstest.TestFS(f, want...); err != nil {
 					t.Fatal(err)
 				}

@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -310,22 +312,8 @@ func TestReadsSQLite3CLIArchive(t *testing.T) {
 		}
 	}
 	run(t, src, cli, append([]string{path, "-Ac"}, top...)...)
-	db, err := pagoda.Open(path, &pagoda.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	f := fsys.New(db, nil)
-	checkSame(t, f, tree)
-	var want []string
-	for p := range tree {
-		want = append(want, p)
-	}
-	if err := fstest.TestFS(f, want...); err != nil {
-		t.Fatal(err)
-	}
+	checkArchiveFile(t, path, tree)
 	// And pagoda writes into it, sqlite3 still extracts it.
-	db.Close()
 	db2, err := pagoda.Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -372,13 +360,9 @@ func TestReadsSQLiteMadeArchive(t *testing.T) {
 		if m.Mode.IsDir() {
 			mode = 0o40000 | int64(m.Mode.Perm())
 		} else {
-			var buf bytes.Buffer
-			zw := zlib.NewWriter(&buf)
-			zw.Write(m.Data)
-			zw.Close()
 			data = m.Data
-			if buf.Len() < len(m.Data) {
-				data = buf.Bytes()
+			if z := zlibBytes(m.Data); len(z) < len(m.Data) {
+				data = z
 			}
 		}
 		if _, err := db.Exec("INSERT INTO sqlar VALUES(?, ?, ?, ?, ?)", name, mode, m.ModTime.Unix(), len(m.Data), data); err != nil {
@@ -386,18 +370,21 @@ func TestReadsSQLiteMadeArchive(t *testing.T) {
 		}
 	}
 	db.Close()
-	pdb, err := pagoda.Open(path, &pagoda.Options{ReadOnly: true})
+	checkArchiveFile(t, path, tree)
+}
+
+// checkArchiveFile opens the archive at path read-only and checks that it
+// holds exactly tree, and passes fstest.TestFS.
+func checkArchiveFile(t *testing.T, path string, tree fstest.MapFS) {
+	t.Helper()
+	db, err := pagoda.Open(path, &pagoda.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pdb.Close()
-	f := fsys.New(pdb, nil)
+	defer db.Close()
+	f := fsys.New(db, nil)
 	checkSame(t, f, tree)
-	var want []string
-	for p := range tree {
-		want = append(want, p)
-	}
-	if err := fstest.TestFS(f, want...); err != nil {
+	if err := fstest.TestFS(f, slices.Collect(maps.Keys(tree))...); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -86,7 +86,7 @@ func (v *view) put(full string, st, mtime, sz int64, data any, old *entry) error
 	if err != nil {
 		return err
 	}
-	vals := make([]any, len(t.Columns()))
+	vals := make([]any, v.ncols)
 	vals[v.col.name], vals[v.col.mode], vals[v.col.mtime], vals[v.col.sz], vals[v.col.data] = full, st, mtime, sz, data
 	if old != nil && old.rowid != 0 {
 		return t.Put(old.rowid, vals...)
