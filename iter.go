@@ -61,19 +61,44 @@ func (t *Table) All() iter.Seq2[int64, Record] {
 		}
 		var c btree.Cursor
 		c.Init(t.tx.pages(), t.root, !t.WithoutRowID(), &t.meta.kinfo)
-		meta := &t.meta.rec
-		more, stop := c.First(), false
-		each := func(rowid int64, payload []byte) bool {
-			stop = !yield(rowid, Record{data: payload, rowid: rowid, meta: meta, tx: t.tx})
-			return !stop
-		}
-		for more && !stop {
-			if err := c.EachInLeaf(each); err != nil {
+		meta, tx := &t.meta.rec, t.tx
+		for more := c.First(); more; more = c.Next() {
+			pg, i, ahead, ok := c.Leaf()
+			if !ok { // an entry in an index interior cell
+				rowid, payload, _, err := c.Entry()
+				if err != nil {
+					c.Fail(err)
+					break
+				}
+				if !yield(rowid, Record{data: payload, rowid: rowid, meta: meta, tx: tx}) {
+					return
+				}
+				continue
+			}
+			// The leaf's cells in one loop, loading the next leaf as it goes.
+			line, sum := 0, byte(0)
+			for ; i < pg.NCells; i++ {
+				var s byte
+				line, s = btree.LoadAhead(ahead, line)
+				sum += s
+				rowid, payload, overflow, err := pg.LeafEntry(i)
+				if err == nil && overflow {
+					c.SetLeafIndex(i)
+					rowid, payload, _, err = c.Entry()
+				}
+				if err != nil {
+					c.Fail(err)
+					break
+				}
+				if !yield(rowid, Record{data: payload, rowid: rowid, meta: meta, tx: tx}) {
+					return
+				}
+			}
+			c.Keep(sum)
+			if c.Err() != nil {
 				break
 			}
-			if !stop {
-				more = c.Next()
-			}
+			c.SetLeafIndex(pg.NCells - 1)
 		}
 		if err := c.Err(); err != nil {
 			t.tx.setErr(err)

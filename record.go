@@ -95,6 +95,24 @@ func (r Record) Name(i int) string {
 // does. A virtual generated column, whose value SQLite computes and never
 // stores, reads as NULL. An index out of range returns NULL.
 func (r Record) Column(i int) Value {
+	if m := r.meta; m != nil && uint(i) < uint(len(m.field)) {
+		if i == m.alias {
+			return intValue(r.rowid)
+		}
+		if f := m.field[i]; f >= 0 {
+			t, body, st := format.FieldAt(r.data, f)
+			if st == format.FieldOK && (t >= 12 || !m.real[i]) {
+				return decodeValue(t, body)
+			}
+		}
+	}
+	return r.column(i)
+}
+
+// column is Column's general path: no table definition, an index out of
+// range, a virtual column, a field missing or malformed, an integer in a
+// REAL column.
+func (r Record) column(i int) Value {
 	m := r.meta
 	if m == nil {
 		t, body, st := format.FieldAt(r.data, i)

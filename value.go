@@ -77,8 +77,11 @@ func decodeValue(t uint64, body []byte) Value {
 	if t >= 12 {
 		return Value{b: body, n: uint64(TypeBlob - Type(t&1))} // odd: TEXT
 	}
-	return valueOf(format.DecodeValue(t, body))
+	return decodeSmall(t, body)
 }
+
+// decodeSmall decodes the serial types below 12: NULL, integers, reals.
+func decodeSmall(t uint64, body []byte) Value { return valueOf(format.DecodeValue(t, body)) }
 
 // format converts back to the format package's representation.
 func (v Value) format() format.Value {

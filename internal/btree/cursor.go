@@ -38,7 +38,7 @@ type Cursor struct {
 	scratch []byte // overflow payloads assembled for comparisons
 	cur     *level // &stack[depth-1] while depth > 0: the fast paths' view
 	leafN   int    // cells on the top page when it is a leaf, else 0
-	sink    byte   // keeps touch's loads alive
+	sink    byte   // keeps LoadAhead's loads alive
 	stack   [MaxDepth]level
 }
 
@@ -454,86 +454,72 @@ func (c *Cursor) compareCell(pg *format.Page, i int, key []format.Value) (int, e
 	return cmp, nil
 }
 
-// EachInLeaf calls fn with the current entry and each entry after it on the
-// same leaf page, in order, stopping early when fn returns false; the cursor
-// is left on the last entry fn saw, so Next continues after it. It is the
-// scan's fast path: no cursor step per entry. On an index interior cell it
-// calls fn for that entry alone.
-func (c *Cursor) EachInLeaf(fn func(rowid int64, payload []byte) bool) error {
-	if !c.valid {
-		return nil
-	}
+// Leaf returns the leaf page the cursor is on and its index there, for a
+// scan that reads the rest of the leaf's cells in a loop of its own, then
+// calls SetLeafIndex and Next; and ahead, the next leaf's bytes when the
+// cursor is at the leaf's first cell, for the scan to load while it reads
+// this one (see format.LinesAhead). ok is false when the cursor is not on a
+// leaf: on an index interior cell, whose one entry Entry returns.
+func (c *Cursor) Leaf() (pg *format.Page, i int, ahead []byte, ok bool) {
 	t := c.cur
-	if !t.page.Type.IsLeaf() {
-		rowid, payload, _, err := c.Entry()
-		if err != nil {
-			c.fail(err)
-			return err
-		}
-		fn(rowid, payload)
-		return nil
+	if !c.valid || !t.page.Type.IsLeaf() {
+		return nil, 0, nil, false
 	}
-	pg := &t.page
 	if t.idx == 0 {
-		c.touch(pg.Data)
-		c.touchNext()
+		ahead = c.nextLeafData()
 	}
-	for from := t.idx; from < pg.NCells; {
-		i, stopped, overflow, err := pg.EachLeafEntry(from, fn)
-		t.idx = min(i, pg.NCells-1)
-		if err != nil {
-			c.fail(err)
-			return err
-		}
-		if stopped || !overflow {
-			return nil
-		}
-		rowid, payload, _, err := c.Entry() // cell i spills onto overflow pages
-		if err != nil {
-			c.fail(err)
-			return err
-		}
-		if !fn(rowid, payload) {
-			return nil
-		}
-		from = i + 1
-	}
-	return nil
+	return &t.page, t.idx, ahead, true
 }
 
-// touch reads one byte of every cache line of a page about to be read whole.
-// The loads do not depend on each other, so the CPU has them all in flight
-// at once; reading the cells in order would wait for each line in turn (the
-// hardware prefetcher does not cross the 4 KiB pages of the mapping).
-func (c *Cursor) touch(page []byte) {
-	var x byte
-	for off := 0; off < len(page); off += cacheLine {
-		x += page[off]
+// LoadAhead loads format.LinesAhead cache lines of ahead (as Leaf returned
+// it) from byte line on, and returns where the next call starts and the sum
+// of the bytes loaded. A scan calls it once per cell and hands the sums to
+// Keep: a load whose value is never used may be dropped by the compiler.
+func LoadAhead(ahead []byte, line int) (next int, sum byte) {
+	for k := 0; k < format.LinesAhead && line < len(ahead); k++ {
+		sum += ahead[line]
+		line += format.CacheLine
 	}
-	c.sink += x
+	return line, sum
 }
 
-// touchNext touches the leaf after the current one, when its parent is on
-// the stack, so that its lines arrive while this leaf is being read.
-func (c *Cursor) touchNext() {
+// Keep keeps the sum of LoadAhead's loads.
+func (c *Cursor) Keep(sum byte) { c.sink += sum }
+
+// SetLeafIndex moves the cursor to cell i of the leaf it is on, as a scan
+// that read the leaf's cells itself leaves it: on the last cell it read, for
+// Next to continue after it, or on a cell for Entry to assemble.
+func (c *Cursor) SetLeafIndex(i int) {
+	if c.valid && uint(i) < uint(c.leafN) {
+		c.cur.idx = i
+	}
+}
+
+// Fail stops the cursor with err, for a caller that found a malformed cell
+// on a page the cursor handed out.
+func (c *Cursor) Fail(err error) { c.fail(err) }
+
+// nextLeafData returns the bytes of the page after the current leaf, when
+// its parent is on the stack, for a scan to load ahead; nil when there is
+// none or it cannot be read (the step to it will report the problem).
+func (c *Cursor) nextLeafData() []byte {
 	if c.depth < 2 {
-		return
+		return nil
 	}
 	parent := &c.stack[c.depth-2]
 	if parent.idx >= parent.page.NCells {
-		return
+		return nil
 	}
 	next, err := parent.page.Child(parent.idx + 1)
 	if err != nil || next == 0 || next > c.src.PageCount() {
-		return // the step to it will report the problem
+		return nil
 	}
-	if data, err := c.src.Page(next); err == nil {
-		c.touch(data[:c.usable])
+	data, err := c.src.Page(next)
+	if err != nil {
+		return nil
 	}
+	return data[:c.usable]
 }
-
-// cacheLine is the stride of touch.
-const cacheLine = 64
 
 // Entry returns the current entry's rowid (table trees), payload and page
 // number, parsing the cell once. The payload aliases the page unless it

@@ -99,38 +99,15 @@ func (p *Page) CellAt(off int) (Cell, error) {
 
 // LeafEntry is the fast path of Cell for leaf pages: the rowid (table
 // leaves), and the payload when it is all local. overflow reports a payload
-// that spills onto overflow pages; callers then use Cell.
+// that spills onto overflow pages; callers then use Cell. It is a scan's
+// per-row work: payload lengths below 2^14 and rowids below 2^21, the
+// common cases, decode inline.
 func (p *Page) LeafEntry(i int) (rowid int64, local []byte, overflow bool, err error) {
 	ptr := p.cellPtrs + 2*i
-	if ptr < 0 || ptr+2 > p.Usable {
+	if ptr < p.cellPtrs || ptr+2 > p.cellPtrs+2*p.NCells {
 		return 0, nil, false, CorruptAt(p.Pgno, ptr, "cell %d is beyond the cell pointer array", i)
 	}
-	return p.leafCell(i, int(p.Data[ptr])<<8|int(p.Data[ptr+1]))
-}
-
-// EachLeafEntry calls fn for cells from, from+1, ... of a leaf page with
-// their rowid (table leaves) and payload: the scan's inner loop. It stops
-// when fn returns false, returning that cell's index and stopped set; at a
-// cell whose payload overflows it returns that index with overflow set, for
-// the caller to assemble; otherwise it returns NCells. It never calls fn for
-// an overflowing or malformed cell.
-func (p *Page) EachLeafEntry(from int, fn func(rowid int64, local []byte) bool) (i int, stopped, overflow bool, err error) {
-	ptrs := p.Data[p.cellPtrs : p.cellPtrs+2*p.NCells] // ParsePage checked the bounds
-	for i = max(from, 0); i < p.NCells; i++ {
-		rowid, local, overflow, err := p.leafCell(i, int(ptrs[2*i])<<8|int(ptrs[2*i+1]))
-		if err != nil || overflow {
-			return i, false, overflow, err
-		}
-		if !fn(rowid, local) {
-			return i, true, false, nil
-		}
-	}
-	return i, false, false, nil
-}
-
-// leafCell parses the leaf cell i at offset off. Payload lengths below 2^14
-// and rowids below 2^21, the common cases, decode inline.
-func (p *Page) leafCell(i, off int) (rowid int64, local []byte, overflow bool, err error) {
+	off := int(p.Data[ptr])<<8 | int(p.Data[ptr+1])
 	if off < p.cellPtrs+2*p.NCells || off > p.Usable-minCellSize {
 		_, err := p.CellOffset(i)
 		return 0, nil, false, err
@@ -177,3 +154,13 @@ func (p *Page) leafCell(i, off int) (rowid int64, local []byte, overflow bool, e
 	}
 	return rowid, b[pos:end:end], false, nil
 }
+
+// CacheLine is the stride at which a scan loads a page ahead of reading it.
+const CacheLine = 64
+
+// LinesAhead is how many cache lines of the next leaf a scan loads with each
+// cell it reads, so that the leaf arrives from memory while this one is
+// read: two lines a cell cover a 4 KiB page by the 32nd cell, and leave the
+// CPU the cells' own work to overlap with the loads. Loading the whole page
+// at once instead stalls: more lines are in flight than the CPU can track.
+const LinesAhead = 2

@@ -96,27 +96,56 @@ func FieldBody(rec []byte, i int) (t uint64, body []byte, ok bool) {
 // FieldAt returns the serial type and body bytes of field i, checking what
 // it walks: the header up to field i and the bodies before it.
 func FieldAt(rec []byte, i int) (t uint64, body []byte, st FieldState) {
-	var hdrLen, pos int
-	if len(rec) > 0 && rec[0] < 0x80 && rec[0] != 0 && int(rec[0]) <= len(rec) {
-		hdrLen, pos = int(rec[0]), 1 // a header under 128 bytes: nearly all
-	} else if hdrLen, pos = recordHeaderLen(rec); pos == 0 {
+	// The fast path: a header under 128 bytes whose serial types up to
+	// field i take one or two bytes each (values under 8 KiB): nearly all
+	// records. Anything else goes the general way.
+	if len(rec) == 0 || rec[0] >= 0x80 || rec[0] == 0 || int(rec[0]) > len(rec) {
+		return fieldAt(rec, i)
+	}
+	hdr := rec[:rec[0]]
+	off := len(hdr)
+	for k, pos := 0, 1; pos < len(hdr); k++ {
+		c := uint64(hdr[pos])
+		if c < 0x80 {
+			t = c
+			pos++
+		} else if pos+1 < len(hdr) && hdr[pos+1] < 0x80 {
+			t = (c&0x7f)<<7 | uint64(hdr[pos+1])
+			pos += 2
+		} else {
+			return fieldAt(rec, i)
+		}
+		var size int
+		if t >= 12 {
+			size = int(t-12) >> 1
+		} else if size = int(smallSerialSize[t]); size < 0 {
+			return 0, nil, FieldCorrupt
+		}
+		end := off + size
+		if end > len(rec) {
+			return 0, nil, FieldCorrupt
+		}
+		if k == i {
+			return t, rec[off:end:end], FieldOK
+		}
+		off = end
+	}
+	return 0, nil, FieldAbsent
+}
+
+// fieldAt is FieldAt for any record.
+func fieldAt(rec []byte, i int) (t uint64, body []byte, st FieldState) {
+	hdrLen, pos := recordHeaderLen(rec)
+	if pos == 0 {
 		return 0, nil, FieldCorrupt
 	}
 	off := hdrLen
 	for k := 0; pos < hdrLen; k++ {
-		if c := rec[pos]; c < 0x80 {
-			t = uint64(c)
-			pos++
-		} else if pos+1 < hdrLen && rec[pos+1] < 0x80 {
-			t = uint64(c&0x7f)<<7 | uint64(rec[pos+1])
-			pos += 2
-		} else {
-			var n int
-			if t, n = Uvarint(rec[pos:hdrLen]); n == 0 {
-				return 0, nil, FieldCorrupt
-			}
-			pos += n
+		var n int
+		if t, n = Uvarint(rec[pos:hdrLen]); n == 0 {
+			return 0, nil, FieldCorrupt
 		}
+		pos += n
 		size, valid := SerialTypeSize(t)
 		if !valid || size > int64(len(rec)-off) {
 			return 0, nil, FieldCorrupt

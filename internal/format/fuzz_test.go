@@ -219,37 +219,6 @@ func FuzzParsePage(f *testing.F) {
 				}
 			}
 		}
-		if p.Type.IsLeaf() {
-			// The scan's inline loop agrees with LeafEntry cell by cell.
-			for from := 0; from < p.NCells; {
-				j := from
-				i, stopped, ovfl, err := p.EachLeafEntry(from, func(rowid int64, local []byte) bool {
-					wr, wl, wo, werr := p.LeafEntry(j)
-					if werr != nil || wo || !bytes.Equal(wl, local) || (p.Type == PageTableLeaf && wr != rowid) {
-						t.Fatalf("EachLeafEntry cell %d = %d, % x; LeafEntry = %d, % x, %v, %v", j, rowid, local, wr, wl, wo, werr)
-					}
-					j++
-					return true
-				})
-				if i != j || stopped {
-					t.Fatalf("EachLeafEntry stopped at %d (stopped %v) after %d cells", i, stopped, j)
-				}
-				_, _, wo, werr := p.LeafEntry(min(i, p.NCells-1))
-				switch {
-				case err != nil:
-					fuzzWantCorrupt(t, err, pgno)
-					if werr == nil {
-						t.Fatalf("EachLeafEntry: %v at cell %d; LeafEntry has no error", err, i)
-					}
-				case ovfl && (werr != nil || !wo):
-					t.Fatalf("EachLeafEntry: overflow at cell %d; LeafEntry: %v, %v", i, wo, werr)
-				}
-				if err != nil || !ovfl {
-					break
-				}
-				from = i + 1
-			}
-		}
 		if !p.Type.IsLeaf() {
 			if ch, err := p.Child(p.NCells); err != nil || ch != p.RightChild() {
 				t.Fatalf("Child(NCells) = %d, %v; RightChild %d", ch, err, p.RightChild())
@@ -354,6 +323,14 @@ func FuzzRecord(f *testing.F) {
 			t.Fatalf("CheckRecord = %d, %v; RecordReader error %v", fields, checkErr, decodeErr)
 		}
 		count, countErr := RecordFieldCount(data)
+		// FieldAt's fast path answers exactly as its general path does.
+		for i := 0; i < len(vals)+3 && i < 100; i++ {
+			t1, b1, s1 := FieldAt(data, i)
+			t2, b2, s2 := fieldAt(data, i)
+			if t1 != t2 || s1 != s2 || !bytes.Equal(b1, b2) || len(b1) != len(b2) || (len(b1) > 0 && &b1[0] != &b2[0]) {
+				t.Fatalf("field %d: FieldAt = %d, % x, %v; fieldAt = %d, % x, %v", i, t1, b1, s1, t2, b2, s2)
+			}
+		}
 		for i := 0; i < len(vals)+2 && i < 100; i++ {
 			v, ok, err := RecordField(data, i)
 			fv, fok := Field(data, i)
