@@ -380,10 +380,16 @@ func (c *Cursor) SeekKey(key []format.Value) bool {
 	if !c.start() {
 		return false
 	}
+	return c.seekDown(key, 0, c.top().page.NCells)
+}
+
+// seekDown finishes a seek from the page on top of the stack, whose cells
+// lo..hi-1 hold the answer's position on it (the first cell >= key, or hi
+// for past them all), down to a leaf.
+func (c *Cursor) seekDown(key []format.Value, lo, hi int) bool {
 	for {
 		t := c.top()
 		pg := &t.page
-		lo, hi := 0, pg.NCells
 		exact := false
 		for lo < hi {
 			m := int(uint(lo+hi) >> 1)
@@ -403,6 +409,7 @@ func (c *Cursor) SeekKey(key []format.Value) bool {
 			if err := c.pushChild(); err != nil {
 				return c.fail(err)
 			}
+			lo, hi = 0, c.top().page.NCells
 			continue
 		}
 		if lo < pg.NCells {
@@ -591,26 +598,32 @@ func readOverflow(src Pages, dst []byte, cell format.Cell, pgno uint32) ([]byte,
 	return dst, nil
 }
 
-// SeekKeyNear is SeekKey for a key near the current entry: when the
-// answer lies on the current leaf (its first cell sorts before key and its
-// last one not), it bisects that leaf instead of descending from the
-// root, which is what skipping a short run of entries, or seeking a
-// neighbour of the last entry read, costs. Otherwise it is SeekKey. A
-// leaf's cells are contiguous in key order, so no entry elsewhere lies
-// between two of them.
+// SeekKeyNear is SeekKey for a key near the current entry (index trees).
+// When the answer lies on the current leaf (its first cell sorts before key
+// and its last one not), it bisects that leaf. Otherwise it climbs to the
+// nearest page on the cursor's path whose first and last cells bracket key
+// in the same way, and descends from there: the pages above it are not
+// read again. That is what skipping a run of entries, or seeking a
+// neighbour of the last entry read, costs: a leaf, or the last levels of
+// the tree, rather than a descent from the root. A page's cells and the
+// subtrees between them are contiguous in key order, so no entry elsewhere
+// lies between two of its cells.
 func (c *Cursor) SeekKeyNear(key []format.Value) bool {
-	if !c.valid || c.depth == 0 {
+	if !c.valid || c.depth == 0 || c.table {
 		return c.SeekKey(key)
 	}
 	t := c.top()
 	pg := &t.page
 	n := pg.NCells
 	if !pg.Type.IsLeaf() || n < 2 || t.idx >= n {
-		return c.SeekKey(key)
+		return c.seekUp(key)
 	}
 	last, err := c.compareCell(pg, n-1, key)
-	if err != nil || last < 0 {
+	if err != nil {
 		return c.SeekKey(key)
+	}
+	if last < 0 {
+		return c.seekUp(key)
 	}
 	lo, hi, exact := 0, n-1, last == 0
 	cur, err := c.compareCell(pg, t.idx, key)
@@ -621,8 +634,11 @@ func (c *Cursor) SeekKeyNear(key []format.Value) bool {
 		lo = t.idx + 1
 	} else {
 		first, err := c.compareCell(pg, 0, key)
-		if err != nil || first >= 0 {
-			return c.SeekKey(key) // the answer may lie before this leaf
+		if err != nil {
+			return c.SeekKey(key)
+		}
+		if first >= 0 {
+			return c.seekUp(key) // the answer may lie before this leaf
 		}
 		lo, hi, exact = 1, t.idx, cur == 0
 	}
@@ -640,4 +656,35 @@ func (c *Cursor) SeekKeyNear(key []format.Value) bool {
 	}
 	t.idx = lo
 	return exact
+}
+
+// seekUp is SeekKeyNear's way up: from the parent of the page on top, the
+// nearest page on the path whose first cell sorts before key and whose last
+// one not holds the answer in its cells 1..n-1 or the subtrees before them;
+// the seek goes down from there. Without one, it seeks from the root.
+func (c *Cursor) seekUp(key []format.Value) bool {
+	for d := c.depth - 2; d >= 0; d-- {
+		pg := &c.stack[d].page
+		n := pg.NCells
+		if n < 2 {
+			continue
+		}
+		first, err := c.compareCell(pg, 0, key)
+		if err != nil {
+			return c.SeekKey(key)
+		}
+		if first >= 0 {
+			continue
+		}
+		last, err := c.compareCell(pg, n-1, key)
+		if err != nil {
+			return c.SeekKey(key)
+		}
+		if last < 0 {
+			continue
+		}
+		c.depth, c.cur, c.leafN, c.valid = d+1, &c.stack[d], 0, false
+		return c.seekDown(key, 1, n-1)
+	}
+	return c.SeekKey(key)
 }
