@@ -31,7 +31,7 @@ type Blob struct {
 // columns are an error wrapping ErrUnsupported. A missing row is
 // ErrNotFound.
 func (t *Table) OpenBlob(rowid int64, column int) (*Blob, error) {
-	if err := t.tx.check(); err != nil {
+	if err := t.check(); err != nil {
 		return nil, err
 	}
 	if err := t.refresh(); err != nil {

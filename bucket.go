@@ -21,11 +21,12 @@ const (
 // Keys are ordered as SQLite orders BLOBs (bytes.Compare). Any table of
 // that shape, whoever created it, is a bucket.
 type Bucket struct {
-	tx   *Tx
-	cat  *schema.Catalog // the catalog root comes from
-	name string
-	root uint32
-	cur  btree.Cursor // for Get
+	epoch uint64 // tx.epoch when b was taken
+	tx    *Tx
+	cat   *schema.Catalog // the catalog root comes from
+	name  string
+	root  uint32
+	cur   btree.Cursor // for Get
 }
 
 // Bucket returns the bucket called name (ErrNotFound if there is none; a
@@ -47,8 +48,11 @@ func (tx *Tx) Bucket(name string) (*Bucket, error) {
 	if err := tx.rootOK("bucket", name, ti.Entry.RootPage); err != nil {
 		return nil, err
 	}
-	return &Bucket{tx: tx, cat: tx.cat, name: ti.Entry.Name, root: ti.Entry.RootPage}, nil
+	return &Bucket{tx: tx, epoch: tx.epoch, cat: tx.cat, name: ti.Entry.Name, root: ti.Entry.RootPage}, nil
 }
+
+// check reports whether b may be used (see Table.check).
+func (b *Bucket) check() error { return b.tx.checkEpoch(b.epoch) }
 
 // Name returns the bucket's name.
 func (b *Bucket) Name() string { return b.name }
@@ -57,7 +61,7 @@ func (b *Bucket) Name() string { return b.name }
 // the page (or, for values spilling onto overflow pages, a slice assembled
 // for this call) and is valid until the transaction ends; do not modify it.
 func (b *Bucket) Get(key []byte) ([]byte, error) {
-	if err := b.tx.check(); err != nil {
+	if err := b.check(); err != nil {
 		return nil, err
 	}
 	if err := b.current(); err != nil {
@@ -151,7 +155,7 @@ func (c *Cursor) reseek() bool {
 }
 
 func (c *Cursor) ready() bool {
-	if err := c.tx.check(); err != nil {
+	if err := c.b.check(); err != nil {
 		c.err = err
 		return false
 	}

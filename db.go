@@ -104,13 +104,8 @@ func (db *DB) Begin(writable bool) (*Tx, error) {
 	if writable && db.readOnly {
 		return nil, ErrReadOnly
 	}
-	db.txs.RLock()
-	db.mu.Lock()
-	closed := db.closed
-	db.mu.Unlock()
-	if closed {
-		db.txs.RUnlock()
-		return nil, fmt.Errorf("pagoda: database is closed: %w", ErrTxClosed)
+	if err := db.holdOpen(); err != nil {
+		return nil, err
 	}
 	tx := &Tx{db: db, writable: writable}
 	if writable {
@@ -129,6 +124,20 @@ func (db *DB) Begin(writable bool) (*Tx, error) {
 	}
 	tx.cat = cat
 	return tx, nil
+}
+
+// holdOpen keeps the database open for a transaction until it ends (its
+// end releases db.txs), or fails if the database is closed.
+func (db *DB) holdOpen() error {
+	db.txs.RLock()
+	db.mu.Lock()
+	closed := db.closed
+	db.mu.Unlock()
+	if closed {
+		db.txs.RUnlock()
+		return fmt.Errorf("pagoda: database is closed: %w", ErrTxClosed)
+	}
+	return nil
 }
 
 // Update runs fn in a write transaction and commits it if fn returns nil;

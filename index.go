@@ -13,10 +13,11 @@ import (
 // primary key columns not already indexed), in the index's order
 // (collations and DESC columns included).
 type Index struct {
-	tx   *Tx
-	info *schema.IndexInfo
-	meta *indexMeta
-	root uint32
+	tx    *Tx
+	epoch uint64 // tx.epoch when ix was taken
+	info  *schema.IndexInfo
+	meta  *indexMeta
+	root  uint32
 }
 
 // Index returns the index called name (case-insensitive), or ErrNotFound.
@@ -37,8 +38,11 @@ func (tx *Tx) Index(name string) (*Index, error) {
 	if err := tx.rootOK("index", name, ii.Entry.RootPage); err != nil {
 		return nil, err
 	}
-	return &Index{tx: tx, info: ii, meta: tx.db.indexMeta(tx.cat, ii), root: ii.Entry.RootPage}, nil
+	return &Index{tx: tx, epoch: tx.epoch, info: ii, meta: tx.db.indexMeta(tx.cat, ii), root: ii.Entry.RootPage}, nil
 }
+
+// check reports whether ix may be used (see Table.check).
+func (ix *Index) check() error { return ix.tx.checkEpoch(ix.epoch) }
 
 // Name returns the index's name.
 func (ix *Index) Name() string { return ix.info.Entry.Name }
@@ -54,7 +58,7 @@ func (ix *Index) Unique() bool { return ix.info.Index.Unique }
 
 // Count returns the number of entries.
 func (ix *Index) Count() (int64, error) {
-	if err := ix.tx.check(); err != nil {
+	if err := ix.check(); err != nil {
 		return 0, err
 	}
 	return btree.Count(ix.tx.pages(), ix.root, false)
@@ -91,7 +95,7 @@ type IndexCursor struct {
 }
 
 func (c *IndexCursor) ready() bool {
-	if err := c.ix.tx.check(); err != nil {
+	if err := c.ix.check(); err != nil {
 		c.err = err
 	}
 	return c.err == nil

@@ -41,7 +41,7 @@ func (b *Bucket) Range(from, to []byte) iter.Seq2[[]byte, []byte] {
 // loop.
 func (t *Table) All() iter.Seq2[int64, Record] {
 	return func(yield func(int64, Record) bool) {
-		if err := t.tx.check(); err != nil {
+		if err := t.check(); err != nil {
 			t.tx.setErr(err)
 			return
 		}

@@ -11,12 +11,13 @@ import (
 // Table is a SQLite table: a rowid table, or a WITHOUT ROWID table (whose
 // rows are ordered by primary key).
 type Table struct {
-	tx   *Tx
-	cat  *schema.Catalog // the catalog info comes from
-	info *schema.TableInfo
-	meta *tableMeta
-	root uint32
-	cur  btree.Cursor // for Get
+	tx    *Tx
+	epoch uint64          // tx.epoch when t was taken
+	cat   *schema.Catalog // the catalog info comes from
+	info  *schema.TableInfo
+	meta  *tableMeta
+	root  uint32
+	cur   btree.Cursor // for Get
 }
 
 // Column describes a table column.
@@ -42,8 +43,12 @@ func (tx *Tx) Table(name string) (*Table, error) {
 	if err := tx.rootOK("table", name, ti.Entry.RootPage); err != nil {
 		return nil, err
 	}
-	return &Table{tx: tx, cat: tx.cat, info: ti, meta: tx.db.tableMeta(tx.cat, ti), root: ti.Entry.RootPage}, nil
+	return &Table{tx: tx, epoch: tx.epoch, cat: tx.cat, info: ti, meta: tx.db.tableMeta(tx.cat, ti), root: ti.Entry.RootPage}, nil
 }
+
+// check reports whether t may be used: its transaction is open and has not
+// been renewed onto another commit since t was taken.
+func (t *Table) check() error { return t.tx.checkEpoch(t.epoch) }
 
 // Name returns the table's name as stored in the schema.
 func (t *Table) Name() string { return t.info.Entry.Name }
@@ -77,7 +82,7 @@ func (t *Table) Indexes() []string {
 
 // Count returns the number of rows. It reads only page headers.
 func (t *Table) Count() (int64, error) {
-	if err := t.tx.check(); err != nil {
+	if err := t.check(); err != nil {
 		return 0, err
 	}
 	return btree.Count(t.tx.pages(), t.root, !t.WithoutRowID())
@@ -87,7 +92,7 @@ func (t *Table) Count() (int64, error) {
 // nothing unless the row spills onto overflow pages. For WITHOUT ROWID
 // tables use GetKey.
 func (t *Table) Get(rowid int64) (Record, error) {
-	if err := t.tx.check(); err != nil {
+	if err := t.check(); err != nil {
 		return Record{}, err
 	}
 	if err := t.refresh(); err != nil {
@@ -109,7 +114,7 @@ func (t *Table) Get(rowid int64) (Record, error) {
 // GetKey returns the row of a WITHOUT ROWID table whose primary key equals
 // pk (one value per key column), or ErrNotFound.
 func (t *Table) GetKey(pk ...any) (Record, error) {
-	if err := t.tx.check(); err != nil {
+	if err := t.check(); err != nil {
 		return Record{}, err
 	}
 	if !t.WithoutRowID() {
@@ -226,8 +231,8 @@ func (tc *TableCursor) reseek() bool {
 }
 
 func (tc *TableCursor) ready() bool {
-	if tc.err == nil && tc.t.tx.closed {
-		tc.err = ErrTxClosed
+	if tc.err == nil {
+		tc.err = tc.t.check()
 	}
 	return tc.err == nil
 }

@@ -24,8 +24,11 @@ type Tx struct {
 	err      error // first error that stopped an iterator
 	// werr poisons a write transaction: a change failed half-way, so the
 	// transaction can only roll back.
-	werr    error
-	gen     uint64 // count of changes, so cursors know to find their place
+	werr error
+	gen  uint64 // count of changes, so cursors know to find their place
+	// epoch counts the Renews that moved the transaction to another
+	// commit: tables, indexes and buckets taken before one are stale.
+	epoch   uint64
 	scratch []byte // record being encoded
 	old     []byte // copy of the record being deleted
 	vals    []format.Value
@@ -109,6 +112,59 @@ func (tx *Tx) check() error {
 		return ErrTxClosed
 	}
 	return nil
+}
+
+// checkEpoch is check for something taken from the transaction at epoch e.
+func (tx *Tx) checkEpoch(e uint64) error {
+	if tx.closed {
+		return ErrTxClosed
+	}
+	if e != tx.epoch {
+		return errStale
+	}
+	return nil
+}
+
+var errStale = fmt.Errorf("pagoda: taken from the transaction before Renew moved it to a later commit; take it again: %w", ErrTxClosed)
+
+// Renew moves a read transaction to the latest commit: it is the
+// transaction that Rollback followed by Begin(false) would give, made
+// without allocating, for a reader that works in many short transactions.
+// It may be called on a read transaction that is open, or that Rollback
+// ended (it is then open again, and must be ended again).
+//
+// same reports that nothing has been committed since the transaction's
+// previous snapshot was taken. Then the snapshot is the same one, and
+// everything taken from the transaction (tables, indexes, buckets, cursors,
+// records, slices) is valid as before: cursors are where they were.
+// Otherwise tables, indexes and buckets taken before, and their cursors,
+// are stale: they fail with an error wrapping ErrTxClosed and must be taken
+// again, and records and slices from before must not be used.
+//
+// Renewing a write transaction is an error wrapping ErrUnsupported.
+func (tx *Tx) Renew() (same bool, err error) {
+	if tx.writable {
+		return false, fmt.Errorf("pagoda: Renew: a write transaction cannot be renewed: %w", ErrUnsupported)
+	}
+	db := tx.db
+	if tx.closed {
+		if err := db.holdOpen(); err != nil {
+			return false, err
+		}
+	}
+	same = db.pager.RenewSnapshot(&tx.snap)
+	tx.closed, tx.err = false, nil
+	if same {
+		return true, nil
+	}
+	tx.epoch++
+	cat, err := db.catalog(tx.pages())
+	if err != nil {
+		tx.end()
+		return false, err
+	}
+	tx.cat = cat
+	return false, nil
 }
 
 // Object is one row of sqlite_schema.

@@ -292,3 +292,59 @@ func ExampleTable_OpenBlob() {
 	}
 	// Output: 60000 pixelspixels
 }
+
+// A reader in many short transactions renews one Tx instead of beginning a
+// new one each time: while nothing is committed it keeps its snapshot, so
+// its tables and cursors stay valid and in place.
+func ExampleTx_Renew() {
+	db, _, cleanup := newDB()
+	defer cleanup()
+	err := db.Update(func(tx *pagoda.Tx) error {
+		b, err := tx.CreateBucket("hits")
+		if err != nil {
+			return err
+		}
+		return b.Put([]byte("home"), []byte("1"))
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	tx, err := db.Begin(false)
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, _ := tx.Bucket("hits")
+	tx.Rollback()
+	read := func() {
+		same, err := tx.Renew()
+		if err != nil {
+			log.Fatal(err)
+		}
+		if !same { // something was committed: take the bucket again
+			if b, err = tx.Bucket("hits"); err != nil {
+				log.Fatal(err)
+			}
+		}
+		v, _ := b.Get([]byte("home"))
+		fmt.Printf("same snapshot %v: home %s\n", same, v)
+		tx.Rollback() // end each read; Renew takes the transaction up again
+	}
+	read()
+	read()
+	err = db.Update(func(w *pagoda.Tx) error {
+		wb, err := w.Bucket("hits")
+		if err != nil {
+			return err
+		}
+		return wb.Put([]byte("home"), []byte("2"))
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	read()
+	// Output:
+	// same snapshot true: home 1
+	// same snapshot true: home 1
+	// same snapshot false: home 2
+}

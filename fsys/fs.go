@@ -139,6 +139,7 @@ func implicitDir(name string) entry { return entry{name: name, st: sIFDIR | 0o75
 type view struct {
 	tx       *pagoda.Tx
 	own      bool          // tx is the view's own, ended by release
+	spare    *pagoda.Tx    // the view's own read transaction, for acquire to renew
 	warm     bool          // the cursor is on tx's index, placed by an earlier call
 	present  bool          // the table exists
 	ix       *pagoda.Index // the listing index, else the name index
@@ -598,16 +599,38 @@ func (f *FS) read(fn func(v *view) error) error {
 
 // acquire returns a view of the archive in the FS's transaction, or in a
 // read transaction of its own (v.own), to be given back with release.
+//
+// A view keeps its own transaction when release ends it (v.spare), and
+// renews it at the next acquire: when nothing has been committed since,
+// the snapshot is the same, so the view keeps its index, its table and its
+// cursor's place, and a walk's next listing seeks from where the last one
+// left off, as in one long transaction.
 func (f *FS) acquire() (*view, error) {
+	v := f.pool.Get().(*view)
 	tx, own := f.tx, false
 	if tx == nil {
-		var err error
-		if tx, err = f.db.Begin(false); err != nil {
-			return nil, err
-		}
 		own = true
+		if v.spare != nil {
+			same, err := v.spare.Renew()
+			switch {
+			case err != nil:
+				v.spare = nil
+			case !same && v.tx == v.spare:
+				v.tx = nil // what the view took from it is stale
+				fallthrough
+			default:
+				tx = v.spare
+			}
+		}
+		if tx == nil {
+			var err error
+			if tx, err = f.db.Begin(false); err != nil {
+				f.pool.Put(v)
+				return nil, err
+			}
+			v.spare = tx
+		}
 	}
-	v := f.pool.Get().(*view)
 	v.own = own
 	if err := v.open(tx); err != nil {
 		f.release(v, nil)
@@ -624,9 +647,9 @@ func (f *FS) release(v *view, err error) error {
 		if err == nil {
 			err = tx.Err()
 		}
-		tx.Rollback()
+		tx.Rollback() // kept in v.spare, for acquire to renew
 	}
-	if v.own || v.tx.Writable() || err != nil {
+	if tx.Writable() || err != nil {
 		v.tx, v.ix, v.tab, v.warm = nil, nil, nil, false
 		v.c.Reset(nil)
 	}

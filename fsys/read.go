@@ -465,7 +465,7 @@ func (f *FS) Open(name string) (fs.File, error) {
 			// Read in place: the file keeps the view's own snapshot.
 			file.blob = b
 			if v.own {
-				file.tx, v.own = v.tx, false
+				file.tx, v.own, v.spare = v.tx, false, nil
 			}
 		default:
 			file.data, err = inflate(b, b.Len(), &file.e)

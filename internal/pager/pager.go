@@ -113,9 +113,12 @@ type Pager struct {
 	// counts those that read frames from the WAL.
 	marks      map[uint32]int
 	walReaders int
-	stats      Stats
-	retired    [][]byte
-	closed     bool
+	// restarts counts the times the WAL started over from its first frame
+	// (or was replaced), which overwrites frames without a commit.
+	restarts uint64
+	stats    Stats
+	retired  [][]byte
+	closed   bool
 }
 
 // WALPath returns the path of the write-ahead log of the database at path.
@@ -344,6 +347,7 @@ func (p *Pager) InitSnapshot(s *Snapshot) {
 		pageSize: p.pageSize,
 		usable:   p.usable,
 	}
+	s.commits, s.restarts = p.stats.Commits, p.restarts
 	if p.log != nil && p.log.MaxFrame > p.backfill {
 		s.log, s.walData, s.maxFrame = p.log, p.walData, p.log.MaxFrame
 		s.mark = p.log.MaxFrame
@@ -356,6 +360,41 @@ func (p *Pager) InitSnapshot(s *Snapshot) {
 	p.marks[s.mark]++
 	s.live = true
 	p.mu.Unlock()
+}
+
+// RenewSnapshot moves s, live or released, to the latest commit, as
+// Release and then InitSnapshot would, and reports whether s is the same
+// snapshot it was: nothing committed since it was taken, and the WAL not
+// started over. Then s is left as it was (registered again if it had been
+// released), and every slice it handed out still holds the page it held,
+// which is the latest commit's page:
+//
+//   - a checkpoint copies only committed frames, so it writes no page that
+//     s read from the database file, and the frames s read stay in the WAL
+//     until it starts over;
+//   - the WAL starts over only with no snapshot reading it, and s, if it
+//     reads frames, counts as one again from here on;
+//   - mappings that growth retired stay mapped until Close.
+//
+// That lets a reader in short transactions keep its place from one to the
+// next while nobody writes.
+func (p *Pager) RenewSnapshot(s *Snapshot) (same bool) {
+	p.mu.Lock()
+	if s.p == p && !p.closed && s.commits == p.stats.Commits && s.restarts == p.restarts {
+		if !s.live {
+			p.marks[s.mark]++
+			if s.maxFrame != 0 {
+				p.walReaders++
+			}
+			s.live = true
+		}
+		p.mu.Unlock()
+		return true
+	}
+	p.mu.Unlock()
+	s.Release()
+	p.InitSnapshot(s)
+	return false
 }
 
 // release unregisters snapshot s.

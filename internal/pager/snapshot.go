@@ -20,6 +20,9 @@ type Snapshot struct {
 	log      *wal.Log
 	walData  []byte
 	maxFrame uint32
+	// The pager's commits and WAL restarts when the snapshot was taken:
+	// its identity, for RenewSnapshot.
+	commits, restarts uint64
 }
 
 // Release ends the snapshot: its pages may be reused by checkpoints. The

@@ -742,12 +742,18 @@ func (p *Pager) prepareWAL() error {
 		}
 		p.mu.Lock()
 		p.walFile, p.log = f, &wal.Log{}
+		p.restarts++
 		p.mu.Unlock()
 		p.wstate.walSync = false
 	}
 	l := p.log
 	p.mu.Lock()
 	restart := !l.Valid || (l.MaxFrame > 0 && p.backfill == l.MaxFrame && p.walReaders == 0)
+	if restart {
+		// From here the frames may be overwritten: a released snapshot
+		// that read them must not be taken up again (RenewSnapshot).
+		p.restarts++
+	}
 	p.mu.Unlock()
 	if !restart {
 		return nil
