@@ -127,6 +127,11 @@ func (tx *Tx) checkEpoch(e uint64) error {
 
 var errStale = fmt.Errorf("pagoda: taken from the transaction before Renew moved it to a later commit; take it again: %w", ErrTxClosed)
 
+// Epoch counts the times Renew moved the transaction to another commit:
+// tables, indexes, buckets and cursors taken from it are valid while it
+// stays the same (and the transaction is open).
+func (tx *Tx) Epoch() uint64 { return tx.epoch }
+
 // Renew moves a read transaction to the latest commit: it is the
 // transaction that Rollback followed by Begin(false) would give, made
 // without allocating, for a reader that works in many short transactions.

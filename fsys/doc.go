@@ -11,9 +11,12 @@
 //	)
 //
 // An [FS] implements fs.FS, fs.ReadDirFS, fs.ReadFileFS, fs.StatFS,
-// fs.SubFS, fs.GlobFS and fs.ReadLinkFS. Reading runs in a read transaction
-// of its own per call (a snapshot), or in the caller's transaction for an FS
-// returned by [FS.In]. A directory listing is one ordered range of the name
+// fs.SubFS, fs.GlobFS and fs.ReadLinkFS. Each read sees the latest commit,
+// in a read transaction of its own, or in the caller's transaction for an
+// FS returned by [FS.In]. The FS keeps its read transactions between calls
+// and renews them ([pagoda.Tx.Renew]): while nothing is committed a call
+// costs what it would in one long transaction, and a walk's next listing
+// seeks from where the last one left off. A directory listing is one ordered range of the name
 // index, skipping each subdirectory's subtree with one seek; it never scans
 // the table. Archives that pagoda creates carry a second index,
 // sqlar_listing(name, mode, mtime, sz), that lists and stats without touching

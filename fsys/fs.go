@@ -140,6 +140,7 @@ type view struct {
 	tx       *pagoda.Tx
 	own      bool          // tx is the view's own, ended by release
 	spare    *pagoda.Tx    // the view's own read transaction, for acquire to renew
+	epoch    uint64        // tx.Epoch() when ix and tab were taken
 	warm     bool          // the cursor is on tx's index, placed by an earlier call
 	present  bool          // the table exists
 	ix       *pagoda.Index // the listing index, else the name index
@@ -166,10 +167,11 @@ type columns struct{ name, mode, mtime, sz, data int }
 // the same read transaction (an FS In it) keeps them, and its cursor's
 // place: the next seek is often on the same leaf.
 func (v *view) open(tx *pagoda.Tx) error {
-	if tx == v.tx && v.ix != nil && !tx.Writable() && (!v.warm || v.c.Err() == nil) {
+	if tx == v.tx && v.epoch == tx.Epoch() && v.ix != nil && !tx.Writable() && (!v.warm || v.c.Err() == nil) {
 		return nil // warm stays as the last call left it
 	}
 	v.tx, v.present, v.ix, v.tab, v.covering, v.warm = tx, false, nil, nil, false, false
+	v.epoch = tx.Epoch()
 	ix, err := tx.Index(ListingIndex)
 	if err == nil && ix.TableName() == TableName && ix.SQL() == createListingSQL {
 		v.ix, v.covering, v.present = ix, true, true
@@ -611,15 +613,10 @@ func (f *FS) acquire() (*view, error) {
 	if tx == nil {
 		own = true
 		if v.spare != nil {
-			same, err := v.spare.Renew()
-			switch {
-			case err != nil:
+			if _, err := v.spare.Renew(); err == nil {
+				tx = v.spare // not the same snapshot: open sees the epoch move
+			} else {
 				v.spare = nil
-			case !same && v.tx == v.spare:
-				v.tx = nil // what the view took from it is stale
-				fallthrough
-			default:
-				tx = v.spare
 			}
 		}
 		if tx == nil {

@@ -59,6 +59,28 @@ func TestReadsSeeEveryCommit(t *testing.T) {
 			}
 		}
 	}
+	// An FS In a caller's read transaction that the caller renews: the
+	// views must follow it to the new commit.
+	tx, err := db.Begin(false)
+	must(t, err)
+	in := f.In(tx)
+	for i := range 5 {
+		name := fmt.Sprintf("a/h%02d", i)
+		if _, err := in.Stat(name); !errorsIsNotExist(err) {
+			t.Fatalf("Stat(%s) before it was written: %v", name, err)
+		}
+		must(t, other.WriteFile(name, []byte(name), 0o644))
+		if _, err := in.Stat(name); !errorsIsNotExist(err) {
+			t.Fatalf("Stat(%s) in the old snapshot: %v", name, err)
+		}
+		if same, err := tx.Renew(); err != nil || same {
+			t.Fatalf("Renew after a commit = %v, %v", same, err)
+		}
+		if got, err := in.ReadFile(name); err != nil || string(got) != name {
+			t.Fatalf("ReadFile(%s) In a renewed transaction = %q, %v", name, got, err)
+		}
+	}
+	must(t, tx.Rollback())
 	// The table dropped and made again outside fsys: stale handles in the
 	// pooled views must not be used.
 	must(t, db.Update(func(tx *pagoda.Tx) error {

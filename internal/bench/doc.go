@@ -41,7 +41,7 @@
 // The fs workloads ([FSWorkloads], issue #5) measure filesystems over a
 // tree: pagoda's fsys (fsys.New over a SQLite Archive that fsys.CopyFS
 // imported from the tree, uncompressed, into a fresh database, opened
-// read-only; a read transaction per call), os.DirFS on the tree itself
+// read-only; a snapshot per call, its read transaction renewed), os.DirFS on the tree itself
 // (peer os, which takes part in the fs workloads only), and mattn and
 // modernc reading the same archive through a small io/fs of this package
 // (fs.ReadDirFS, fs.ReadFileFS, fs.StatFS over database/sql: one

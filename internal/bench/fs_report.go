@@ -15,7 +15,7 @@ func (r *Report) printFS(p *printer, rounds string) {
 	if bt <= 0 {
 		bt = r.Config.Benchtime
 	}
-	p.printf("fs: pagoda's fsys (fsys.New over a SQLite Archive that its CopyFS wrote, uncompressed; a read transaction per call)\n")
+	p.printf("fs: pagoda's fsys (fsys.New over a SQLite Archive that its CopyFS wrote, uncompressed; a snapshot per call, its read transaction renewed)\n")
 	p.printf("  against os.DirFS on the tree itself and an io/fs over the same archive through database/sql (mattn, modernc: one\n")
 	p.printf("  connection, prepared statements, a statement per call, one query per ReadDir that steps over the directory's\n")
 	p.printf("  subtree; %s); hot cache; benchtime %s%s\n", r.sqliteSettings(), bt, rounds)
