@@ -20,9 +20,10 @@ func init() { extraCommands = append(extraCommands, newBenchCommand) }
 // Settings of pagoda bench. Building the 1,000,000-row read files takes
 // about 4 s on a 2-core machine (once; later runs reuse them). --quick
 // makes one round instead of 3, measures each read workload for 500 ms
-// instead of 1 s and stops a bulk load after 10 s instead of 30 s, but
-// keeps every size: about 95 s in all on that machine, two thirds of it
-// the write workloads (the bulk loads of 1,000,000 rows above all),
+// instead of 1 s, stops a bulk load after 5 s instead of 30 s (the slower
+// peers' random loads then show a lower bound) and loads 500,000 rows in
+// the memory workload instead of 10,000,000, but keeps every other size:
+// about 95 s in all on that machine, half of it the write workloads,
 // against several minutes without it.
 const (
 	benchRows            = 1_000_000
@@ -31,9 +32,9 @@ const (
 	benchCount           = 3
 	benchQuickTime       = 500 * time.Millisecond
 	benchLoadLimit       = 30 * time.Second
-	benchQuickLimit      = 10 * time.Second
+	benchQuickLimit      = 5 * time.Second
 	benchMemoryRows      = 10_000_000
-	benchQuickMemoryRows = 1_000_000
+	benchQuickMemoryRows = 500_000
 	benchDirName         = "pagoda-bench"
 	benchChildCommand    = "child"
 	benchInserts         = 100_000
@@ -231,8 +232,8 @@ workloads for less time, but keeps every size. Progress goes to stderr.`,
 	fl.IntVar(&inserts, "inserts", benchInserts, "random inserts of the insert workload (delete deletes a tenth of them)")
 	fl.IntVar(&commits, "commits", benchCommits, "one-row transactions of the commit workload")
 	fl.StringVar(&cacheKeys, "cache-keys", benchDefaultCaches, "comma-separated key counts of the cache workload")
-	fl.IntVar(&memoryRows, "memory-rows", 0, "rows of the memory workload (default 10,000,000, 1,000,000 with --quick)")
-	fl.DurationVar(&limit, "load-limit", 0, "time after which a bulk load is stopped (default 30s, 10s with --quick)")
+	fl.IntVar(&memoryRows, "memory-rows", 0, "rows of the memory workload (default 10,000,000, 500,000 with --quick)")
+	fl.DurationVar(&limit, "load-limit", 0, "time after which a bulk load is stopped (default 30s, 5s with --quick)")
 	fl.IntVar(&fsFiles, "fs-files", benchFSFiles, "files in the generated tree of the fs workloads")
 	fl.IntVar(&fsBlobs, "fs-blobs", benchFSFiles, "10 KiB blobs of fs-blob")
 	fl.StringVar(&fsSrc, "fs-src", "", "the real tree of the fs workloads (default $(go env GOROOT)/src)")
