@@ -63,6 +63,10 @@ func (t *Table) All() iter.Seq2[int64, Record] {
 		c.Init(t.tx.pages(), t.root, !t.WithoutRowID(), &t.meta.kinfo)
 		meta, tx := &t.meta.rec, t.tx
 		for more := c.First(); more; more = c.Next() {
+			if err := t.check(); err != nil { // the loop body ended or renewed tx
+				c.Fail(err)
+				break
+			}
 			pg, i, ahead, ok := c.Leaf()
 			if !ok { // an entry in an index interior cell
 				rowid, payload, _, err := c.Entry()

@@ -2,6 +2,7 @@ package pagoda_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -69,5 +70,58 @@ func TestAllStopsAnywhere(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAllStopsWhenTxEnds: a loop body that ends or renews its transaction
+// stops All at the next leaf with ErrTxClosed, rather than reading pages
+// the transaction no longer holds.
+func TestAllStopsWhenTxEnds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ends.db")
+	sqltest.Exec(t, path,
+		"PRAGMA page_size=512",
+		"CREATE TABLE r(id INTEGER PRIMARY KEY, v BLOB)",
+		`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 1000)
+			INSERT INTO r SELECT x, zeroblob(40) FROM c`,
+	)
+	db, err := pagoda.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, end := range []string{"rollback", "renew"} {
+		tx, err := db.Begin(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb, _ := tx.Table("r")
+		n := 0
+		for range tb.All() {
+			n++
+			if n == 3 {
+				if end == "rollback" {
+					tx.Rollback()
+				} else {
+					if err := db.Update(func(w *pagoda.Tx) error {
+						wt, err := w.Table("r")
+						if err != nil {
+							return err
+						}
+						return wt.Put(5000, nil, nil)
+					}); err != nil {
+						t.Fatal(err)
+					}
+					if same, err := tx.Renew(); err != nil || same {
+						t.Fatalf("Renew = %v, %v", same, err)
+					}
+				}
+			}
+		}
+		if n >= 1000 || !errors.Is(tx.Err(), pagoda.ErrTxClosed) {
+			t.Errorf("%s inside All: %d rows read, Tx.Err %v", end, n, tx.Err())
+		}
+		if end == "renew" {
+			tx.Rollback()
+		}
 	}
 }
