@@ -84,19 +84,9 @@ func LoadFixture(dir string, opt FixtureOptions) (*Fixture, error) {
 	if _, err := os.Stat(filepath.Join(final, doneName)); err == nil {
 		return f, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
-	}
-	// An incomplete directory left by an interrupted build is removed.
-	if _, err := os.Stat(final); err == nil {
-		if err := os.RemoveAll(final); err != nil {
-			return nil, fmt.Errorf("bench: removing incomplete fixture: %w", err)
-		}
-	}
-	removeStale(dir, buildingPrefix)
-	tmp, err := os.MkdirTemp(dir, buildingPrefix)
+	tmp, err := startBuild(dir, final)
 	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+		return nil, err
 	}
 	defer os.RemoveAll(tmp) // a no-op after a successful rename
 	start := time.Now()
@@ -130,6 +120,36 @@ const buildingPrefix = "building-"
 // (fixture builds, a run's stores) left under dir by runs that were
 // killed: those not modified for an hour (a build takes seconds, a run
 // minutes).
+// startBuild prepares to build the cached directory final under dir: it
+// removes an incomplete final left by an interrupted build and stale build
+// directories, and returns a new temporary directory to build in and rename
+// into place.
+func startBuild(dir, final string) (tmp string, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("bench: %w", err)
+	}
+	if _, err := os.Stat(final); err == nil {
+		if err := os.RemoveAll(final); err != nil {
+			return "", fmt.Errorf("bench: removing the incomplete %s: %w", final, err)
+		}
+	}
+	removeStale(dir, buildingPrefix)
+	if tmp, err = os.MkdirTemp(dir, buildingPrefix); err != nil {
+		return "", fmt.Errorf("bench: %w", err)
+	}
+	return tmp, nil
+}
+
+// execAll runs statements on db in order.
+func execAll(db *sql.DB, stmts ...string) error {
+	for _, s := range stmts {
+		if _, err := db.Exec(s); err != nil {
+			return fmt.Errorf("%s: %w", s, err)
+		}
+	}
+	return nil
+}
+
 func removeStale(dir, prefix string) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
@@ -200,15 +220,14 @@ func buildSQLiteWith(driver, path string, opt FixtureOptions) (err error) {
 		}
 	}()
 	db.SetMaxOpenConns(1) // pragmas apply to the one connection
-	for _, s := range []string{
+	err = execAll(db,
 		"PRAGMA page_size=4096",
 		"PRAGMA journal_mode=OFF", // bulk load: no rollback journal, no WAL copy
 		"PRAGMA synchronous=OFF",
 		"CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)",
-	} {
-		if _, err := db.Exec(s); err != nil {
-			return fmt.Errorf("%s: %w", s, err)
-		}
+	)
+	if err != nil {
+		return err
 	}
 	tx, err := db.Begin()
 	if err != nil {
@@ -232,13 +251,8 @@ func buildSQLiteWith(driver, path string, opt FixtureOptions) (err error) {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
-	for _, s := range []string{
-		"PRAGMA journal_mode=WAL",
-		"PRAGMA wal_checkpoint(TRUNCATE)",
-	} {
-		if _, err := db.Exec(s); err != nil {
-			return fmt.Errorf("%s: %w", s, err)
-		}
+	if err := execAll(db, "PRAGMA journal_mode=WAL", "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		return err
 	}
 	var check string
 	if err := db.QueryRow("PRAGMA quick_check").Scan(&check); err != nil {

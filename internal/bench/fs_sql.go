@@ -410,14 +410,13 @@ func buildArchiveSQL(dir, file, driver string, compress bool) (err error) {
 		}
 	}()
 	db.SetMaxOpenConns(1)
-	for _, s := range []string{
+	err = execAll(db,
 		"PRAGMA journal_mode=WAL",
 		"CREATE TABLE sqlar(name TEXT PRIMARY KEY, mode INT, mtime INT, sz INT, data BLOB)",
 		"CREATE INDEX sqlar_listing ON sqlar(name, mode, mtime, sz)",
-	} {
-		if _, err := db.Exec(s); err != nil {
-			return fmt.Errorf("%s: %w", s, err)
-		}
+	)
+	if err != nil {
+		return err
 	}
 	tx, err := db.Begin()
 	if err != nil {

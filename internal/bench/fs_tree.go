@@ -182,18 +182,9 @@ func cachedTree(dir, name string, write func(root string) error) (*FSTree, error
 	if _, err := os.Stat(filepath.Join(final, doneName)); err == nil {
 		return ScanTree(root)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
-	}
-	if _, err := os.Stat(final); err == nil {
-		if err := os.RemoveAll(final); err != nil {
-			return nil, fmt.Errorf("bench: removing an incomplete tree: %w", err)
-		}
-	}
-	removeStale(dir, buildingPrefix)
-	tmp, err := os.MkdirTemp(dir, buildingPrefix)
+	tmp, err := startBuild(dir, final)
 	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+		return nil, err
 	}
 	defer os.RemoveAll(tmp) // a no-op after a successful rename
 	start := time.Now()

@@ -624,17 +624,7 @@ func TestSyncNormalWALDirectory(t *testing.T) {
 	if err := fsys.Crash(vfs.CrashDrop, 0); err != nil {
 		t.Fatal(err)
 	}
-	q, err := Open(path, Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.Close()
-	s := q.Snapshot()
-	defer s.Release()
-	pg1, _ := s.Page(1)
-	if uv := format.Header(pg1).UserVersion(); uv != 3 {
-		t.Fatalf("recovered user_version %d, want 3 (checkpointed)", uv)
-	}
+	wantRecoveredUserVersion(t, path, 3)
 }
 
 // TestCheckpointSyncsFoundWAL: a WAL that Open finds may hold frames its
@@ -671,6 +661,14 @@ func TestCheckpointSyncsFoundWAL(t *testing.T) {
 	if err := fsys.Crash(vfs.CrashDrop, 0); err != nil { // and now the power
 		t.Fatal(err)
 	}
+	wantRecoveredUserVersion(t, path, 3)
+}
+
+// wantRecoveredUserVersion opens the database at path read-only, after a
+// crash, and checks the user_version it recovers (set by checkpointed
+// commits in the tests that call it).
+func wantRecoveredUserVersion(t *testing.T, path string, want uint32) {
+	t.Helper()
 	q, err := Open(path, Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
@@ -679,7 +677,7 @@ func TestCheckpointSyncsFoundWAL(t *testing.T) {
 	s := q.Snapshot()
 	defer s.Release()
 	pg1, _ := s.Page(1)
-	if uv := format.Header(pg1).UserVersion(); uv != 3 {
-		t.Fatalf("recovered user_version %d, want 3 (checkpointed)", uv)
+	if uv := format.Header(pg1).UserVersion(); uv != want {
+		t.Fatalf("recovered user_version %d, want %d (checkpointed)", uv, want)
 	}
 }
