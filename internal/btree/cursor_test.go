@@ -6,9 +6,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/pagodadb/pagoda/internal/format"
@@ -358,6 +360,66 @@ func TestCorruptOverflow(t *testing.T) {
 				t.Fatalf("err = %v", err)
 			}
 		})
+	}
+}
+
+// TestSeekRowidShapes seeks every key of tables whose rowids are spread in
+// different ways, and the gaps beside each: SeekRowid guesses a cell's
+// position from the keys around a page (and, at the root, from its first
+// and last keys), and each shape misleads the guess differently. Rows of
+// equal size, as here, make the guessed cell's cache lines exact for dense
+// keys; rows of random size make them wrong.
+func TestSeekRowidShapes(t *testing.T) {
+	shapes := []struct{ name, expr string }{
+		{"dense", "x"},
+		{"dense-negative", "x - 30000"},
+		{"squares", "x*x"},
+		{"clusters", "(x / 100) * 1000000000000 + x % 100"},
+		{"huge-gaps", "CASE WHEN x % 2 = 0 THEN 9223372036854775807 - x ELSE -9223372036854775807 + x END"},
+		{"sparse-head", "CASE WHEN x < 100 THEN x * 100000 ELSE 10000000 + x END"},
+	}
+	for _, ps := range []int{512, 4096} {
+		for _, sh := range shapes {
+			for _, size := range []string{"60", "abs(random()) % 200"} {
+				name := fmt.Sprintf("%d/%s/%s", ps, sh.name, map[bool]string{true: "equal", false: "random"}[size == "60"])
+				t.Run(name, func(t *testing.T) {
+					p, db, _ := fixture(t, ps, "CREATE TABLE t(a)",
+						fmt.Sprintf(series+"INSERT INTO t(rowid, a) SELECT %s, randomblob(%s) FROM c", 6000, sh.expr, size))
+					want := rowids(t, db, "SELECT rowid FROM t ORDER BY rowid")
+					var c Cursor
+					c.Init(p.Snapshot(), rootOf(t, db, "t"), true, nil)
+					seek := func(target int64) {
+						t.Helper()
+						i, _ := slices.BinarySearch(want, target)
+						exact := c.SeekRowid(target)
+						if c.Err() != nil {
+							t.Fatal(c.Err())
+						}
+						if i == len(want) {
+							if c.Valid() || exact {
+								t.Fatalf("SeekRowid(%d) = %v on %d; want past the end", target, exact, c.Rowid())
+							}
+							return
+						}
+						if !c.Valid() || c.Rowid() != want[i] || exact != (want[i] == target) {
+							t.Fatalf("SeekRowid(%d): valid %v rowid %d exact %v; want %d", target, c.Valid(), c.Rowid(), exact, want[i])
+						}
+					}
+					for _, k := range want {
+						seek(k)
+						if k > math.MinInt64 {
+							seek(k - 1)
+						}
+						if k < math.MaxInt64 {
+							seek(k + 1)
+						}
+					}
+					seek(math.MinInt64)
+					seek(math.MaxInt64)
+					seek(0)
+				})
+			}
+		}
 	}
 }
 

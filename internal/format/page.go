@@ -81,6 +81,9 @@ const (
 	freeblockHeaderSize = 4
 	// minCellSize is the least content area a cell owns, whatever its encoding.
 	minCellSize = 4
+	// interiorChildSize is the left child's page number that opens every
+	// interior cell.
+	interiorChildSize = 4
 )
 
 // HeaderOffset returns where the b-tree header of page pgno starts.
@@ -107,21 +110,31 @@ type Page struct {
 // ParsePage checks the page header of page pgno (cheap checks only: the type,
 // and that the cell pointer array fits) and returns a view of it.
 func ParsePage(data []byte, pgno uint32, usable int) (Page, error) {
+	var p Page
+	err := p.Load(data, pgno, usable)
+	return p, err
+}
+
+// Load makes p a view of page pgno, with ParsePage's checks. It fills p in
+// place: a cursor descending a tree loads each page into its stack without
+// copying the view through the call's results. On error p is unchanged.
+func (p *Page) Load(data []byte, pgno uint32, usable int) error {
 	hdr := HeaderOffset(pgno)
 	if usable < MinUsableSize || usable > len(data) || hdr+PageHeaderSizeLeaf > usable {
-		return Page{}, Corruptf(pgno, "page of %d bytes shorter than usable size %d", len(data), usable)
+		return Corruptf(pgno, "page of %d bytes shorter than usable size %d", len(data), usable)
 	}
 	t := PageType(data[hdr+pageHdrType])
 	if !t.Valid() {
-		return Page{}, CorruptAt(pgno, hdr, "invalid b-tree page type %d", byte(t))
+		return CorruptAt(pgno, hdr, "invalid b-tree page type %d", byte(t))
 	}
 	n := int(binary.BigEndian.Uint16(data[hdr+pageHdrNumCells:]))
 	ptrs := hdr + t.HeaderSize()
 	if ptrs+2*n > usable {
-		return Page{}, CorruptAt(pgno, hdr+pageHdrNumCells, "%d cells do not fit in the page", n)
+		return CorruptAt(pgno, hdr+pageHdrNumCells, "%d cells do not fit in the page", n)
 	}
-	return Page{Data: data, Pgno: pgno, Type: t, Hdr: hdr, NCells: n, Usable: usable, cellPtrs: ptrs,
-		maxLocal: MaxLocal(usable, t == PageTableLeaf)}, nil
+	p.Data, p.Pgno, p.Type, p.Hdr, p.NCells, p.Usable = data, pgno, t, hdr, n, usable
+	p.cellPtrs, p.maxLocal = ptrs, MaxLocal(usable, t == PageTableLeaf)
+	return nil
 }
 
 // RightChild returns the right-most child of an interior page.
@@ -176,13 +189,35 @@ func (p *Page) Child(i int) (uint32, error) {
 	return binary.BigEndian.Uint32(p.Data[off:]), nil
 }
 
+// shortVarint decodes the varint at b[i:] when it takes at most three bytes
+// (values below 2^21, most rowids) and the three bytes lie in b; ok is false
+// otherwise, for Uvarint to decode. Searches call it once per probe.
+func shortVarint(b []byte, i int) (v uint64, ok bool) {
+	if i < 0 || i+2 >= len(b) {
+		return 0, false
+	}
+	c0, c1, c2 := b[i], b[i+1], b[i+2]
+	switch {
+	case c0 < 0x80:
+		return uint64(c0), true
+	case c1 < 0x80:
+		return uint64(c0&0x7f)<<7 | uint64(c1), true
+	case c2 < 0x80:
+		return uint64(c0&0x7f)<<14 | uint64(c1&0x7f)<<7 | uint64(c2), true
+	}
+	return 0, false
+}
+
 // TableInteriorKey returns the rowid separator of cell i of a table interior page.
 func (p *Page) TableInteriorKey(i int) (int64, error) {
 	off, err := p.CellOffset(i)
 	if err != nil {
 		return 0, err
 	}
-	v, n := Uvarint(p.Data[min(off+4, p.Usable):p.Usable])
+	if v, ok := shortVarint(p.Data[:p.Usable], off+interiorChildSize); ok {
+		return int64(v), nil
+	}
+	v, n := Uvarint(p.Data[min(off+interiorChildSize, p.Usable):p.Usable])
 	if n == 0 {
 		return 0, CorruptAt(p.Pgno, off, "cell %d extends off the end of the page", i)
 	}
@@ -196,6 +231,11 @@ func (p *Page) TableLeafRowid(i int) (int64, error) {
 		return 0, err
 	}
 	b := p.Data[off:p.Usable]
+	if len(b) > 5 && b[0] < 0x80 { // a payload under 128 bytes
+		if v, ok := shortVarint(b, 1); ok {
+			return int64(v), nil
+		}
+	}
 	_, n := Uvarint(b)
 	if n == 0 {
 		return 0, CorruptAt(p.Pgno, off, "cell %d extends off the end of the page", i)
