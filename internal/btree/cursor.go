@@ -517,30 +517,24 @@ func (c *Cursor) seekDown(key []format.Value, lo, hi int) bool {
 
 // compareCell compares the key of cell i of pg with key.
 func (c *Cursor) compareCell(pg *format.Page, i int, key []format.Value) (int, error) {
-	if pg.Type.IsLeaf() { // the fast path: a leaf cell whose payload is all local
-		_, local, overflow, err := pg.LeafEntry(i)
-		if err != nil {
-			return 0, err
-		}
-		if !overflow {
-			cmp, err := format.CompareKey(local, key, c.kinfo)
-			if err != nil {
-				return 0, format.Corruptf(pg.Pgno, "cell %d: %v", i, err)
-			}
-			return cmp, nil
+	// The fast path: a cell whose payload is all local.
+	var payload []byte
+	var overflow bool
+	var err error
+	if pg.Type.IsLeaf() {
+		_, payload, overflow, err = pg.LeafEntry(i)
+	} else {
+		payload, overflow, err = pg.IndexInteriorPayload(i)
+	}
+	if err == nil && overflow {
+		var cell format.Cell
+		if cell, err = pg.Cell(i); err == nil {
+			c.scratch, err = readOverflow(c.src, c.scratch[:0], cell, pg.Pgno)
+			payload = c.scratch
 		}
 	}
-	cell, err := pg.Cell(i)
 	if err != nil {
 		return 0, err
-	}
-	payload := cell.Local
-	if cell.Overflow != 0 {
-		c.scratch, err = readOverflow(c.src, c.scratch[:0], cell, pg.Pgno)
-		if err != nil {
-			return 0, err
-		}
-		payload = c.scratch
 	}
 	cmp, err := format.CompareKey(payload, key, c.kinfo)
 	if err != nil {

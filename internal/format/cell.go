@@ -155,6 +155,40 @@ func (p *Page) LeafEntry(i int) (rowid int64, local []byte, overflow bool, err e
 	return rowid, b[pos:end:end], false, nil
 }
 
+// IndexInteriorPayload is LeafEntry for index interior pages, whose cells
+// carry a key too: the payload of cell i when it is all local; overflow
+// reports one that spills, for Cell. Index seeks compare keys in interior
+// pages as often as in leaves.
+func (p *Page) IndexInteriorPayload(i int) (local []byte, overflow bool, err error) {
+	off, err := p.CellOffset(i)
+	if err != nil {
+		return nil, false, err
+	}
+	b := p.Data[off:p.Usable] // at least minCellSize bytes: the child's
+	pos := interiorChildSize
+	var n uint64
+	switch {
+	case pos < len(b) && b[pos] < 0x80:
+		n, pos = uint64(b[pos]), pos+1
+	case pos+1 < len(b) && b[pos+1] < 0x80:
+		n, pos = uint64(b[pos]&0x7f)<<7|uint64(b[pos+1]), pos+2
+	default:
+		v, m := Uvarint(b[min(pos, len(b)):])
+		if m == 0 {
+			return nil, false, CorruptAt(p.Pgno, off, "cell extends off the end of the page")
+		}
+		n, pos = v, pos+m
+	}
+	if n > uint64(p.maxLocal) {
+		return nil, true, nil
+	}
+	end := pos + int(n)
+	if end > len(b) {
+		return nil, false, CorruptAt(p.Pgno, off, "cell of %d bytes extends off the end of the page", end)
+	}
+	return b[pos:end:end], false, nil
+}
+
 // CacheLine is the stride at which a scan loads a page ahead of reading it.
 const CacheLine = 64
 

@@ -168,11 +168,18 @@ func CompareKey(rec []byte, key []Value, k *KeyInfo) (int, error) {
 	}
 	body := hdrLen
 	i0 := 0
-	// The common first field, a TEXT key against a TEXT field under BINARY,
-	// compares bytes straight away.
-	if len(key) > 0 && key[0].Kind == KindText && pos < hdrLen && (k == nil || len(k.Colls) == 0 || k.Colls[0] == CollBinary) {
-		if t, n := headerVarint(rec[pos:hdrLen]); n > 0 && t >= 13 && t&1 == 1 {
-			size := int((t - 13) >> 1)
+	// The common first fields, a TEXT key against a TEXT field under BINARY
+	// and a BLOB against a BLOB (under any collation), compare bytes
+	// straight away.
+	if len(key) > 0 && pos < hdrLen && (key[0].Kind == KindBlob ||
+		key[0].Kind == KindText && (k == nil || len(k.Colls) == 0 || k.Colls[0] == CollBinary)) {
+		// Serial types 12 and up: even for a BLOB, odd for a TEXT.
+		odd := uint64(0)
+		if key[0].Kind == KindText {
+			odd = 1
+		}
+		if t, n := headerVarint(rec[pos:hdrLen]); n > 0 && t >= 12 && t&1 == odd {
+			size := int((t - 12) >> 1)
 			if size <= len(rec)-body {
 				c := bytes.Compare(rec[body:body+size], key[0].Bytes)
 				if c != 0 {

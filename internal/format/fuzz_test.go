@@ -210,6 +210,17 @@ func FuzzParsePage(f *testing.F) {
 				if err == nil && (cherr != nil || ch != c.Child) {
 					t.Fatalf("Child(%d) = %d, %v; Cell child %d", i, ch, cherr, c.Child)
 				}
+				if p.Type == PageIndexInterior {
+					local, ovfl, lerr := p.IndexInteriorPayload(i)
+					switch {
+					case lerr != nil:
+						fuzzWantCorrupt(t, lerr, pgno)
+					case !ovfl && (err != nil || c.Overflow != 0 || !bytes.Equal(local, c.Local)):
+						t.Fatalf("IndexInteriorPayload(%d) = % x; Cell = %+v, %v", i, local, c, err)
+					case ovfl && err == nil && c.Overflow == 0:
+						t.Fatalf("IndexInteriorPayload(%d) reports overflow, Cell has none: %+v", i, c)
+					}
+				}
 			} else {
 				rowid, local, ovfl, lerr := p.LeafEntry(i)
 				if lerr != nil {
@@ -417,6 +428,9 @@ func FuzzCompareRecords(f *testing.F) {
 	}
 	f.Add(rec(IntValue(1), txt("a")), rec(FloatValue(1), txt("A")), rec(IntValue(1), txt("a "), NullValue()), uint8(0b100101), uint8(2))
 	f.Add(rec(txt("a\x00b")), rec(txt("A\x00c")), rec(txt("a\x00")), uint8(1), uint8(0))
+	// BLOB keys compare as bytes under every collation (CompareKey's fast path).
+	f.Add(rec(BlobValue([]byte("k1")), IntValue(2)), rec(BlobValue([]byte("k2")), IntValue(1)), rec(BlobValue([]byte("k")), txt("k1")), uint8(0b010110), uint8(1))
+	f.Add(rec(BlobValue([]byte("k1")), IntValue(2)), rec(BlobValue([]byte("k1")), IntValue(3)), rec(BlobValue([]byte("k1\x00"))), uint8(0b000001), uint8(0))
 	f.Fuzz(func(t *testing.T, a, b, c []byte, colls, desc uint8) {
 		k := &KeyInfo{}
 		for i := 0; i < 3; i++ {
