@@ -84,6 +84,9 @@ func bucketEntry(c *btree.Cursor) (k, v []byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if k, v, ok := format.BytesPair(payload); ok {
+		return k, v, nil
+	}
 	n, err := format.CheckRecord(payload)
 	if err != nil {
 		return nil, nil, format.Corruptf(pgno, "bucket entry: %s", corruptMsg(err))

@@ -615,10 +615,16 @@ func (c *Cursor) nextLeafData() []byte {
 // spills onto overflow pages, when it is assembled into a new slice.
 func (c *Cursor) Entry() (rowid int64, payload []byte, pgno uint32, err error) {
 	t := c.top()
-	if t.page.Type.IsLeaf() {
+	switch t.page.Type {
+	case format.PageTableLeaf, format.PageIndexLeaf:
 		rowid, local, overflow, err := t.page.LeafEntry(t.idx)
 		if err != nil || !overflow {
 			return rowid, local, t.page.Pgno, err
+		}
+	case format.PageIndexInterior:
+		local, overflow, err := t.page.IndexInteriorPayload(t.idx)
+		if err != nil || !overflow {
+			return 0, local, t.page.Pgno, err
 		}
 	}
 	cell, err := t.page.Cell(t.idx)

@@ -77,6 +77,46 @@ func Field(rec []byte, i int) (v Value, ok bool) {
 	return DecodeValue(t, body), true
 }
 
+// BytesPair is the fast path for a record of exactly two TEXT or BLOB
+// fields whose serial types take one or two bytes each (values under
+// 8 KiB), such as a bucket's entry: it returns the two fields' bytes. ok
+// is false for every other record, which Field and CheckRecord decode and
+// check; a record BytesPair accepts, they accept too.
+//
+//	rec[0]        header length h (3 to 5)
+//	rec[1:h]      two serial types, 12 and up (BLOB even, TEXT odd)
+//	rec[h:]       the first field's bytes, then the second's
+func BytesPair(rec []byte) (a, b []byte, ok bool) {
+	if len(rec) < 3 {
+		return nil, nil, false
+	}
+	h := int(rec[0])
+	if h < 3 || h > 5 || h > len(rec) {
+		return nil, nil, false
+	}
+	var t [2]uint64
+	pos := 1
+	for i := range t {
+		switch {
+		case pos < h && rec[pos] < 0x80:
+			t[i], pos = uint64(rec[pos]), pos+1
+		case pos+1 < h && rec[pos+1] < 0x80:
+			t[i], pos = uint64(rec[pos]&0x7f)<<7|uint64(rec[pos+1]), pos+2
+		default:
+			return nil, nil, false
+		}
+		if t[i] < 12 {
+			return nil, nil, false
+		}
+	}
+	sa, sb := int(t[0]-12)>>1, int(t[1]-12)>>1
+	if pos != h || sa+sb > len(rec)-h {
+		return nil, nil, false
+	}
+	mid, end := h+sa, h+sa+sb
+	return rec[h:mid:mid], rec[mid:end:end], true
+}
+
 // FieldState says what FieldAt found.
 type FieldState uint8
 

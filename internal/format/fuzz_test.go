@@ -314,6 +314,8 @@ func FuzzRecord(f *testing.F) {
 	for _, s := range fuzzRecordSeeds() {
 		f.Add(s)
 	}
+	f.Add(rec(BlobValue([]byte("key")), BlobValue(make([]byte, 300))))
+	f.Add(rec(txt("k"), BlobValue(nil)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var vals []Value
 		var decodeErr error
@@ -339,6 +341,14 @@ func FuzzRecord(f *testing.F) {
 			t.Fatalf("CheckRecord = %d, %v; RecordReader error %v", fields, checkErr, decodeErr)
 		}
 		count, countErr := RecordFieldCount(data)
+		// BytesPair accepts only what the general path reads as two TEXT
+		// or BLOB fields, and returns their bytes.
+		if a, b, ok := BytesPair(data); ok {
+			if checkErr != nil || fields != 2 || vals[0].Kind < KindText || vals[1].Kind < KindText ||
+				!bytes.Equal(a, vals[0].Bytes) || !bytes.Equal(b, vals[1].Bytes) {
+				t.Fatalf("BytesPair(% x) = % x, % x; general path %d fields %v, %v", data, a, b, fields, vals, checkErr)
+			}
+		}
 		// FieldAt's fast path answers exactly as its general path does.
 		for i := 0; i < len(vals)+3 && i < 100; i++ {
 			t1, b1, s1 := FieldAt(data, i)
