@@ -84,6 +84,11 @@ func bucketEntry(c *btree.Cursor) (k, v []byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return bucketKV(payload, pgno)
+}
+
+// bucketKV decodes the entry payload of a bucket, found on page pgno.
+func bucketKV(payload []byte, pgno uint32) (k, v []byte, err error) {
 	if k, v, ok := format.BytesPair(payload); ok {
 		return k, v, nil
 	}

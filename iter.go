@@ -4,6 +4,7 @@ import (
 	"iter"
 
 	"github.com/pagodadb/pagoda/internal/btree"
+	"github.com/pagodadb/pagoda/internal/format"
 )
 
 // All returns an iterator over every key and value in key order. An error
@@ -14,24 +15,53 @@ func (b *Bucket) All() iter.Seq2[[]byte, []byte] { return b.Range(nil, nil) }
 // order; a nil bound is open.
 func (b *Bucket) Range(from, to []byte) iter.Seq2[[]byte, []byte] {
 	return func(yield func([]byte, []byte) bool) {
-		c := b.Cursor()
-		var ok bool
-		if from == nil {
-			ok = c.First()
-		} else {
-			ok = c.Seek(from)
-		}
-		for ; ok; ok = c.Next() {
-			if to != nil && string(c.Key()) >= string(to) {
-				return
-			}
-			if !yield(c.Key(), c.Value()) {
-				return
-			}
-		}
-		if err := c.Err(); err != nil {
+		if err := b.check(); err != nil {
 			b.tx.setErr(err)
+			return
 		}
+		if b.tx.writable {
+			// The loop body may change the bucket: go entry by entry with
+			// a cursor that survives changes.
+			c := b.Cursor()
+			var ok bool
+			if from == nil {
+				ok = c.First()
+			} else {
+				ok = c.Seek(from)
+			}
+			for ; ok; ok = c.Next() {
+				if to != nil && string(c.Key()) >= string(to) {
+					return
+				}
+				if !yield(c.Key(), c.Value()) {
+					return
+				}
+			}
+			if err := c.Err(); err != nil {
+				b.tx.setErr(err)
+			}
+			return
+		}
+		var c btree.Cursor
+		c.Init(b.tx.pages(), b.root, false, nil)
+		var more bool
+		if from == nil {
+			more = c.First()
+		} else {
+			c.SeekKey([]format.Value{format.BlobValue(from)})
+			more = c.Valid()
+		}
+		scanLeaves(&c, more, b.tx, b.epoch, func(_ int64, payload []byte, pgno uint32) bool {
+			k, v, err := bucketKV(payload, pgno)
+			if err != nil {
+				c.Fail(err)
+				return false
+			}
+			if to != nil && string(k) >= string(to) {
+				return false
+			}
+			return yield(k, v)
+		})
 	}
 }
 
@@ -62,6 +92,8 @@ func (t *Table) All() iter.Seq2[int64, Record] {
 		var c btree.Cursor
 		c.Init(t.tx.pages(), t.root, !t.WithoutRowID(), &t.meta.kinfo)
 		meta, tx := &t.meta.rec, t.tx
+		// scanLeaves's loop, written out: calling the body through one
+		// more function per row costs this scan about 2 ns a row (10%).
 		for more := c.First(); more; more = c.Next() {
 			if err := t.check(); err != nil { // the loop body ended or renewed tx
 				c.Fail(err)
@@ -107,6 +139,63 @@ func (t *Table) All() iter.Seq2[int64, Record] {
 		if err := c.Err(); err != nil {
 			t.tx.setErr(err)
 		}
+	}
+}
+
+// scanLeaves hands fn the rowid, payload and page of each entry from the
+// one c is on (when more) to the end of its tree, until fn returns false.
+// It reads each leaf's cells in one loop, loading the next leaf as it goes,
+// and checks at each leaf that tx still holds the snapshot of epoch: a loop
+// body that ends or renews tx stops the scan with ErrTxClosed instead of
+// reading pages tx no longer holds. An error is kept by tx, as is one fn
+// gave c (Fail).
+func scanLeaves(c *btree.Cursor, more bool, tx *Tx, epoch uint64, fn func(rowid int64, payload []byte, pgno uint32) bool) {
+	for ; more; more = c.Next() {
+		if err := tx.checkEpoch(epoch); err != nil {
+			c.Fail(err)
+			break
+		}
+		pg, i, ahead, ok := c.Leaf()
+		if !ok { // an entry in an index interior cell
+			rowid, payload, pgno, err := c.Entry()
+			if err != nil {
+				c.Fail(err)
+				break
+			}
+			if !fn(rowid, payload, pgno) {
+				break
+			}
+			continue
+		}
+		// The leaf's cells in one loop, loading the next leaf as it goes.
+		line, sum := 0, byte(0)
+		stopped := false
+		for ; i < pg.NCells; i++ {
+			var s byte
+			line, s = btree.LoadAhead(ahead, line)
+			sum += s
+			rowid, payload, overflow, err := pg.LeafEntry(i)
+			if err == nil && overflow {
+				c.SetLeafIndex(i)
+				rowid, payload, _, err = c.Entry()
+			}
+			if err != nil {
+				c.Fail(err)
+				break
+			}
+			if !fn(rowid, payload, pg.Pgno) {
+				stopped = true
+				break
+			}
+		}
+		c.Keep(sum)
+		if stopped || c.Err() != nil {
+			break
+		}
+		c.SetLeafIndex(pg.NCells - 1)
+	}
+	if err := c.Err(); err != nil {
+		tx.setErr(err)
 	}
 }
 

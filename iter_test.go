@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"iter"
 	"path/filepath"
 	"testing"
 
@@ -26,6 +27,9 @@ func TestAllStopsAnywhere(t *testing.T) {
 			INSERT INTO r SELECT x*3, zeroblob(CASE WHEN x%%17=0 THEN 2000 ELSE x%%90 END) FROM c`, rows),
 		fmt.Sprintf(`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < %d)
 			INSERT INTO w SELECT printf('key%%05d', x), zeroblob(CASE WHEN x%%17=0 THEN 2000 ELSE x%%90 END) FROM c`, rows),
+		"CREATE TABLE b(key BLOB PRIMARY KEY, value BLOB) STRICT, WITHOUT ROWID",
+		fmt.Sprintf(`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < %d)
+			INSERT INTO b SELECT CAST(printf('key%%05d', x) AS BLOB), randomblob(CASE WHEN x%%17=0 THEN 2000 ELSE x%%90 END) FROM c`, rows),
 	)
 	db, err := pagoda.Open(path, &pagoda.Options{ReadOnly: true})
 	if err != nil {
@@ -66,6 +70,41 @@ func TestAllStopsAnywhere(t *testing.T) {
 				}
 			}
 		}
+		// A bucket's All, and a Range from a key in the middle.
+		b, err := tx.Bucket("b")
+		if err != nil {
+			return err
+		}
+		var keys, vals [][]byte
+		c := b.Cursor()
+		for ok := c.First(); ok; ok = c.Next() {
+			keys = append(keys, bytes.Clone(c.Key()))
+			vals = append(vals, bytes.Clone(c.Value()))
+		}
+		if len(keys) != rows {
+			t.Fatalf("bucket: cursor saw %d entries, want %d (%v)", len(keys), rows, c.Err())
+		}
+		for _, from := range []int{0, rows / 3} {
+			for stop := from; stop <= rows; stop++ {
+				n := from
+				var lo []byte
+				if from > 0 {
+					lo = keys[from]
+				}
+				for k, v := range b.Range(lo, nil) {
+					if n == stop {
+						break
+					}
+					if !bytes.Equal(k, keys[n]) || !bytes.Equal(v, vals[n]) {
+						t.Fatalf("bucket: entry %d of Range(%q): key %q (%d bytes), want %q (%d bytes)", n, lo, k, len(v), keys[n], len(vals[n]))
+					}
+					n++
+				}
+				if n != stop && !(stop == rows && n == rows) {
+					t.Fatalf("bucket: Range(%q) stopped after entry %d, want %d", lo, n, stop)
+				}
+			}
+		}
 		return tx.Err()
 	})
 	if err != nil {
@@ -75,7 +114,7 @@ func TestAllStopsAnywhere(t *testing.T) {
 
 // TestAllStopsWhenTxEnds: a loop body that ends or renews its transaction
 // stops All at the next leaf with ErrTxClosed, rather than reading pages
-// the transaction no longer holds.
+// the transaction no longer holds; a table's and a bucket's.
 func TestAllStopsWhenTxEnds(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ends.db")
 	sqltest.Exec(t, path,
@@ -83,45 +122,70 @@ func TestAllStopsWhenTxEnds(t *testing.T) {
 		"CREATE TABLE r(id INTEGER PRIMARY KEY, v BLOB)",
 		`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 1000)
 			INSERT INTO r SELECT x, zeroblob(40) FROM c`,
+		"CREATE TABLE b(key BLOB PRIMARY KEY, value BLOB) STRICT, WITHOUT ROWID",
+		`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 1000)
+			INSERT INTO b SELECT CAST(printf('k%05d', x) AS BLOB), zeroblob(40) FROM c`,
 	)
 	db, err := pagoda.Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for _, end := range []string{"rollback", "renew"} {
-		tx, err := db.Begin(false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tb, _ := tx.Table("r")
-		n := 0
-		for range tb.All() {
-			n++
-			if n == 3 {
-				if end == "rollback" {
-					tx.Rollback()
-				} else {
-					if err := db.Update(func(w *pagoda.Tx) error {
-						wt, err := w.Table("r")
-						if err != nil {
-							return err
+	for _, kind := range []string{"table", "bucket"} {
+		for _, end := range []string{"rollback", "renew"} {
+			tx, err := db.Begin(false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var all iter.Seq2[int64, []byte]
+			if kind == "table" {
+				tb, _ := tx.Table("r")
+				all = func(yield func(int64, []byte) bool) {
+					for id, rec := range tb.All() {
+						if !yield(id, rec.Column(1).Blob()) {
+							return
 						}
-						return wt.Put(5000, nil, nil)
-					}); err != nil {
-						t.Fatal(err)
 					}
-					if same, err := tx.Renew(); err != nil || same {
-						t.Fatalf("Renew = %v, %v", same, err)
+				}
+			} else {
+				b, _ := tx.Bucket("b")
+				all = func(yield func(int64, []byte) bool) {
+					for _, v := range b.All() {
+						if !yield(0, v) {
+							return
+						}
 					}
 				}
 			}
-		}
-		if n >= 1000 || !errors.Is(tx.Err(), pagoda.ErrTxClosed) {
-			t.Errorf("%s inside All: %d rows read, Tx.Err %v", end, n, tx.Err())
-		}
-		if end == "renew" {
-			tx.Rollback()
+			n := 0
+			for range all {
+				n++
+				if n != 3 {
+					continue
+				}
+				if end == "rollback" {
+					tx.Rollback()
+					continue
+				}
+				if err := db.Update(func(w *pagoda.Tx) error {
+					wt, err := w.Table("r")
+					if err != nil {
+						return err
+					}
+					return wt.Put(5000, nil, nil)
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if same, err := tx.Renew(); err != nil || same {
+					t.Fatalf("Renew = %v, %v", same, err)
+				}
+			}
+			if n >= 1000 || !errors.Is(tx.Err(), pagoda.ErrTxClosed) {
+				t.Errorf("%s: %s inside All: %d entries read, Tx.Err %v", kind, end, n, tx.Err())
+			}
+			if end == "renew" {
+				tx.Rollback()
+			}
 		}
 	}
 }
