@@ -51,8 +51,9 @@ func (b *Bucket) Range(from, to []byte) iter.Seq2[[]byte, []byte] {
 			c.SeekKey([]format.Value{format.BlobValue(from)})
 			more = c.Valid()
 		}
-		scanLeaves(&c, more, b.tx, b.epoch, func(_ int64, payload []byte, pgno uint32) bool {
-			k, v, err := bucketKV(payload, pgno)
+		scanLeaves(&c, more, b.tx, b.epoch, nil, func(_ int64, rec Record) bool {
+			pg, _ := c.Page()
+			k, v, err := bucketKV(rec.data, pg.Pgno)
 			if err != nil {
 				c.Fail(err)
 				return false
@@ -91,65 +92,18 @@ func (t *Table) All() iter.Seq2[int64, Record] {
 		}
 		var c btree.Cursor
 		c.Init(t.tx.pages(), t.root, !t.WithoutRowID(), &t.meta.kinfo)
-		meta, tx := &t.meta.rec, t.tx
-		// scanLeaves's loop, written out: calling the body through one
-		// more function per row costs this scan about 2 ns a row (10%).
-		for more := c.First(); more; more = c.Next() {
-			if err := t.check(); err != nil { // the loop body ended or renewed tx
-				c.Fail(err)
-				break
-			}
-			pg, i, ahead, ok := c.Leaf()
-			if !ok { // an entry in an index interior cell
-				rowid, payload, _, err := c.Entry()
-				if err != nil {
-					c.Fail(err)
-					break
-				}
-				if !yield(rowid, Record{data: payload, rowid: rowid, meta: meta, tx: tx}) {
-					return
-				}
-				continue
-			}
-			// The leaf's cells in one loop, loading the next leaf as it goes.
-			line, sum := 0, byte(0)
-			for ; i < pg.NCells; i++ {
-				var s byte
-				line, s = btree.LoadAhead(ahead, line)
-				sum += s
-				rowid, payload, overflow, err := pg.LeafEntry(i)
-				if err == nil && overflow {
-					c.SetLeafIndex(i)
-					rowid, payload, _, err = c.Entry()
-				}
-				if err != nil {
-					c.Fail(err)
-					break
-				}
-				if !yield(rowid, Record{data: payload, rowid: rowid, meta: meta, tx: tx}) {
-					return
-				}
-			}
-			c.Keep(sum)
-			if c.Err() != nil {
-				break
-			}
-			c.SetLeafIndex(pg.NCells - 1)
-		}
-		if err := c.Err(); err != nil {
-			t.tx.setErr(err)
-		}
+		scanLeaves(&c, c.First(), t.tx, t.epoch, &t.meta.rec, yield)
 	}
 }
 
-// scanLeaves hands fn the rowid, payload and page of each entry from the
-// one c is on (when more) to the end of its tree, until fn returns false.
-// It reads each leaf's cells in one loop, loading the next leaf as it goes,
-// and checks at each leaf that tx still holds the snapshot of epoch: a loop
-// body that ends or renews tx stops the scan with ErrTxClosed instead of
-// reading pages tx no longer holds. An error is kept by tx, as is one fn
-// gave c (Fail).
-func scanLeaves(c *btree.Cursor, more bool, tx *Tx, epoch uint64, fn func(rowid int64, payload []byte, pgno uint32) bool) {
+// scanLeaves hands yield the rowid and record (of meta, which may be nil)
+// of each entry from the one c is on (when more) to the end of its tree,
+// until yield returns false. It reads each leaf's cells in one loop,
+// loading the next leaf as it goes, and checks at each leaf that tx still
+// holds the snapshot of epoch: a loop body that ends or renews tx stops the
+// scan with ErrTxClosed instead of reading pages tx no longer holds. An
+// error is kept by tx, as is one yield gave c (Fail).
+func scanLeaves(c *btree.Cursor, more bool, tx *Tx, epoch uint64, meta *recordMeta, yield func(int64, Record) bool) {
 	for ; more; more = c.Next() {
 		if err := tx.checkEpoch(epoch); err != nil {
 			c.Fail(err)
@@ -157,19 +111,18 @@ func scanLeaves(c *btree.Cursor, more bool, tx *Tx, epoch uint64, fn func(rowid 
 		}
 		pg, i, ahead, ok := c.Leaf()
 		if !ok { // an entry in an index interior cell
-			rowid, payload, pgno, err := c.Entry()
+			rowid, payload, _, err := c.Entry()
 			if err != nil {
 				c.Fail(err)
 				break
 			}
-			if !fn(rowid, payload, pgno) {
-				break
+			if !yield(rowid, Record{data: payload, rowid: rowid, meta: meta, tx: tx}) {
+				return
 			}
 			continue
 		}
 		// The leaf's cells in one loop, loading the next leaf as it goes.
 		line, sum := 0, byte(0)
-		stopped := false
 		for ; i < pg.NCells; i++ {
 			var s byte
 			line, s = btree.LoadAhead(ahead, line)
@@ -183,13 +136,12 @@ func scanLeaves(c *btree.Cursor, more bool, tx *Tx, epoch uint64, fn func(rowid 
 				c.Fail(err)
 				break
 			}
-			if !fn(rowid, payload, pg.Pgno) {
-				stopped = true
-				break
+			if !yield(rowid, Record{data: payload, rowid: rowid, meta: meta, tx: tx}) {
+				return
 			}
 		}
 		c.Keep(sum)
-		if stopped || c.Err() != nil {
+		if c.Err() != nil {
 			break
 		}
 		c.SetLeafIndex(pg.NCells - 1)
