@@ -146,40 +146,39 @@ func BenchmarkTableScan(b *testing.B) {
 	}
 }
 
-// BenchmarkBucketAll and BenchmarkTableAll iterate 50,000 entries of 100-byte
-// values through the two data APIs; ns/row compares them.
-func BenchmarkBucketAll(b *testing.B) {
+// BenchmarkAll iterates 50,000 entries of 100-byte values through the two
+// data APIs, a bucket's All and a table's; ns/row compares them.
+func BenchmarkAll(b *testing.B) {
 	db := benchDB(b)
 	tx, _ := db.Begin(false)
 	defer tx.Rollback()
 	bkt, _ := tx.Bucket("b")
-	b.ReportAllocs()
-	for b.Loop() {
-		n := 0
-		for _, v := range bkt.All() {
-			n += len(v)
-		}
-		if n != 100*benchRows {
-			b.Fatal(n, tx.Err())
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchRows, "ns/row")
-}
-
-func BenchmarkTableAll(b *testing.B) {
-	db := benchDB(b)
-	tx, _ := db.Begin(false)
-	defer tx.Rollback()
 	tbl, _ := tx.Table("t")
-	b.ReportAllocs()
-	for b.Loop() {
-		n := 0
-		for _, r := range tbl.All() {
-			n += len(r.Column(1).Blob())
-		}
-		if n != 100*benchRows {
-			b.Fatal(n, tx.Err())
-		}
+	for _, bc := range []struct {
+		name string
+		read func() int // the bytes of every value
+	}{
+		{"bucket", func() (n int) {
+			for _, v := range bkt.All() {
+				n += len(v)
+			}
+			return n
+		}},
+		{"table", func() (n int) {
+			for _, r := range tbl.All() {
+				n += len(r.Column(1).Blob())
+			}
+			return n
+		}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if n := bc.read(); n != 100*benchRows {
+					b.Fatal(n, tx.Err())
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchRows, "ns/row")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchRows, "ns/row")
 }
