@@ -165,20 +165,11 @@ func (p *Page) IndexInteriorPayload(i int) (local []byte, overflow bool, err err
 		return nil, false, err
 	}
 	b := p.Data[off:p.Usable] // at least minCellSize bytes: the child's
-	pos := interiorChildSize
-	var n uint64
-	switch {
-	case pos < len(b) && b[pos] < 0x80:
-		n, pos = uint64(b[pos]), pos+1
-	case pos+1 < len(b) && b[pos+1] < 0x80:
-		n, pos = uint64(b[pos]&0x7f)<<7|uint64(b[pos+1]), pos+2
-	default:
-		v, m := Uvarint(b[min(pos, len(b)):])
-		if m == 0 {
-			return nil, false, CorruptAt(p.Pgno, off, "cell extends off the end of the page")
-		}
-		n, pos = v, pos+m
+	n, m := headerVarint(b[interiorChildSize:]) // the payload's length
+	if m == 0 {
+		return nil, false, CorruptAt(p.Pgno, off, "cell extends off the end of the page")
 	}
+	pos := interiorChildSize + m
 	if n > uint64(p.maxLocal) {
 		return nil, true, nil
 	}
