@@ -164,8 +164,10 @@ func (p *Page) IndexInteriorPayload(i int) (local []byte, overflow bool, err err
 	if err != nil {
 		return nil, false, err
 	}
-	b := p.Data[off:p.Usable] // at least minCellSize bytes: the child's
-	n, m := headerVarint(b[interiorChildSize:]) // the payload's length
+	// At least minCellSize bytes: the child's page number, then the
+	// payload's length.
+	b := p.Data[off:p.Usable]
+	n, m := headerVarint(b[interiorChildSize:])
 	if m == 0 {
 		return nil, false, CorruptAt(p.Pgno, off, "cell extends off the end of the page")
 	}
