@@ -10,6 +10,7 @@ package pagoda_test
 //	go test -run 'TestDiff$' -seed=N .
 
 import (
+	"bytes"
 	"database/sql"
 	"errors"
 	"flag"
@@ -1877,6 +1878,9 @@ func compareIndex(t *testing.T, tx *pagoda.Tx, sdb *sql.DB, table, name string, 
 	for ok := c.First(); ok; ok = c.Next() {
 		vs := recordVals(c.Key())
 		got = append(got, prow{vals: vs})
+		if !bytes.Equal(c.Raw(), c.Key().Raw()) || len(c.Raw()) == 0 {
+			t.Errorf("index %q: Raw() = %x, Key().Raw() = %x", name, c.Raw(), c.Key().Raw())
+		}
 		if rowidIndex && c.Rowid() != vs[len(vs)-1].i {
 			t.Errorf("index %q: Rowid() = %d, entry ends with %v", name, c.Rowid(), vs[len(vs)-1])
 		}
@@ -1884,6 +1888,9 @@ func compareIndex(t *testing.T, tx *pagoda.Tx, sdb *sql.DB, table, name string, 
 	if err := c.Err(); err != nil {
 		t.Errorf("index %q: cursor: %v", name, err)
 		return
+	}
+	if c.Raw() != nil {
+		t.Errorf("index %q: Raw() = %x past the last entry, want nil", name, c.Raw())
 	}
 	what := fmt.Sprintf("index %q (%s) full scan", name, strings.Join(order, ", "))
 	if !compareRows(t, what, got, wantRows, false) {

@@ -156,6 +156,30 @@ func ExampleIndex_Prefix() {
 	// 4 bob
 }
 
+func ExampleIndexCursor_Raw() {
+	path, cleanup := exampleDB()
+	defer cleanup()
+	db, _ := pagoda.Open(path, &pagoda.Options{ReadOnly: true})
+	defer db.Close()
+
+	db.View(func(tx *pagoda.Tx) error {
+		ix, err := tx.Index("users_name")
+		if err != nil {
+			return err
+		}
+		// The first entry's record, in SQLite's record format: a header
+		// (its length; TEXT of 5 bytes; the integer 1, which takes no
+		// bytes), then "alice". The integer is the rowid.
+		c := ix.Cursor()
+		if c.First() {
+			fmt.Printf("% x\n", c.Raw())
+		}
+		return c.Err()
+	})
+	// Output:
+	// 03 17 09 61 6c 69 63 65
+}
+
 func ExampleTableCursor() {
 	path, cleanup := exampleDB()
 	defer cleanup()

@@ -205,6 +205,11 @@ func (c *IndexCursor) Match(prefix ...any) bool {
 // the remaining primary key columns).
 func (c *IndexCursor) Key() Record { return c.rec }
 
+// Raw returns the current entry's record bytes, as Key().Raw() does, but
+// without copying a Record: a loop that decodes entries itself reads them
+// with no more than a slice load.
+func (c *IndexCursor) Raw() []byte { return c.rec.data }
+
 // Rowid returns the rowid of the current entry's row (indexes on rowid
 // tables; 0 otherwise).
 func (c *IndexCursor) Rowid() int64 {

@@ -153,12 +153,21 @@ type view struct {
 	key      []byte     // scratch for seek keys
 	pre      []byte     // the prefix a listing reads
 	names    []byte     // scratch for listings
-	ents     []dirEntry // names collected by list: offset in size, length in mtime
+	spans    []span     // names collected by list, in names
 	rows     []row      // and their metadata
+	slab     []dirEntry // what is left of the slabs listings are cut from
+	slabList []fs.DirEntry
+	slabText strings.Builder
 }
 
 // row is the metadata of one listed entry.
 type row struct{ st, mtime, sz int64 }
+
+// span is where one listed entry's name lies in view.names. It and row
+// are small enough for the compiler to keep in registers: appending a
+// larger struct built on the stack copies it in 16-byte moves, which wait
+// for the 8-byte stores that built it.
+type span struct{ off, n int }
 
 // columns maps sqlar's columns to their positions in the table.
 type columns struct{ name, mode, mtime, sz, data int }
@@ -273,7 +282,7 @@ type key struct {
 //	listing index entry: name TEXT | mode | mtime | sz | rowid
 //	name index entry:    name TEXT | rowid
 func (v *view) decode(c *pagoda.IndexCursor, k *key) error {
-	rec := c.Key().Raw()
+	rec := c.Raw()
 	h, pos := format.Uvarint(rec)
 	if pos == 0 || h < uint64(pos) || h > uint64(len(rec)) {
 		return errEntry
@@ -367,7 +376,10 @@ func intField(t uint64, b []byte) int64 {
 // keyName returns the name of the cursor's entry, aliasing the page; ok is
 // false when the name is not TEXT.
 func keyName(c *pagoda.IndexCursor) ([]byte, bool) {
-	v := c.Key().Column(0)
+	if t, body, ok := format.FieldBody(c.Raw(), 0); ok {
+		return body, t >= 13 && t&1 == 1
+	}
+	v := c.Key().Column(0) // malformed: the Record reports it
 	return v.Blob(), v.Type() == pagoda.TypeText
 }
 

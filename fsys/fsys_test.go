@@ -3,8 +3,11 @@ package fsys_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
+	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -284,5 +287,73 @@ func TestOnlyInvalidNamesBelow(t *testing.T) {
 	}
 	if err := fstest.TestFS(f, "ok", "a"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestListingsOutliveLaterCalls: ReadDir cuts its results from slabs it
+// reuses; every listing a caller holds must stay as it was returned while
+// later listings (small, larger than a slab's share, with long names)
+// are cut, and after the caller changes its own copy.
+func TestListingsOutliveLaterCalls(t *testing.T) {
+	db := openDB(t, nil)
+	f := fsys.New(db, nil)
+	want := map[string][]string{}
+	long := strings.Repeat("n", 700) // names past a slab's share of text
+	must(t, db.Update(func(tx *pagoda.Tx) error {
+		w := f.In(tx)
+		for d := range 120 {
+			dir := fmt.Sprintf("d%03d", d)
+			n := d % 9 // mostly small directories
+			if d%40 == 7 {
+				n = 300 // more entries than a slab's share
+			}
+			if err := w.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			var names []string
+			for i := range n {
+				name := fmt.Sprintf("f%03d", i)
+				if d%25 == 3 && i < 3 {
+					name = fmt.Sprintf("%s%d", long, i)
+				}
+				names = append(names, name)
+				if err := w.WriteFile(dir+"/"+name, []byte(name[:1]), 0o644); err != nil {
+					return err
+				}
+			}
+			slices.Sort(names)
+			want[dir] = names
+		}
+		return nil
+	}))
+	got := map[string][]fs.DirEntry{}
+	for round := range 3 { // later rounds list again over the held results
+		for dir := range want {
+			list, err := f.ReadDir(dir)
+			must(t, err)
+			if round == 0 {
+				got[dir] = list
+			} else if len(list) > 0 {
+				list[0] = nil // the caller's own slice: must not reach others
+			}
+		}
+	}
+	for _, list := range got {
+		_ = append(list, nil) // nor may growing it
+	}
+	for dir, names := range want {
+		list := got[dir]
+		if len(list) != len(names) {
+			t.Fatalf("%s: %d entries, want %d", dir, len(list), len(names))
+		}
+		for i, name := range names {
+			if list[i] == nil {
+				t.Fatalf("%s[%d] is nil: another caller's change reached it", dir, i)
+			}
+			info, err := list[i].Info()
+			if list[i].Name() != name || err != nil || info.Name() != name || info.Size() != 1 || list[i].IsDir() {
+				t.Fatalf("%s[%d] = %q (size %d, %v), want file %q of 1 byte", dir, i, list[i].Name(), info.Size(), err, name)
+			}
+		}
 	}
 }

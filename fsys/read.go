@@ -55,15 +55,23 @@ func info(name string, e *entry) *dirEntry {
 
 // validElem reports whether b may be one element of an fs.ValidPath name.
 func validElem(b []byte) bool {
-	return len(b) > 0 && !(len(b) == 1 && b[0] == '.') && !(len(b) == 2 && b[0] == '.' && b[1] == '.') && utf8.Valid(b)
+	if len(b) == 0 || (len(b) == 1 && b[0] == '.') || (len(b) == 2 && b[0] == '.' && b[1] == '.') {
+		return false
+	}
+	for _, c := range b { // most names are short and ASCII: no call
+		if c >= utf8.RuneSelf {
+			return utf8.Valid(b)
+		}
+	}
+	return true
 }
 
 // seen reports whether child is among the names collected so far. They are
 // in order, so only the ones after child are passed.
 func (v *view) seen(child []byte) bool {
-	for i := len(v.ents) - 1; i >= 0; i-- {
-		d := &v.ents[i]
-		name := v.names[d.size : d.size+d.mtime] // offsets while collecting
+	for i := len(v.spans) - 1; i >= 0; i-- {
+		sp := v.spans[i]
+		name := v.names[sp.off : sp.off+sp.n]
 		switch bytes.Compare(name, child) {
 		case 0:
 			return true
@@ -142,7 +150,7 @@ func (v *view) list(full string) ([]fs.DirEntry, error) {
 		}
 	}
 	prefix := v.pre
-	v.ents, v.names = v.ents[:0], v.names[:0]
+	v.spans, v.names = v.spans[:0], v.names[:0]
 	rows := v.rows[:0]
 	sorted := true
 	for ok {
@@ -166,10 +174,10 @@ func (v *view) list(full string) ([]fs.DirEntry, error) {
 			// it has no row, then pass its subtree.
 			child := rest[:i]
 			if validElem(child) && !v.seen(child) {
-				if len(v.ents) > 0 && bytes.Compare(v.names[v.ents[len(v.ents)-1].size:], child) > 0 {
+				if len(v.spans) > 0 && bytes.Compare(v.names[v.spans[len(v.spans)-1].off:], child) > 0 {
 					sorted = false
 				}
-				v.ents = append(v.ents, dirEntry{size: int64(len(v.names)), mtime: int64(len(child))})
+				v.spans = append(v.spans, span{len(v.names), len(child)})
 				v.names = append(v.names, child...)
 				rows = append(rows, row{st: sIFDIR | 0o755})
 			}
@@ -195,7 +203,7 @@ func (v *view) list(full string) ([]fs.DirEntry, error) {
 			if err := v.fill(&k, &e); err != nil {
 				return nil, err
 			}
-			v.ents = append(v.ents, dirEntry{size: int64(len(v.names)), mtime: int64(len(rest))})
+			v.spans = append(v.spans, span{len(v.names), len(rest)})
 			v.names = append(v.names, rest...)
 			rows = append(rows, row{e.st, e.mtime, e.sz})
 		}
@@ -218,13 +226,10 @@ func (v *view) list(full string) ([]fs.DirEntry, error) {
 		}
 		return v.list(e.name)
 	}
-	// One string for the names, one array for the entries, one slice of
-	// interfaces pointing into it.
-	names := string(v.names)
-	out := make([]dirEntry, len(v.ents))
-	list := make([]fs.DirEntry, len(v.ents))
-	for i := range v.ents {
-		off, n := v.ents[i].size, v.ents[i].mtime
+	names := v.text(v.names)
+	out, list := v.entries(len(v.spans))
+	for i, sp := range v.spans {
+		off, n := sp.off, sp.n
 		e := entry{st: rows[i].st, mtime: rows[i].mtime, sz: rows[i].sz}
 		out[i].set(names[off:off+n], &e)
 		list[i] = &out[i]
@@ -233,6 +238,45 @@ func (v *view) list(full string) ([]fs.DirEntry, error) {
 		slices.SortFunc(list, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	}
 	return list, nil
+}
+
+// A listing's names, entries and the interfaces pointing at them are cut
+// from slabs the view keeps, so that a walk, which lists many small
+// directories, allocates a few times per hundred of them rather than three
+// times for each. What a listing returns is never written again; holding
+// one entry keeps its slab alive (at most slabEntries entries and
+// slabText bytes of names).
+const (
+	slabEntries = 256
+	slabText    = 4096
+)
+
+// entries returns n entries and n interfaces, cut from the view's slabs.
+func (v *view) entries(n int) ([]dirEntry, []fs.DirEntry) {
+	if n > len(v.slab) {
+		if n > slabEntries/4 {
+			return make([]dirEntry, n), make([]fs.DirEntry, n)
+		}
+		v.slab, v.slabList = make([]dirEntry, slabEntries), make([]fs.DirEntry, slabEntries)
+	}
+	out, list := v.slab[:n:n], v.slabList[:n:n]
+	v.slab, v.slabList = v.slab[n:], v.slabList[n:]
+	return out, list
+}
+
+// text returns b as a string, cut from the view's text slab: a
+// strings.Builder only appends, so a string it returned never changes.
+func (v *view) text(b []byte) string {
+	if v.slabText.Cap()-v.slabText.Len() < len(b) {
+		if len(b) > slabText/4 {
+			return string(b)
+		}
+		v.slabText.Reset()
+		v.slabText.Grow(slabText)
+	}
+	start := v.slabText.Len()
+	v.slabText.Write(b)
+	return v.slabText.String()[start:]
 }
 
 // readData returns a regular file's whole content: a copy of raw data, or
