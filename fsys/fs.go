@@ -283,6 +283,15 @@ type key struct {
 //	name index entry:    name TEXT | rowid
 func (v *view) decode(c *pagoda.IndexCursor, k *key) error {
 	rec := c.Raw()
+	if v.covering && len(rec) > 0 && rec[0] == listingHeader && k.listing(rec) {
+		return nil
+	}
+	return k.fields(rec, v.covering)
+}
+
+// fields is decode's general loop: an entry of the listing index
+// (covering) or of the name index.
+func (k *key) fields(rec []byte, covering bool) error {
 	h, pos := format.Uvarint(rec)
 	if pos == 0 || h < uint64(pos) || h > uint64(len(rec)) {
 		return errEntry
@@ -290,7 +299,7 @@ func (v *view) decode(c *pagoda.IndexCursor, k *key) error {
 	hdr, body := rec[:h], int(h)
 	var types [5]uint64
 	nf := 2
-	if v.covering {
+	if covering {
 		nf = 5
 	}
 	for i := range nf {
@@ -311,13 +320,7 @@ func (v *view) decode(c *pagoda.IndexCursor, k *key) error {
 	if !ok || size > int64(len(rec)-body) {
 		return errEntry
 	}
-	k.kind = format.KindText
-	switch {
-	case t >= 12 && t&1 == 0:
-		k.kind = format.KindBlob
-	case t < 12:
-		k.kind = format.KindInt // a number: only its kind matters
-	}
+	k.kind = nameKind(t)
 	k.name = rec[body : body+int(size)]
 	body += int(size)
 	// The integers.
@@ -344,6 +347,54 @@ func (v *view) decode(c *pagoda.IndexCursor, k *key) error {
 		}
 	}
 	return nil
+}
+
+// listingHeader is the header length of a listing index entry whose five
+// serial types take a byte each: names under 57 bytes, integers in the
+// mode, mtime, sz and rowid fields.
+const listingHeader = 6
+
+// listing decodes a listing index entry of header length listingHeader
+// whose fields are a name (TEXT, BLOB or a number) and four integers, the
+// usual entry, in straight-line code; ok is false for any other, which
+// decode's general loop reads (or finds malformed).
+func (k *key) listing(rec []byte) (ok bool) {
+	if len(rec) < listingHeader {
+		return false
+	}
+	t0 := uint64(rec[1])
+	t1, t2, t3, t4 := uint64(rec[2]), uint64(rec[3]), uint64(rec[4]), uint64(rec[5])
+	if t0|t1|t2|t3|t4 >= 0x80 || t1 >= 10 || t2 >= 10 || t3 >= 10 || t4 >= 10 || t0 == 10 || t0 == 11 {
+		return false // a multi-byte varint, reserved types, or text in an INT field
+	}
+	n0, _ := format.SerialTypeSize(t0)
+	n1, _ := format.SerialTypeSize(t1)
+	n2, _ := format.SerialTypeSize(t2)
+	n3, _ := format.SerialTypeSize(t3)
+	n4, _ := format.SerialTypeSize(t4)
+	b := rec[listingHeader:]
+	if n0+n1+n2+n3+n4 > int64(len(b)) {
+		return false
+	}
+	k.kind = nameKind(t0)
+	k.name, b = b[:n0], b[n0:]
+	k.st, b = intField(t1, b[:n1]), b[n1:]
+	k.mtime, b = intField(t2, b[:n2]), b[n2:]
+	k.sz, b = intField(t3, b[:n3]), b[n3:]
+	k.rowid = intField(t4, b[:n4])
+	return true
+}
+
+// nameKind is the kind of a name of serial type t: TEXT, a BLOB, or a
+// number (KindInt for any: only its kind matters).
+func nameKind(t uint64) format.Kind {
+	switch {
+	case t >= 12 && t&1 == 0:
+		return format.KindBlob
+	case t < 12:
+		return format.KindInt
+	}
+	return format.KindText
 }
 
 // errEntry is a malformed index entry.
