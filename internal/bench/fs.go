@@ -27,19 +27,29 @@ const osPeer = "os"
 // pagodaTxPeer is pagoda's fsys In one read transaction: an fs-only peer.
 const pagodaTxPeer = "pagoda-tx"
 
+// walkDirPeer is fs.WalkDir's own cost: a peer of the fs-walk workloads
+// only, whose ReadDir returns listings read beforehand (see listedFS).
+const walkDirPeer = "walkdir"
+
+// fsOnly reports whether name is a peer of the fs workloads only.
+func fsOnly(name string) bool {
+	return name == osPeer || name == pagodaTxPeer || name == walkDirPeer
+}
+
 // FSPeerNames lists the peers of the fs workloads, in the order they are
 // measured and reported: pagoda (fsys.New over the archive, a snapshot
 // per call), pagoda-tx (the same FS In one read transaction held for the
 // whole measurement: one snapshot, as a consistent walk takes), mattn (left
-// out without cgo) and modernc (sqlFS over the archive), and os
-// (os.DirFS over the tree).
+// out without cgo) and modernc (sqlFS over the archive), os (os.DirFS
+// over the tree), and walkdir (fs-walk only: the floor no FS walked with
+// fs.WalkDir can go under).
 var FSPeerNames = fsPeerNames()
 
 func fsPeerNames() []string {
 	if !cgoEnabled {
-		return []string{"pagoda", pagodaTxPeer, "modernc", osPeer}
+		return []string{"pagoda", pagodaTxPeer, "modernc", osPeer, walkDirPeer}
 	}
-	return []string{"pagoda", pagodaTxPeer, "mattn", "modernc", osPeer}
+	return []string{"pagoda", pagodaTxPeer, "mattn", "modernc", osPeer, walkDirPeer}
 }
 
 // isFSPeer reports whether name is a peer of the fs workloads.
@@ -112,10 +122,11 @@ func removeArchive(file string) error {
 
 // FSPeer is one filesystem of the fs workloads over one tree, opened.
 type FSPeer struct {
-	name  string
-	fsys  fs.FS
-	blob  func(i int) ([]byte, error) // fs-blob's read of the tree's file i
-	close func() error
+	name     string
+	fsys     fs.FS
+	blob     func(i int) ([]byte, error) // fs-blob's read of the tree's file i
+	close    func() error
+	walkOnly bool // takes part in the fs-walk workloads only
 }
 
 // Name is the peer's name: pagoda, mattn, modernc or os.
@@ -135,7 +146,8 @@ func (p *FSPeer) Close() error {
 }
 
 // OpenFSPeer opens the peer called name over the tree t: os is
-// os.DirFS(t.Dir); pagoda opens archive (t imported by BuildArchive)
+// os.DirFS(t.Dir); walkdir is os.DirFS with every listing read beforehand
+// (fs-walk only); pagoda opens archive (t imported by BuildArchive)
 // read-only and reads it with fsys.New(db, nil); mattn and modernc read
 // archive with an sqlFS, with SQLitePragmas unless opt.SQLiteDefaults.
 //
@@ -159,6 +171,12 @@ func OpenFSPeer(name string, t *FSTree, archive string, opt PeerOptions) (*FSPee
 			fsys: os.DirFS(t.Dir),
 			blob: func(i int) ([]byte, error) { return os.ReadFile(paths[i]) },
 		}, nil
+	case walkDirPeer:
+		l, err := listTree(t.Dir)
+		if err != nil {
+			return nil, err
+		}
+		return &FSPeer{name: name, fsys: l, walkOnly: true}, nil
 	case "pagoda":
 		db, err := pagoda.Open(archive, &pagoda.Options{ReadOnly: true})
 		if err != nil {
@@ -235,6 +253,9 @@ func VerifyFS(p *FSPeer, t *FSTree) error {
 	}
 	if err := t.checkWalk(p.name, got); err != nil {
 		return err
+	}
+	if p.walkOnly {
+		return nil
 	}
 	var c contentSum
 	for _, name := range t.files {
@@ -406,6 +427,10 @@ func measureFS(p *FSPeer, t *FSTree, workloads []FSWorkload) ([]FSResult, error)
 	}
 	var out []FSResult
 	for _, w := range workloads {
+		if p.walkOnly && w.Kind != fsWalk {
+			out = append(out, FSResult{Workload: w.Name, Tree: w.Tree, Peer: p.name, Skipped: true})
+			continue
+		}
 		runtime.GC()
 		var runErr error
 		r := testing.Benchmark(func(b *testing.B) {
@@ -456,4 +481,40 @@ func medianFS(rs []FSResult) FSResult {
 		m.MinNs, m.MaxNs = min(m.MinNs, r.NsPerOp), max(m.MaxNs, r.NsPerOp)
 	}
 	return m
+}
+
+// listedFS is the walkdir peer: os.DirFS over a tree, with every
+// directory's listing read once beforehand and returned by ReadDir without
+// a copy. Walking it with fs.WalkDir costs fs.WalkDir's own work alone (a
+// path.Join, a callback and a recursion per entry), which every FS walked
+// that way pays too: no FS's walk can be faster.
+type listedFS struct {
+	fs.FS
+	dirs map[string][]fs.DirEntry
+}
+
+// listTree reads every directory of the tree under dir.
+func listTree(dir string) (*listedFS, error) {
+	l := &listedFS{FS: os.DirFS(dir), dirs: map[string][]fs.DirEntry{}}
+	err := fs.WalkDir(l.FS, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		list, err := fs.ReadDir(l.FS, name)
+		l.dirs[name] = list
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bench: listing %s: %w", dir, err)
+	}
+	return l, nil
+}
+
+// ReadDir implements fs.ReadDirFS: the listing read beforehand. Callers
+// must not change it (fs.WalkDir does not).
+func (l *listedFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if list, ok := l.dirs[name]; ok {
+		return list, nil
+	}
+	return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
 }

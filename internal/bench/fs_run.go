@@ -100,7 +100,7 @@ func runFS(cfg *Config, dir string, workloads []FSWorkload, peers []string, rep 
 		cfg.progress("fs: tree %s: %s files, %s directories, %s in %s (%s)", tree, group(int64(t.Files)), group(int64(t.Dirs)), mb(t.Bytes), t.Dir, how)
 		tr := FSTreeResult{FSTreeInfo: t.FSTreeInfo}
 		archive := ""
-		if slices.ContainsFunc(peers, func(p string) bool { return p != osPeer }) {
+		if slices.ContainsFunc(peers, func(p string) bool { return p != osPeer && p != walkDirPeer }) {
 			archive = filepath.Join(dir, "fs-"+tree+".db")
 			a, err := fsArchiveBuilder(t, archive)
 			if err != nil {

@@ -114,9 +114,9 @@ func Run(cfg Config) (*Report, error) {
 	if cfg.Peers == nil {
 		cfg.Peers = PeerNames
 	}
-	// os and pagoda-tx read nothing but trees: the other workloads do
-	// without them.
-	cfg.Peers = slices.DeleteFunc(slices.Clone(cfg.Peers), func(name string) bool { return name == osPeer || name == pagodaTxPeer })
+	// os, pagoda-tx and walkdir read nothing but trees: the other
+	// workloads do without them.
+	cfg.Peers = slices.DeleteFunc(slices.Clone(cfg.Peers), fsOnly)
 	if cfg.Benchtime <= 0 {
 		cfg.Benchtime = time.Second
 	}
@@ -225,8 +225,8 @@ const runPrefix = "run-"
 func KnownPeer(name string) error { return knownPeer(name, PeerOptions{}) }
 
 func knownPeer(name string, opt PeerOptions) error {
-	if name == osPeer || name == pagodaTxPeer {
-		return nil // fs-only peers
+	if fsOnly(name) {
+		return nil
 	}
 	_, rerr := NewPeerWith(name, opt)
 	_, werr := NewStore(name, opt)

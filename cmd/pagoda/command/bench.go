@@ -119,14 +119,17 @@ entries, same bytes). The trees: gen, --fs-files files of 1 to 16 KiB
 in about a tenth as many directories, four levels deep, generated once
 and cached under --dir; gosrc, --fs-src ($(go env GOROOT)/src by
 default; skipped when missing).
-  fs-walk   fs.WalkDir over the whole tree
+  fs-walk   fs.WalkDir over the whole tree; peer walkdir is fs.WalkDir
+            alone, over os.DirFS's listings read beforehand: the floor
+            of any FS's walk
   fs-read   fs.ReadFile of every regular file
   fs-blob   one random read of --fs-blobs blobs of 10 KiB, as in SQLite's
             "35% faster than the filesystem": pagoda fs.ReadFile on an
             archive of them, os.ReadFile on separate files, SQLite SELECT
             data FROM sqlar WHERE name = ?
 The fs workloads run the peers that have a filesystem (pagoda, mattn,
-modernc, os) and skip the others; os takes part in nothing else.
+modernc, os, walkdir) and skip the others; os and walkdir take part in
+nothing else.
 
 Cache (cache): at each size of --cache-keys, a fresh store gets the keys
 inserted, each read once, then all deleted; each peer and size runs in a
@@ -227,7 +230,7 @@ workloads for less time, but keeps every size. Progress goes to stderr.`,
 	fl.BoolVar(&quick, "quick", false, "one round, reads measured for less time (the run takes a minute or two, not several)")
 	fl.IntVar(&rows, "rows", benchRows, "rows in the read table and in each bulk load")
 	fl.StringVar(&dir, "dir", filepath.Join(os.TempDir(), benchDirName), "directory caching the read files and holding the written stores")
-	fl.StringVar(&peers, "peers", strings.Join(append(slices.Clone(bench.PeerNames), "pagoda-tx", "os"), ","), "comma-separated peers to measure (os: the fs workloads' os.DirFS; pagoda-tx: fsys in one read transaction)")
+	fl.StringVar(&peers, "peers", strings.Join(append(slices.Clone(bench.PeerNames), "pagoda-tx", "os", "walkdir"), ","), "comma-separated peers to measure (os: the fs workloads' os.DirFS; pagoda-tx: fsys in one read transaction; walkdir: fs.WalkDir over listings read beforehand)")
 	fl.StringVar(&workloads, "workloads", strings.Join(bench.WorkloadNames(), ","), "comma-separated workloads to run")
 	fl.IntVar(&inserts, "inserts", benchInserts, "random inserts of the insert workload (delete deletes a tenth of them)")
 	fl.IntVar(&commits, "commits", benchCommits, "one-row transactions of the commit workload")
