@@ -18,8 +18,8 @@ import (
 	"github.com/pagodadb/pagoda/internal/format"
 )
 
-// dirEntry is one directory entry, and its FileInfo: ReadDir returns them
-// from one allocation, with their names in one string.
+// dirEntry is one directory entry, and its FileInfo: ReadDir cuts them,
+// and their names, from the view's slabs (see entries).
 type dirEntry struct {
 	name  string // base name
 	mode  fs.FileMode
