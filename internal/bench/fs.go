@@ -129,7 +129,7 @@ type FSPeer struct {
 	walkOnly bool // takes part in the fs-walk workloads only
 }
 
-// Name is the peer's name: pagoda, mattn, modernc or os.
+// Name is the peer's name, one of FSPeerNames.
 func (p *FSPeer) Name() string { return p.name }
 
 // FS is the peer's filesystem.
@@ -428,7 +428,7 @@ func measureFS(p *FSPeer, t *FSTree, workloads []FSWorkload) ([]FSResult, error)
 	var out []FSResult
 	for _, w := range workloads {
 		if p.walkOnly && w.Kind != fsWalk {
-			out = append(out, FSResult{Workload: w.Name, Tree: w.Tree, Peer: p.name, Skipped: true})
+			out = append(out, skippedFS(w, p.name))
 			continue
 		}
 		runtime.GC()
@@ -471,6 +471,12 @@ func measureFS(p *FSPeer, t *FSTree, workloads []FSWorkload) ([]FSResult, error)
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+// skippedFS is the result of workload w for a peer that does not take
+// part in it.
+func skippedFS(w FSWorkload, peer string) FSResult {
+	return FSResult{Workload: w.Name, Tree: w.Tree, Peer: peer, Skipped: true}
 }
 
 // medianFS returns the result with the median ns/op (the lower middle one

@@ -138,6 +138,14 @@ func runFS(cfg *Config, dir string, workloads []FSWorkload, peers []string, rep 
 func measureFSPeers(cfg *Config, t *FSTree, archive string, ws []FSWorkload, peers []string, samples map[[2]string][]FSResult) error {
 	for round := 1; round <= cfg.Count; round++ {
 		for _, name := range peers {
+			if name == walkDirPeer && !slices.ContainsFunc(ws, func(w FSWorkload) bool { return w.Kind == fsWalk }) {
+				// Nothing to walk on this tree: no need to list it.
+				for _, w := range ws {
+					k := [2]string{w.Name, name}
+					samples[k] = append(samples[k], skippedFS(w, name))
+				}
+				continue
+			}
 			cfg.progress("%sfs: measuring %s on %s ...", cfg.round(round), name, t.Name)
 			p, err := OpenFSPeer(name, t, archive, cfg.PeerOptions)
 			if err != nil {
