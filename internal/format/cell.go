@@ -160,9 +160,9 @@ func (p *Page) LeafEntry(i int) (rowid int64, local []byte, overflow bool, err e
 // reports one that spills, for Cell. Index seeks compare keys in interior
 // pages as often as in leaves.
 func (p *Page) IndexInteriorPayload(i int) (local []byte, overflow bool, err error) {
-	off, err := p.CellOffset(i)
-	if err != nil {
-		return nil, false, err
+	off, ok := p.cellOffset(i)
+	if !ok {
+		return nil, false, p.cellOffsetError(i, off)
 	}
 	// At least minCellSize bytes: the child's page number, then the
 	// payload's length.

@@ -165,12 +165,25 @@ func (p *Page) CellPointerEnd() int { return p.cellPtrs + 2*p.NCells }
 // CellOffset returns the offset of cell i, checked to lie in the content area
 // with room for the 4 bytes every cell owns (SQLite's range is up to U-4).
 func (p *Page) CellOffset(i int) (int, error) {
-	off := int(binary.BigEndian.Uint16(p.Data[p.cellPtrs+2*i:]))
-	if off < p.cellPtrs+2*p.NCells || off > p.Usable-minCellSize {
-		return 0, CorruptAt(p.Pgno, p.cellPtrs+2*i, "cell %d offset %d out of range %d..%d",
-			i, off, p.cellPtrs+2*p.NCells, p.Usable-minCellSize)
+	off, ok := p.cellOffset(i)
+	if !ok {
+		return 0, p.cellOffsetError(i, off)
 	}
 	return off, nil
+}
+
+// cellOffset is CellOffset without the error, small enough to inline into
+// the searches, which call it once per probe: ok is false when the offset
+// is out of range, for cellOffsetError to describe.
+func (p *Page) cellOffset(i int) (off int, ok bool) {
+	off = int(binary.BigEndian.Uint16(p.Data[p.cellPtrs+2*i:]))
+	return off, off >= p.cellPtrs+2*p.NCells && off <= p.Usable-minCellSize
+}
+
+// cellOffsetError is the error for cell i's offset off, out of range.
+func (p *Page) cellOffsetError(i, off int) error {
+	return CorruptAt(p.Pgno, p.cellPtrs+2*i, "cell %d offset %d out of range %d..%d",
+		i, off, p.cellPtrs+2*p.NCells, p.Usable-minCellSize)
 }
 
 // Child returns the child page left of cell i of an interior page; i ==
@@ -179,9 +192,9 @@ func (p *Page) Child(i int) (uint32, error) {
 	if i == p.NCells {
 		return p.RightChild(), nil
 	}
-	off, err := p.CellOffset(i)
-	if err != nil {
-		return 0, err
+	off, ok := p.cellOffset(i)
+	if !ok {
+		return 0, p.cellOffsetError(i, off)
 	}
 	if off+4 > p.Usable {
 		return 0, CorruptAt(p.Pgno, off, "cell %d extends off the end of the page", i)
@@ -191,28 +204,27 @@ func (p *Page) Child(i int) (uint32, error) {
 
 // shortVarint decodes the varint at b[i:] when it takes at most three bytes
 // (values below 2^21, most rowids) and the three bytes lie in b; ok is false
-// otherwise, for Uvarint to decode. Searches call it once per probe.
+// otherwise, for Uvarint to decode, and v is then meaningless. Searches call
+// it once per probe: it is written to inline.
 func shortVarint(b []byte, i int) (v uint64, ok bool) {
 	if i < 0 || i+2 >= len(b) {
 		return 0, false
 	}
-	c0, c1, c2 := b[i], b[i+1], b[i+2]
-	switch {
-	case c0 < 0x80:
-		return uint64(c0), true
-	case c1 < 0x80:
-		return uint64(c0&0x7f)<<7 | uint64(c1), true
-	case c2 < 0x80:
-		return uint64(c0&0x7f)<<14 | uint64(c1&0x7f)<<7 | uint64(c2), true
+	c0, c1, c2 := uint64(b[i]), uint64(b[i+1]), uint64(b[i+2])
+	if c0 < 0x80 {
+		return c0, true
 	}
-	return 0, false
+	if c1 < 0x80 {
+		return (c0&0x7f)<<7 | c1, true
+	}
+	return (c0&0x7f)<<14 | (c1&0x7f)<<7 | c2, c2 < 0x80
 }
 
 // TableInteriorKey returns the rowid separator of cell i of a table interior page.
 func (p *Page) TableInteriorKey(i int) (int64, error) {
-	off, err := p.CellOffset(i)
-	if err != nil {
-		return 0, err
+	off, ok := p.cellOffset(i)
+	if !ok {
+		return 0, p.cellOffsetError(i, off)
 	}
 	if v, ok := shortVarint(p.Data[:p.Usable], off+interiorChildSize); ok {
 		return int64(v), nil
@@ -226,9 +238,9 @@ func (p *Page) TableInteriorKey(i int) (int64, error) {
 
 // TableLeafRowid returns the rowid of cell i of a table leaf page.
 func (p *Page) TableLeafRowid(i int) (int64, error) {
-	off, err := p.CellOffset(i)
-	if err != nil {
-		return 0, err
+	off, ok := p.cellOffset(i)
+	if !ok {
+		return 0, p.cellOffsetError(i, off)
 	}
 	b := p.Data[off:p.Usable]
 	if len(b) > 5 && b[0] < 0x80 { // a payload under 128 bytes
