@@ -107,6 +107,8 @@ func (p *Page) LeafEntry(i int) (rowid int64, local []byte, overflow bool, err e
 	if ptr < p.cellPtrs || ptr+2 > p.cellPtrs+2*p.NCells {
 		return 0, nil, false, CorruptAt(p.Pgno, ptr, "cell %d is beyond the cell pointer array", i)
 	}
+	// cellOffset's check, on the pointer already bounded above: calling it
+	// instead made BenchmarkAll about 3% slower.
 	off := int(p.Data[ptr])<<8 | int(p.Data[ptr+1])
 	if off < p.cellPtrs+2*p.NCells || off > p.Usable-minCellSize {
 		_, err := p.CellOffset(i)
