@@ -99,7 +99,9 @@ func (db *DB) Close() error {
 // Rollback. A write transaction (writable true) waits for the previous one
 // to end; it sees its own changes, and other transactions see none of them
 // until Commit. End it with Commit or Rollback. A database opened ReadOnly
-// refuses write transactions with ErrReadOnly.
+// refuses write transactions with ErrReadOnly; a file pagoda reads but does
+// not write (auto-vacuum, or a header write version above 2) refuses them
+// with ErrUnsupported.
 func (db *DB) Begin(writable bool) (*Tx, error) {
 	if writable && db.readOnly {
 		return nil, ErrReadOnly

@@ -203,7 +203,43 @@ func (p *Pager) BeginWrite() (*WriteTx, error) {
 	w := &WriteTx{p: p, pages: &p.wstate.pages}
 	p.InitSnapshot(&w.base)
 	w.nPages = w.base.nPages
+	if err := w.writable(); err != nil {
+		w.finish()
+		return nil, err
+	}
 	return w, nil
+}
+
+// writable refuses to write a file whose header asks for what pagoda's
+// writer does not do, before anything is written:
+//
+//   - auto-vacuum (header offset 52, the largest root page, non-zero):
+//     such a file keeps a pointer map, pages that give every page's parent,
+//     and SQLite moves pages by it. pagoda does not keep the map, so its
+//     writes would leave one that sqlite3's integrity_check rejects.
+//   - a write version (offset 18) above 2: SQLite treats the file as
+//     read-only.
+func (w *WriteTx) writable() error {
+	if w.base.nPages == 0 {
+		return nil // a new file: pagoda writes its header
+	}
+	pg1, err := w.base.Page(1)
+	if err != nil {
+		return err
+	}
+	h := format.Header(pg1)
+	if root := h.LargestRootPage(); root != 0 {
+		mode := "full"
+		if h.IncrementalVacuum() != 0 {
+			mode = "incremental"
+		}
+		return fmt.Errorf("%w: writing an auto-vacuum database (auto_vacuum=%s): pagoda does not keep its pointer map; "+
+			"read it, or convert it with sqlite3: PRAGMA auto_vacuum=NONE; VACUUM", format.ErrUnsupported, mode)
+	}
+	if v := h.WriteVersion(); v > format.FileFormatWAL {
+		return fmt.Errorf("%w: writing a database of file format write version %d, which SQLite opens read-only", format.ErrUnsupported, v)
+	}
+	return nil
 }
 
 // PageSize returns the page size.
