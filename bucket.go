@@ -27,6 +27,10 @@ type Bucket struct {
 	name  string
 	root  uint32
 	cur   btree.Cursor // for Get
+	// table sends writes through the table's write path, which keeps its
+	// indexes and refuses triggers: sqlite3 may have given the bucket's
+	// table either.
+	table bool
 }
 
 // Bucket returns the bucket called name (ErrNotFound if there is none; a
@@ -48,7 +52,8 @@ func (tx *Tx) Bucket(name string) (*Bucket, error) {
 	if err := tx.rootOK("bucket", name, ti.Entry.RootPage); err != nil {
 		return nil, err
 	}
-	return &Bucket{tx: tx, epoch: tx.epoch, cat: tx.cat, name: ti.Entry.Name, root: ti.Entry.RootPage}, nil
+	return &Bucket{tx: tx, epoch: tx.epoch, cat: tx.cat, name: ti.Entry.Name, root: ti.Entry.RootPage,
+		table: len(ti.Indexes) > 0 || len(ti.Triggers) > 0}, nil
 }
 
 // check reports whether b may be used (see Table.check).

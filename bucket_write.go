@@ -1,6 +1,7 @@
 package pagoda
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/pagodadb/pagoda/internal/format"
@@ -83,7 +84,7 @@ func (b *Bucket) current() error {
 		if nb.root != b.root {
 			return fmt.Errorf("pagoda: bucket %q was deleted: %w", b.name, ErrNotFound)
 		}
-		b.cat = nb.cat
+		b.cat, b.table = nb.cat, nb.table
 	}
 	return nil
 }
@@ -108,6 +109,16 @@ func (b *Bucket) Put(key, value []byte) error {
 	if key == nil {
 		key = []byte{}
 	}
+	if b.table {
+		if value == nil {
+			value = []byte{}
+		}
+		t, err := b.tx.Table(b.name)
+		if err != nil {
+			return err
+		}
+		return t.Put(0, key, value)
+	}
 	rec := b.tx.bucketRecord(key, value)
 	if _, err := b.tx.btree().IndexInsert(b.root, nil, bucketKeyFields, rec); err != nil {
 		return b.tx.fail(fmt.Errorf("pagoda: bucket %q: put: %w", b.name, err))
@@ -122,6 +133,16 @@ func (b *Bucket) Delete(key []byte) error {
 	}
 	if key == nil {
 		key = []byte{}
+	}
+	if b.table {
+		t, err := b.tx.Table(b.name)
+		if err != nil {
+			return err
+		}
+		if err := t.DeleteKey(key); !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		return nil
 	}
 	rec := b.tx.bucketRecord(key, nil)
 	found, err := b.tx.btree().IndexDelete(b.root, nil, bucketKeyFields, rec)

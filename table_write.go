@@ -88,6 +88,9 @@ func makePlan(ti *schema.TableInfo, tm *tableMeta) *writePlan {
 	if t.AutoIncrement {
 		return refuse("AUTOINCREMENT (sqlite_sequence) is not maintained yet")
 	}
+	if len(ti.Triggers) > 0 {
+		return refuse("trigger %q would not run (pagoda does not evaluate SQL)", ti.Triggers[0])
+	}
 	if !t.WithoutRowID {
 		p.alias = t.RowidAlias
 	}
@@ -307,8 +310,8 @@ func (t *Table) conflict(ip *indexPlan, fields []format.Value) error {
 // primary key, or a duplicate in a UNIQUE index, is an error wrapping
 // ErrExists; the transaction stays usable. Every index of the table is
 // updated. Tables whose constraints pagoda cannot evaluate (CHECK,
-// generated columns, expression or partial indexes, AUTOINCREMENT) refuse
-// writes with ErrUnsupported.
+// generated columns, expression or partial indexes, AUTOINCREMENT,
+// triggers) refuse writes with ErrUnsupported.
 func (t *Table) Insert(values ...any) (int64, error) {
 	return t.write(false, 0, values)
 }

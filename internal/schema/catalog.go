@@ -45,6 +45,9 @@ type TableInfo struct {
 	// whose Err is set: an engine that writes the table must maintain every
 	// one of them, so any Err among them makes the table read-only.
 	Indexes []*IndexInfo
+	// Triggers are the names of the triggers on the table, in schema
+	// order: SQL that SQLite runs with every write to it.
+	Triggers []string
 }
 
 // IndexInfo is an "index" row and what it defines. When Err is non-nil the
@@ -97,7 +100,8 @@ func (t *Table) AutoIndexes() []*Index {
 // Build makes a Catalog from the rows of sqlite_schema. It never fails as a
 // whole: a row that cannot be understood gets an Err (wrapping ErrSyntax,
 // ErrUnsupported or ErrInvalid) and the rest of the catalog is still built.
-// Views and triggers are kept in Entries only. An index whose table has an
+// Views and triggers are kept in Entries, and each table lists the names
+// of its triggers. An index whose table has an
 // Err gets an Err wrapping the table's.
 func Build(entries []Entry) *Catalog {
 	c := &Catalog{
@@ -164,6 +168,11 @@ func Build(entries []Entry) *Catalog {
 		c.Indexes = append(c.Indexes, ii)
 		if ii.Table != nil {
 			ii.Table.Indexes = append(ii.Table.Indexes, ii)
+		}
+	}
+	for _, e := range entries {
+		if ti := c.tables[foldKey(e.TblName)]; e.Type == "trigger" && ti != nil {
+			ti.Triggers = append(ti.Triggers, e.Name)
 		}
 	}
 	for _, ti := range c.Tables {

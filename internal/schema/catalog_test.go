@@ -3,6 +3,7 @@ package schema
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -95,6 +96,12 @@ func TestBuildSQLite3Schema(t *testing.T) {
 	items := c.Table("ITEMS")
 	if items == nil || items.Table.RowidAlias != 0 || !items.Table.AutoIncrement || len(items.Indexes) != 3 {
 		t.Fatalf("Table(ITEMS) = %+v", items)
+	}
+	if !slices.Equal(items.Triggers, []string{"tr"}) {
+		t.Errorf("items' triggers: %q, want [tr]", items.Triggers)
+	}
+	if b := c.Table("bucket"); b != nil && len(b.Triggers) != 0 {
+		t.Errorf("bucket's triggers: %q, want none", b.Triggers)
 	}
 	if c.Table("bucket") == nil || !c.Table("bucket").Table.IsBucket() {
 		t.Errorf("Bucket is not a bucket")

@@ -40,7 +40,7 @@ var fixtureSQL = []string{
 	`CREATE TABLE 'sq'(x)`,
 	"CREATE TABLE cmt(x /* block */, y -- line\n)",
 	`CREATE VIEW v AS SELECT id, name FROM ipk`,
-	`CREATE TRIGGER trg AFTER INSERT ON ipk BEGIN SELECT 1; END`,
+	`CREATE TRIGGER trg AFTER INSERT ON cmt BEGIN SELECT 1; END`,
 }
 
 // fixture builds the fixture database in a temporary directory and

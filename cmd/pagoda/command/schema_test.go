@@ -20,7 +20,7 @@ func TestSchema(t *testing.T) {
 	for _, s := range []string{
 		"CREATE TABLE IF NOT EXISTS \"b\"(key BLOB PRIMARY KEY, value BLOB) STRICT, WITHOUT ROWID;\n",
 		"CREATE TABLE IF NOT EXISTS 'sq'(x);\n",
-		"CREATE TRIGGER trg AFTER INSERT ON ipk BEGIN SELECT 1; END;\n",
+		"CREATE TRIGGER trg AFTER INSERT ON cmt BEGIN SELECT 1; END;\n",
 	} {
 		if !strings.Contains(got, s) {
 			t.Errorf("schema has no %q:\n%s", s, got)

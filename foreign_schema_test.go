@@ -1,0 +1,293 @@
+package pagoda
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/pagodadb/pagoda/internal/sqltest"
+)
+
+// TestUnsupportedWrites checks that files pagoda can read but must not
+// write refuse a write transaction with ErrUnsupported, stay readable, and
+// are left byte for byte as they were.
+func TestUnsupportedWrites(t *testing.T) {
+	fill := []string{
+		"CREATE TABLE t(a INTEGER PRIMARY KEY, b)",
+		"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<500) INSERT INTO t SELECT x, randomblob(300) FROM c",
+	}
+	for _, tc := range []struct {
+		name  string
+		setup []string
+		patch func(hdr []byte) // applied to the file's first page after SQLite wrote it
+	}{
+		{"auto_vacuum full", []string{"PRAGMA auto_vacuum=FULL"}, nil},
+		{"auto_vacuum incremental", []string{"PRAGMA auto_vacuum=INCREMENTAL"}, nil},
+		{"write version 3", nil, func(hdr []byte) { hdr[18] = 3 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "x.db")
+			sqltest.Exec(t, path, append(append([]string{}, tc.setup...), fill...)...)
+			if tc.patch != nil {
+				data, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tc.patch(data)
+				if err := os.WriteFile(path, data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			db, err := Open(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Begin(true); !errors.Is(err, ErrUnsupported) {
+				t.Fatalf("Begin(true) = %v, want ErrUnsupported", err)
+			}
+			err = db.Update(func(tx *Tx) error {
+				_, err := tx.CreateBucket("b")
+				return err
+			})
+			if !errors.Is(err, ErrUnsupported) {
+				t.Fatalf("Update = %v, want ErrUnsupported", err)
+			}
+			// Reads go on, and a write transaction can be tried again.
+			n := 0
+			err = db.View(func(tx *Tx) error {
+				tbl, err := tx.Table("t")
+				if err != nil {
+					return err
+				}
+				for _, rec := range tbl.All() {
+					if len(rec.Column(1).Blob()) != 300 {
+						t.Fatalf("row %d: %d bytes", rec.Rowid(), len(rec.Column(1).Blob()))
+					}
+					n++
+				}
+				return nil
+			})
+			if err != nil || n != 500 {
+				t.Fatalf("View read %d rows: %v", n, err)
+			}
+			if _, err := db.Begin(true); !errors.Is(err, ErrUnsupported) {
+				t.Fatalf("second Begin(true) = %v, want ErrUnsupported", err)
+			}
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+			after, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(before, after) {
+				t.Fatal("the file changed")
+			}
+			if _, err := os.Stat(path + "-wal"); err == nil {
+				t.Fatal("a WAL was left beside the file")
+			}
+		})
+	}
+}
+
+// TestUnsupportedTables checks that a table whose writes need SQL that
+// pagoda does not evaluate refuses every write with ErrUnsupported, changes
+// nothing, and leaves the transaction usable: another table of the file is
+// written in the same transaction, and sqlite3 finds the file sound.
+func TestUnsupportedTables(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup []string // creates table x(id INTEGER PRIMARY KEY, a, ...) or its like
+	}{
+		{"check", []string{"CREATE TABLE x(id INTEGER PRIMARY KEY, a CHECK (a > 0))"}},
+		{"autoincrement", []string{"CREATE TABLE x(id INTEGER PRIMARY KEY AUTOINCREMENT, a)"}},
+		{"generated column", []string{"CREATE TABLE x(id INTEGER PRIMARY KEY, a, g AS (a * 2))"}},
+		{"expression index", []string{"CREATE TABLE x(id INTEGER PRIMARY KEY, a)", "CREATE INDEX xe ON x(a + 1)"}},
+		{"partial index", []string{"CREATE TABLE x(id INTEGER PRIMARY KEY, a)", "CREATE INDEX xp ON x(a) WHERE a > 5"}},
+		{"trigger", []string{"CREATE TABLE x(id INTEGER PRIMARY KEY, a)", "CREATE TABLE log(n)",
+			"CREATE TRIGGER xt AFTER INSERT ON x BEGIN INSERT INTO log VALUES (new.a); END"}},
+		{"delete trigger", []string{"CREATE TABLE x(id INTEGER PRIMARY KEY, a)",
+			"CREATE TRIGGER xd BEFORE DELETE ON x BEGIN SELECT RAISE(ABORT, 'kept'); END"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "x.db")
+			stmts := append(append([]string{"CREATE TABLE ok(id INTEGER PRIMARY KEY, a)"}, tc.setup...),
+				"INSERT INTO x(id, a) VALUES (1, 10), (2, 20)")
+			sqltest.Exec(t, path, stmts...)
+			before := sqlOne(t, path, "SELECT group_concat(id || ':' || a) FROM x")
+			db, err := Open(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			mustUpdate(t, db, func(tx *Tx) error {
+				x, err := tx.Table("x")
+				if err != nil {
+					return err
+				}
+				for what, err := range map[string]error{
+					"Insert": func() error { _, err := x.Insert(nil, 30); return err }(),
+					"Put":    x.Put(1, nil, 11),
+					"Delete": x.Delete(2),
+				} {
+					if !errors.Is(err, ErrUnsupported) {
+						t.Errorf("%s = %v, want ErrUnsupported", what, err)
+					}
+				}
+				ok, err := tx.Table("ok")
+				if err != nil {
+					return err
+				}
+				_, err = ok.Insert(nil, "written")
+				return err
+			})
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got := sqlOne(t, path, "SELECT group_concat(id || ':' || a) FROM x"); got != before {
+				t.Errorf("x holds %s, want %s", got, before)
+			}
+			if got := sqlOne(t, path, "SELECT a FROM ok"); got != "written" {
+				t.Errorf("ok holds %q", got)
+			}
+			if ic := sqlOne(t, path, "PRAGMA integrity_check"); ic != "ok" {
+				t.Errorf("integrity_check: %s", ic)
+			}
+		})
+	}
+}
+
+// TestBucketWithIndex checks a bucket whose table sqlite3 gave an index and
+// then a trigger: pagoda's writes keep the index, as sqlite3's
+// integrity_check and a query through the index show, and a trigger stops
+// them with ErrUnsupported.
+func TestBucketWithIndex(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "b.db")
+	db, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustUpdate(t, db, func(tx *Tx) error {
+		b, err := tx.CreateBucket("b")
+		if err != nil {
+			return err
+		}
+		for i := range 300 {
+			if err := b.Put(fmt.Appendf(nil, "k%03d", i), fmt.Appendf(nil, "v%d", i%7)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sqltest.Exec(t, path, "CREATE INDEX bv ON b(value)")
+
+	db, err = Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := map[string]string{}
+	for i := range 300 {
+		model[fmt.Sprintf("k%03d", i)] = fmt.Sprintf("v%d", i%7)
+	}
+	mustUpdate(t, db, func(tx *Tx) error {
+		b, err := tx.Bucket("b")
+		if err != nil {
+			return err
+		}
+		for i := 0; i < 300; i += 3 {
+			k := fmt.Sprintf("k%03d", i)
+			if err := b.Put([]byte(k), []byte("changed")); err != nil {
+				return err
+			}
+			model[k] = "changed"
+		}
+		for i := 1; i < 300; i += 5 {
+			k := fmt.Sprintf("k%03d", i)
+			if err := b.Delete([]byte(k)); err != nil {
+				return err
+			}
+			delete(model, k)
+		}
+		if err := b.Delete([]byte("absent")); err != nil {
+			return fmt.Errorf("deleting a missing key: %w", err)
+		}
+		if err := b.Put([]byte("new"), nil); err != nil {
+			return err
+		}
+		model["new"] = ""
+		c := b.Cursor()
+		if !c.Seek([]byte("k299")) {
+			return fmt.Errorf("no k299")
+		}
+		if err := c.Delete(); err != nil {
+			return err
+		}
+		delete(model, "k299")
+		// Reads in the transaction see the writes.
+		n := 0
+		for k, v := range b.All() {
+			if want, ok := model[string(k)]; !ok || want != string(v) {
+				t.Errorf("in the transaction: %s = %q, want %q (%v)", k, v, want, ok)
+			}
+			n++
+		}
+		if n != len(model) {
+			t.Errorf("in the transaction: %d keys, want %d", n, len(model))
+		}
+		return nil
+	})
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ic := sqlOne(t, path, "PRAGMA integrity_check"); ic != "ok" {
+		t.Fatalf("integrity_check: %s", ic)
+	}
+	want := 0
+	for _, v := range model {
+		if v == "changed" {
+			want++
+		}
+	}
+	if got := sqlOne(t, path, "SELECT count(*) FROM b INDEXED BY bv WHERE value = CAST('changed' AS BLOB)"); got != fmt.Sprint(want) {
+		t.Errorf("the index finds %s changed values, want %d", got, want)
+	}
+	if got := sqlOne(t, path, "SELECT count(*) FROM b"); got != fmt.Sprint(len(model)) {
+		t.Errorf("%s keys, want %d", got, len(model))
+	}
+
+	sqltest.Exec(t, path, "CREATE TABLE log(k)", "CREATE TRIGGER bt AFTER INSERT ON b BEGIN INSERT INTO log VALUES (new.key); END")
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *Tx) error {
+		b, err := tx.Bucket("b")
+		if err != nil {
+			return err
+		}
+		return b.Put([]byte("k000"), []byte("again"))
+	})
+	if !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("Put into a bucket with a trigger: %v, want ErrUnsupported", err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := os.ReadFile(path); err != nil || !bytes.Equal(before, after) {
+		t.Fatalf("the refused write changed the file (%v)", err)
+	}
+}
