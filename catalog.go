@@ -11,6 +11,10 @@ const schemaRoot = 1
 
 // readCatalog reads every row of sqlite_schema and builds the catalog.
 func readCatalog(s btree.Pages) (*schema.Catalog, error) {
+	pg1, err := s.Page(1)
+	if err != nil {
+		return nil, err
+	}
 	var c btree.Cursor
 	c.Init(s, schemaRoot, true, nil)
 	var entries []schema.Entry
@@ -28,5 +32,5 @@ func readCatalog(s btree.Pages) (*schema.Catalog, error) {
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
-	return schema.Build(entries), nil
+	return schema.BuildFormat(entries, format.Header(pg1).SchemaFormat()), nil
 }

@@ -291,3 +291,103 @@ func TestBucketWithIndex(t *testing.T) {
 		t.Fatalf("the refused write changed the file (%v)", err)
 	}
 }
+
+// TestLegacySchemaFormat reads and writes a file of schema format 1, in
+// which SQLite ignores DESC: its DESC index and WITHOUT ROWID primary key
+// hold their keys in ascending order.
+func TestLegacySchemaFormat(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "legacy.db")
+	sqltest.Exec(t, path,
+		"CREATE TABLE t(a, b)",
+		"CREATE INDEX ta ON t(a DESC)",
+		"CREATE TABLE w(k, v, PRIMARY KEY(k DESC)) WITHOUT ROWID")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[47] = 1 // schema format 1, big-endian at offset 44
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sqltest.Exec(t, path,
+		"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<400) INSERT INTO t SELECT x, 'v' || x FROM c",
+		"INSERT INTO w SELECT a, b FROM t")
+	if ic := sqlOne(t, path, "PRAGMA integrity_check"); ic != "ok" {
+		t.Fatalf("the fixture: integrity_check: %s", ic)
+	}
+
+	db, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Check(); err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+	read := func(tx *Tx, k int64) {
+		t.Helper()
+		w, err := tx.Table("w")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := w.GetKey(k)
+		if err != nil || rec.Column(1).Text() != fmt.Sprint("v", k) {
+			t.Fatalf("w key %d: %v %v", k, rec.Column(1).Text(), err)
+		}
+		ix, err := tx.Index("ta")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for rowid := range ix.Prefix(k) {
+			if rowid != k {
+				t.Fatalf("index ta at %d: rowid %d", k, rowid)
+			}
+			n++
+		}
+		if n != 1 {
+			t.Fatalf("index ta at %d: %d entries", k, n)
+		}
+	}
+	if err := db.View(func(tx *Tx) error {
+		for _, k := range []int64{1, 2, 200, 399, 400} {
+			read(tx, k)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	mustUpdate(t, db, func(tx *Tx) error {
+		tt, err := tx.Table("t")
+		if err != nil {
+			return err
+		}
+		w, err := tx.Table("w")
+		if err != nil {
+			return err
+		}
+		for k := int64(401); k <= 450; k++ {
+			if err := tt.Put(k, k, fmt.Sprint("v", k)); err != nil {
+				return err
+			}
+			if err := w.Put(0, k, fmt.Sprint("v", k)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err := db.View(func(tx *Tx) error {
+		read(tx, 425)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ic := sqlOne(t, path, "PRAGMA integrity_check"); ic != "ok" {
+		t.Fatalf("after pagoda's writes: integrity_check: %s", ic)
+	}
+	if got := sqlOne(t, path, "SELECT group_concat(a) FROM (SELECT a FROM t INDEXED BY ta WHERE a > 447 ORDER BY a)"); got != "448,449,450" {
+		t.Errorf("sqlite3 through the index: %s", got)
+	}
+}

@@ -17,7 +17,7 @@ func (c *checker) readCatalog(t *tree) (cat *schema.Catalog, complete bool) {
 		// A damaged tree may be cyclic or shared, which a cursor would
 		// follow for a very long time: read only the rows of page 1 itself.
 		c.reportf(0, "sqlite_schema cannot be read whole: the trees it names are checked as far as it can be read, and unused pages are not reported")
-		return schema.Build(c.rootLeafEntries()), false
+		return schema.BuildFormat(c.rootLeafEntries(), c.sf), false
 	}
 	complete = true
 	var entries []schema.Entry
@@ -27,7 +27,7 @@ func (c *checker) readCatalog(t *tree) (cat *schema.Catalog, complete bool) {
 		rowid, payload, pgno, err := cur.Entry()
 		if err != nil {
 			c.reportf(pgno, "sqlite_schema: %s", errMsg(err, pgno))
-			return schema.Build(entries), false
+			return schema.BuildFormat(entries, c.sf), false
 		}
 		e, err := schemaEntry(payload)
 		if err != nil {
@@ -41,7 +41,7 @@ func (c *checker) readCatalog(t *tree) (cat *schema.Catalog, complete bool) {
 		c.reportf(0, "sqlite_schema: %s", errMsg(err, 0))
 		complete = false
 	}
-	return schema.Build(entries), complete
+	return schema.BuildFormat(entries, c.sf), complete
 }
 
 // rootLeafEntries returns the schema rows stored whole on page 1 when it is

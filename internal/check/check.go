@@ -79,6 +79,7 @@ type checker struct {
 	refs  []ref    // refs[p]: who uses page p, first come first served
 	roots []string // what each tree is, for messages ("table t"); refs of kind useRoot index it
 	utf16 bool     // text is UTF-16: index key order and entries are not checked
+	sf    uint32   // the schema format number (header offset 44): below 4, DESC is ignored
 
 	// The trees walked, by the catalog object they belong to.
 	tables  map[*schema.TableInfo]*tree
@@ -220,6 +221,7 @@ func (c *checker) run(cat *schema.Catalog) {
 	hdr := format.Header(pg1)
 	enc := hdr.TextEncoding()
 	c.utf16 = enc == format.TextEncodingUTF16LE || enc == format.TextEncodingUTF16BE
+	c.sf = hdr.SchemaFormat()
 	c.refs = make([]ref, c.n+1)
 	c.exemptPages(len(pg1), hdr)
 

@@ -103,7 +103,20 @@ func (t *Table) AutoIndexes() []*Index {
 // Views and triggers are kept in Entries, and each table lists the names
 // of its triggers. An index whose table has an
 // Err gets an Err wrapping the table's.
-func Build(entries []Entry) *Catalog {
+func Build(entries []Entry) *Catalog { return BuildFormat(entries, currentFormat) }
+
+// currentFormat is the schema format number (database header offset 44) of
+// every file SQLite has written since 3.3.0, unless asked for the legacy
+// format.
+const currentFormat = 4
+
+// BuildFormat is Build for a file whose header gives schema format number
+// schemaFormat. Below 4 SQLite ignores DESC in index definitions, the
+// primary keys of WITHOUT ROWID tables included: their keys are stored in
+// ascending order, and the catalog describes them so (0 counts as 1, as it
+// does for SQLite).
+func BuildFormat(entries []Entry, schemaFormat uint32) *Catalog {
+	legacy := schemaFormat < currentFormat
 	c := &Catalog{
 		Entries: entries,
 		tables:  make(map[string]*TableInfo),
@@ -120,6 +133,12 @@ func Build(entries []Entry) *Catalog {
 		}
 		ti := &TableInfo{Entry: e}
 		ti.Table, ti.Err = tableOf(e)
+		if ti.Err == nil && legacy {
+			ascending(ti.Table.PrimaryKey)
+			for _, k := range ti.Table.Constraints {
+				ascending(k.Columns)
+			}
+		}
 		key := foldKey(e.Name)
 		if ti.Err == nil && c.tables[key] != nil {
 			ti.Err = fmt.Errorf("%w: duplicate table name %s", ErrInvalid, quoteName(e.Name))
@@ -161,6 +180,9 @@ func Build(entries []Entry) *Catalog {
 		}
 		if ii.Err != nil {
 			ii.Index = nil
+		}
+		if ii.Index != nil && legacy {
+			ascending(ii.Index.Columns)
 		}
 		if c.indexes[key] == nil {
 			c.indexes[key] = ii
@@ -207,6 +229,13 @@ func tableOf(e Entry) (*Table, error) {
 
 // autoIndex builds the Index of the automatic index row e for constraint n
 // of t.
+// ascending makes every column of a key ascending.
+func ascending(cols []IndexedColumn) {
+	for i := range cols {
+		cols[i].Desc = false
+	}
+}
+
 func autoIndex(e Entry, t *Table, n int) *Index {
 	k := t.Constraints[n]
 	return &Index{

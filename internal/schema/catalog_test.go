@@ -206,3 +206,35 @@ func TestBuildWithoutRowIDPrimaryKeyRow(t *testing.T) {
 		t.Errorf("Err = %v", ii.Err)
 	}
 }
+
+// TestBuildFormatLegacy checks that a file of schema format below 4 has
+// every index key ascending, as SQLite reads it, and that format 4 keeps
+// DESC.
+func TestBuildFormatLegacy(t *testing.T) {
+	entries := []Entry{
+		{Type: "table", Name: "t", TblName: "t", RootPage: 2, SQL: "CREATE TABLE t(a, b UNIQUE, id INTEGER PRIMARY KEY DESC)", HasSQL: true},
+		{Type: "index", Name: "sqlite_autoindex_t_1", TblName: "t", RootPage: 3},
+		{Type: "index", Name: "ta", TblName: "t", RootPage: 4, SQL: "CREATE INDEX ta ON t(a DESC, b)", HasSQL: true},
+		{Type: "table", Name: "w", TblName: "w", RootPage: 5, SQL: "CREATE TABLE w(k, v, PRIMARY KEY(k DESC)) WITHOUT ROWID", HasSQL: true},
+	}
+	for _, sf := range []uint32{0, 1, 3, 4} {
+		c := BuildFormat(entries, sf)
+		for _, ii := range c.Indexes {
+			if ii.Err != nil {
+				t.Fatalf("format %d: index %s: %v", sf, ii.Entry.Name, ii.Err)
+			}
+		}
+		want := sf == 4
+		if got := c.Index("ta").Index.Columns[0].Desc; got != want {
+			t.Errorf("format %d: ta's first column DESC = %v, want %v", sf, got, want)
+		}
+		if got := c.Table("w").Table.PrimaryKey[0].Desc; got != want {
+			t.Errorf("format %d: w's primary key DESC = %v, want %v", sf, got, want)
+		}
+		// INTEGER PRIMARY KEY DESC is never the rowid alias, whatever the
+		// format: the quirk is the parser's.
+		if got := c.Table("t").Table.RowidAlias; got != -1 {
+			t.Errorf("format %d: t's rowid alias = %d, want -1", sf, got)
+		}
+	}
+}
