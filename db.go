@@ -68,8 +68,12 @@ func Open(path string, opts *Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pagoda: %w", err)
 	}
-	return &DB{path: path, readOnly: opts.ReadOnly, pager: p}, nil
+	return &DB{path: path, readOnly: p.ReadOnly(), pager: p}, nil
 }
+
+// ReadOnly reports whether the database refuses writes with ErrReadOnly:
+// Options.ReadOnly was set, or the file could not be opened for writing.
+func (db *DB) ReadOnly() bool { return db.readOnly }
 
 // Path returns the database file's path.
 func (db *DB) Path() string { return db.path }

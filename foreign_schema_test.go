@@ -391,3 +391,43 @@ func TestLegacySchemaFormat(t *testing.T) {
 		t.Errorf("sqlite3 through the index: %s", got)
 	}
 }
+
+// TestOpenReadOnlyFile opens, without Options.ReadOnly, a file its owner
+// may not write: it opens read-only, as sqlite3 opens it.
+func TestOpenReadOnlyFile(t *testing.T) {
+	if os.Geteuid() == 0 {
+		// root writes whatever the permissions say; the pager's
+		// TestOpenWriteDenied covers the same path with a file system
+		// that refuses writes.
+		t.Skip("running as root: file permissions do not refuse writes")
+	}
+	path := filepath.Join(t.TempDir(), "ro.db")
+	sqltest.Exec(t, path, "CREATE TABLE t(a)", "INSERT INTO t VALUES (42)")
+	if err := os.Chmod(path, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if !db.ReadOnly() {
+		t.Error("DB.ReadOnly is false")
+	}
+	if err := db.View(func(tx *Tx) error {
+		tbl, err := tx.Table("t")
+		if err != nil {
+			return err
+		}
+		rec, err := tbl.Get(1)
+		if err == nil && rec.Column(0).Int() != 42 {
+			err = fmt.Errorf("row 1 holds %v", rec.Column(0).Any())
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Begin(true); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("Begin(true) = %v, want ErrReadOnly", err)
+	}
+}

@@ -9,7 +9,11 @@ import (
 // Options configure Open. A nil *Options means the defaults.
 type Options struct {
 	// ReadOnly opens the database without write access: the file and its
-	// WAL are opened read-only and never written.
+	// WAL are opened read-only and never written. Without it, a file that
+	// may be read but not written (its permissions, a read-only
+	// filesystem) is opened read-only all the same, as sqlite3 opens it:
+	// DB.ReadOnly reports it, and write transactions fail with
+	// ErrReadOnly.
 	ReadOnly bool
 	// PageSize is the page size of a database that Open creates: a power
 	// of two from 512 to 65536; 0 means 4096. An existing database keeps

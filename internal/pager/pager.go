@@ -154,6 +154,13 @@ func Open(path string, opts Options) (*Pager, error) {
 		fsys = vfs.OS
 	}
 	f, err := fsys.OpenFile(path, flag, 0o644)
+	if err != nil && !opts.ReadOnly && vfs.WriteDenied(err) {
+		// As sqlite3 does, a file that may be read but not written (its
+		// permissions, a read-only filesystem) opens read-only.
+		if g, rerr := fsys.OpenFile(path, os.O_RDONLY, 0); rerr == nil {
+			f, err, opts.ReadOnly = g, nil, true
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -178,6 +185,10 @@ func Open(path string, opts Options) (*Pager, error) {
 	}
 	return p, nil
 }
+
+// ReadOnly reports whether the pager was opened read-only: asked to, or
+// because the file could not be opened for writing.
+func (p *Pager) ReadOnly() bool { return p.readOnly }
 
 func (p *Pager) load() error {
 	size, err := p.f.Size()
