@@ -205,3 +205,20 @@ func ExampleTableCursor() {
 	// 2 Bob
 	// 1 alice
 }
+
+func ExampleDB_ReadOnly() {
+	path, cleanup := exampleDB()
+	defer cleanup()
+
+	db, err := pagoda.Open(path, &pagoda.Options{ReadOnly: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer db.Close()
+	fmt.Println(db.ReadOnly())
+	err = db.Update(func(tx *pagoda.Tx) error { return nil })
+	fmt.Println(errors.Is(err, pagoda.ErrReadOnly))
+	// Output:
+	// true
+	// true
+}
