@@ -446,7 +446,7 @@ func (t *Table) newRowid() (int64, error) {
 		return 1, nil
 	}
 	if last < math.MaxInt64 {
-		return max(last+1, 1), nil
+		return last + 1, nil // negative too: after -5 comes -4, as in sqlite3
 	}
 	for range 100 {
 		r := rand.Int64N(math.MaxInt64-1) + 1

@@ -655,3 +655,44 @@ func TestRealStoredLikeSQLite(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// TestNewRowidLikeSQLite: Insert without a rowid picks the one sqlite3
+// picks: 1 in an empty table, else one more than the largest, negative
+// ones included.
+func TestNewRowidLikeSQLite(t *testing.T) {
+	for _, existing := range [][]int64{nil, {-5}, {-1}, {-9, -3}, {0}, {7, -2}, {1 << 40}} {
+		t.Run(fmt.Sprint(existing), func(t *testing.T) {
+			dir := t.TempDir()
+			stmts := []string{"CREATE TABLE t(a)"}
+			for _, r := range existing {
+				stmts = append(stmts, fmt.Sprintf("INSERT INTO t(rowid, a) VALUES (%d, 'old')", r))
+			}
+			ours, theirs := filepath.Join(dir, "pagoda.db"), filepath.Join(dir, "sqlite.db")
+			sqltest.Exec(t, ours, stmts...)
+			sqltest.Exec(t, theirs, append(stmts, "INSERT INTO t(a) VALUES ('new')")...)
+			db, err := Open(ours, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got int64
+			mustUpdate(t, db, func(tx *Tx) error {
+				tb, err := tx.Table("t")
+				if err != nil {
+					return err
+				}
+				got, err = tb.Insert("new")
+				return err
+			})
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+			want := sqlOne(t, theirs, "SELECT rowid FROM t WHERE a = 'new'")
+			if fmt.Sprint(got) != want {
+				t.Errorf("Insert chose rowid %d, sqlite3 %s", got, want)
+			}
+			if stored := sqlOne(t, ours, "SELECT rowid FROM t WHERE a = 'new'"); stored != want {
+				t.Errorf("stored rowid %s, want %s", stored, want)
+			}
+		})
+	}
+}
