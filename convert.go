@@ -45,9 +45,9 @@ func toValue(x any) (format.Value, error) {
 		}
 		return format.IntValue(int64(v)), nil
 	case float32:
-		return format.FloatValue(float64(v)), nil
+		return boundFloat(float64(v)), nil
 	case float64:
-		return format.FloatValue(v), nil
+		return boundFloat(v), nil
 	case bool:
 		if v {
 			return format.IntValue(1), nil
@@ -62,6 +62,14 @@ func toValue(x any) (format.Value, error) {
 		return format.BlobValue(v), nil
 	}
 	return format.Value{}, fmt.Errorf("pagoda: %w: cannot store a value of type %T", ErrUnsupported, x)
+}
+
+// boundFloat converts a float as SQLite binds one: NaN is NULL.
+func boundFloat(f float64) format.Value {
+	if math.IsNaN(f) {
+		return format.NullValue()
+	}
+	return format.FloatValue(f)
 }
 
 // applyAffinity converts v as SQLite does before storing it in (or comparing
@@ -116,6 +124,9 @@ func realText(f float64) string { return FormatFloat(f) }
 // optional sign, digits with an optional fraction and exponent, surrounded
 // by optional spaces. Integers that fit int64 stay integers.
 func parseNumber(s string) (format.Value, bool) {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i] // SQLite (3.43 and later) reads a number up to a NUL byte
+	}
 	s = strings.Trim(s, " \t\n\f\r\v")
 	if s == "" {
 		return format.Value{}, false

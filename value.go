@@ -191,6 +191,8 @@ func FormatFloat(f float64) string {
 		return "-Inf"
 	case math.IsNaN(f):
 		return ""
+	case f == 0:
+		f = 0 // negative zero prints as 0.0
 	}
 	s := strconv.FormatFloat(f, 'g', 15, 64)
 	mant, exp, hasExp := strings.Cut(s, "e")

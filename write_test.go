@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -694,5 +695,79 @@ func TestNewRowidLikeSQLite(t *testing.T) {
 				t.Errorf("stored rowid %s, want %s", stored, want)
 			}
 		})
+	}
+}
+
+// TestAffinityLikeSQLite stores the same values through pagoda and through
+// SQLite (bound as parameters) into columns of every affinity, and compares
+// what each stored: type and value, as SQLite's typeof and quote show them.
+func TestAffinityLikeSQLite(t *testing.T) {
+	values := []any{
+		"12", " 12", "12 ", " 12 ", "+12", "-0", "0x10", "1e3", "1E3", "1.5e2", "1.0", "1.", ".5", "5.",
+		"-.5", "1e400", "-1e400", "1e-400", "9223372036854775807", "9223372036854775808",
+		"-9223372036854775808", "-9223372036854775809", "00012", "1_000", "inf", "NaN", "", " ",
+		"12abc", "\t12\n", "0.1", "123456789012345678901234567890", "1.0e15", "1.0e16", "9007199254740993",
+		"3.0e0", "-0.0", "0e0", "1e2.5", "1.5 ", "0.0000001", "100000000000000000000.0", "1e19",
+		"  -12  ", "1e", "e5", "-", ".", "1.5e+", "0x", "١٢", "１２", "12\x00", "9223372036854775807.0",
+		"-9223372036854775808.0", "1e18", "4.5e15", "0.5e1", "12.50", "-12.0e-1", "+.5e1",
+		1.0, 2.5, math.Copysign(0, -1), 1e20, 9.223372036854775807e18, -9.223372036854775808e18,
+		math.Inf(1), math.Inf(-1), 1e-300, 123456789.0, -3.0, 0.1, math.NaN(), 4.5e15, 1e15 + 0.5,
+		int64(0), int64(-1), int64(math.MaxInt64), int64(math.MinInt64), int64(1 << 53),
+		[]byte("12"), []byte{},
+	}
+	dir := t.TempDir()
+	create := "CREATE TABLE t(n INTEGER PRIMARY KEY, i INTEGER, r REAL, num NUMERIC, s TEXT, b BLOB, x)"
+	ours, theirs := filepath.Join(dir, "pagoda.db"), filepath.Join(dir, "sqlite.db")
+	sqltest.Exec(t, ours, create)
+	sdb := sqltest.Open(t, theirs)
+	if _, err := sdb.Exec(create); err != nil {
+		t.Fatal(err)
+	}
+	for n, v := range values {
+		if _, err := sdb.Exec("INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?)", n, v, v, v, v, v, v); err != nil {
+			t.Fatalf("sqlite: %v: %v", v, err)
+		}
+	}
+	sdb.Close()
+	db, err := Open(ours, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustUpdate(t, db, func(tx *Tx) error {
+		tb, err := tx.Table("t")
+		if err != nil {
+			return err
+		}
+		for n, v := range values {
+			if _, err := tb.Insert(n, v, v, v, v, v, v); err != nil {
+				return fmt.Errorf("%v: %w", v, err)
+			}
+		}
+		return nil
+	})
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	q := "SELECT group_concat(n || ': ' || concat_ws(' | ', typeof(i) || ' ' || quote(i), typeof(r) || ' ' || quote(r), " +
+		"typeof(num) || ' ' || quote(num), typeof(s) || ' ' || quote(s), typeof(b) || ' ' || quote(b), typeof(x) || ' ' || quote(x)), char(30)) FROM t"
+	got, want := strings.Split(sqlOne(t, ours, q), "\x1e"), strings.Split(sqlOne(t, theirs, q), "\x1e")
+	if len(got) != len(want) {
+		t.Fatalf("%d rows, want %d", len(got), len(want))
+	}
+	for i := range got {
+		g, w := strings.Split(got[i], " | "), strings.Split(want[i], " | ")
+		if f, ok := values[i].(float64); ok && math.Abs(f) >= 1e15 && len(g) == len(w) {
+			// SQLite renders some large reals as TEXT with up to 17
+			// digits since 3.43 (9.2233720368547758e+18 for 2^63), with
+			// 15 before; pagoda follows sqlite3 3.40.1, which CI runs.
+			// The TEXT column is left out for them.
+			g[3], w[3] = "", ""
+		}
+		if !slices.Equal(g, w) {
+			t.Errorf("value %#v:\n got %s\nwant %s", values[i], got[i], want[i])
+		}
+	}
+	if ic := sqlOne(t, ours, "PRAGMA integrity_check"); ic != "ok" {
+		t.Fatal(ic)
 	}
 }
