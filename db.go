@@ -44,13 +44,19 @@ type DB struct {
 // holds sqlite3's EXCLUSIVE lock, as sqlite3 does in
 // PRAGMA locking_mode=EXCLUSIVE: no other DB and no sqlite3 process can read
 // or write the file meanwhile (sqlite3 reports "database is locked"). A
-// ReadOnly DB holds SHARED: other readers may open the file, writers may
-// not. While a lock that excludes this one is held elsewhere Open tries
-// again until Options.Timeout has passed, then fails with an error wrapping
-// ErrLocked. Caveats: reading a WAL-mode file that a sqlite3 process is
-// writing is not supported (sqlite3's WAL writers hold only SHARED on the
-// database file and coordinate through the -shm file, which pagoda does
-// not use); on unix systems other than Linux the locks are POSIX locks,
+// ReadOnly DB holds SHARED: other readers may open the file, writing DBs
+// may not. While a lock that excludes this one is held elsewhere Open
+// tries again until Options.Timeout has passed, then fails with an error
+// wrapping ErrLocked.
+//
+// A ReadOnly DB of a WAL-mode file also holds a read slot of its -shm file
+// (creating the file if need be, as sqlite3's readers do): sqlite3
+// processes may go on writing the file beside it, but their checkpoints
+// leave alone what it reads until it closes (their WAL grows meanwhile).
+// The DB reads the file as of Open and does not see their later commits:
+// open it again to see them.
+//
+// Caveats: on unix systems other than Linux the locks are POSIX locks,
 // which belong to the process, so two DBs of one process do not exclude
 // each other there; on other systems there are no locks.
 func Open(path string, opts *Options) (*DB, error) {

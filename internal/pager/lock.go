@@ -26,9 +26,10 @@ var ErrLocked = format.ErrLocked
 //     may open the file, and a writing pager cannot. A sqlite3 process may
 //     still write a WAL-mode file beside it, because sqlite3's writers in
 //     WAL mode hold only SHARED on the database file and coordinate
-//     through the -shm file, which pagoda does not read: reading a file
-//     that sqlite3 is writing is not supported (a rollback-journal file is
-//     safe: sqlite3 needs EXCLUSIVE to write it).
+//     through the -shm file: there the pager holds a read slot (shm.go)
+//     that keeps their checkpoints from changing what it reads. A
+//     rollback-journal file needs nothing more: sqlite3 needs EXCLUSIVE to
+//     write it.
 //
 // On Linux the locks belong to the pager's open file, so two pagers in one
 // process exclude each other too; on other unix systems they are POSIX

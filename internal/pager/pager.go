@@ -102,8 +102,10 @@ type Pager struct {
 	dataCap int    // bytes mapped (may exceed the file)
 	dbPages uint32 // whole pages present in the file
 	walFile vfs.File
-	walData []byte // mapping of the WAL file
-	walCap  int    // bytes mapped (may exceed the file)
+	shm     vfs.File // a read-only pager's -shm file (shm.go), nil without
+	shmSlot int      // the read slot it holds there
+	walData []byte   // mapping of the WAL file
+	walCap  int      // bytes mapped (may exceed the file)
 	log     *wal.Log
 	nPages  uint32 // committed database size
 	// backfill is the number of WAL frames copied into the database file;
@@ -191,6 +193,16 @@ func Open(path string, opts Options) (*Pager, error) {
 func (p *Pager) ReadOnly() bool { return p.readOnly }
 
 func (p *Pager) load() error {
+	if p.readOnly {
+		// A WAL-mode file may have sqlite3 writers beside the pager: hold
+		// a read slot before reading anything (shm.go).
+		var hdr [format.HeaderSize]byte
+		if n, _ := p.f.ReadAt(hdr[:], 0); n == len(hdr) && format.Header(hdr[:]).ReadVersion() == format.FileFormatWAL {
+			if err := p.joinShm(); err != nil {
+				return err
+			}
+		}
+	}
 	size, err := p.f.Size()
 	if err != nil {
 		return err
@@ -463,8 +475,8 @@ func (p *Pager) Close() error {
 	if p.walFile != nil {
 		errs = append(errs, p.walFile.Close())
 	}
-	// The lock goes last, once the final checkpoint is durable and the
+	// The locks go last, once the final checkpoint is durable and the
 	// WAL gone: until then another process must not touch the files.
-	errs = append(errs, p.f.Unlock(), p.f.Close())
+	errs = append(errs, p.leaveShm(), p.f.Unlock(), p.f.Close())
 	return errors.Join(errs...)
 }

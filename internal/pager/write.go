@@ -1053,5 +1053,11 @@ func (p *Pager) closeWAL() error {
 	if err := p.fs.Remove(WALPath(p.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
+	// A -shm file (left by sqlite3, or by a read-only pager, shm.go) goes
+	// with the WAL, as sqlite3's last connection removes it: the pager's
+	// EXCLUSIVE lock means that no sqlite3 connection is reading the file.
+	if err := p.fs.Remove(shmPath(p.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	return nil
 }

@@ -569,7 +569,18 @@ func (f *faultFile) Lock(level LockLevel) error {
 	return f.base.Lock(level)
 }
 
-// Unlock and Close release the real resources whatever happened: a dead
-// process holds no locks and no files.
-func (f *faultFile) Unlock() error { return f.base.Unlock() }
-func (f *faultFile) Close() error  { return f.base.Close() }
+func (f *faultFile) LockRange(start, n int64, exclusive bool) error {
+	f.fs.mu.Lock()
+	err := f.fs.count(Op{Kind: OpLock, Name: f.name}, false)
+	f.fs.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return f.base.LockRange(start, n, exclusive)
+}
+
+// Unlock, UnlockRange and Close release the real resources whatever
+// happened: a dead process holds no locks and no files.
+func (f *faultFile) Unlock() error                    { return f.base.Unlock() }
+func (f *faultFile) UnlockRange(start, n int64) error { return f.base.UnlockRange(start, n) }
+func (f *faultFile) Close() error                     { return f.base.Close() }

@@ -14,3 +14,9 @@ func (f *osFile) Unlock() error {
 	f.level = LockNone
 	return nil
 }
+
+// LockRange does nothing (see Lock).
+func (f *osFile) LockRange(start, n int64, exclusive bool) error { return nil }
+
+// UnlockRange does nothing (see Lock).
+func (f *osFile) UnlockRange(start, n int64) error { return nil }

@@ -81,6 +81,18 @@ func (f *osFile) Unlock() error {
 	return f.setlk(unix.F_UNLCK, PendingByte, SharedFirst+SharedSize-PendingByte)
 }
 
+// LockRange locks n bytes from start (see File).
+func (f *osFile) LockRange(start, n int64, exclusive bool) error {
+	typ := int16(unix.F_RDLCK)
+	if exclusive {
+		typ = unix.F_WRLCK
+	}
+	return f.setlk(typ, start, n)
+}
+
+// UnlockRange releases n bytes from start (see File).
+func (f *osFile) UnlockRange(start, n int64) error { return f.setlk(unix.F_UNLCK, start, n) }
+
 // setlk sets a lock of type typ on n bytes from start, without waiting
 // (lockCmd: F_OFD_SETLK on Linux, F_SETLK elsewhere). A conflict is
 // ErrLocked.

@@ -48,6 +48,15 @@ type File interface {
 	Lock(level LockLevel) error
 	// Unlock releases every lock the file holds.
 	Unlock() error
+	// LockRange takes a shared lock (or with exclusive, an exclusive one)
+	// on n bytes from start without waiting, as sqlite3 locks the bytes of
+	// its -shm file: a conflicting lock held elsewhere fails at once with
+	// an error wrapping ErrLocked. A lock this file holds on the same
+	// bytes is replaced, so a lock can be downgraded. The locks are apart
+	// from Lock's levels, which Unlock does not release with them.
+	LockRange(start, n int64, exclusive bool) error
+	// UnlockRange releases the locks on n bytes from start.
+	UnlockRange(start, n int64) error
 	// Close closes the file, releasing its locks.
 	Close() error
 }
