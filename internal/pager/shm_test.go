@@ -1,0 +1,92 @@
+package pager
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/pagodadb/pagoda/internal/sqltest"
+)
+
+// TestShmManyReaders: more read-only pagers than sqlite3 has read slots
+// share them, and a sqlite3 checkpoint copies nothing until the last one
+// closes.
+func TestShmManyReaders(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.db")
+	w := sqltest.Open(t, path)
+	for _, s := range []string{
+		"PRAGMA journal_mode=WAL", "PRAGMA wal_autocheckpoint=0",
+		"CREATE TABLE t(a)", "INSERT INTO t VALUES (randomblob(5000))",
+	} {
+		if _, err := w.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var readers []*Pager
+	slots := map[int]int{}
+	for range 2 * shmReaders {
+		p := mustOpen(t, path, Options{ReadOnly: true})
+		readers = append(readers, p)
+		slots[p.shmSlot]++
+		if p.shmSlot < 1 || p.shmSlot >= shmReaders {
+			t.Fatalf("read slot %d", p.shmSlot)
+		}
+	}
+	if len(slots) != shmReaders-1 {
+		t.Errorf("the readers hold slots %v, want each of 1..%d", slots, shmReaders-1)
+	}
+	checkpoint := func() (done int) {
+		t.Helper()
+		if _, err := w.Exec("INSERT INTO t VALUES (randomblob(5000))"); err != nil {
+			t.Fatal(err)
+		}
+		var busy, log int
+		if err := w.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &log, &done); err != nil {
+			t.Fatal(err)
+		}
+		return done
+	}
+	for i, p := range readers {
+		if done := checkpoint(); done != 0 {
+			t.Fatalf("with %d readers open, a checkpoint copied %d frames", len(readers)-i, done)
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if done := checkpoint(); done == 0 {
+		t.Fatal("with every reader closed, the checkpoint copied nothing")
+	}
+}
+
+// TestShmStale: a -shm file that a dead sqlite3 process left, with a
+// wal-index header that no longer matches the WAL, is started over by the
+// first reader, so that sqlite3 rebuilds it rather than trusting it.
+func TestShmStale(t *testing.T) {
+	path := sqltest.WithWAL(t, []string{"CREATE TABLE t(a)", "INSERT INTO t VALUES (1)"},
+		[]string{"INSERT INTO t VALUES (2)", "INSERT INTO t VALUES (3)"})
+	junk := make([]byte, 32768)
+	for i := range junk {
+		junk[i] = byte(i*7 + 1)
+	}
+	if err := os.WriteFile(shmPath(path), junk, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := mustOpen(t, path, Options{ReadOnly: true})
+	shm, err := os.ReadFile(shmPath(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range shm[:min(len(shm), shmReadMarks)] {
+		if b != 0 {
+			t.Fatalf("-shm byte %d is %#x after the first reader joined", i, b)
+		}
+	}
+	// sqlite3, arriving second, rebuilds the wal-index and reads all rows.
+	if got := query(t, path, "SELECT group_concat(a) FROM t"); got != "1,2,3" {
+		t.Errorf("sqlite3 beside the reader reads %q", got)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
