@@ -54,12 +54,15 @@ const (
 	readMarkNotUsed = uint32(1<<32 - 1)
 )
 
+// shmPatience is the least time joinShm waits for locks held elsewhere.
+const shmPatience = 100 * time.Millisecond
+
 // shmPath returns the path of the -shm file of database path.
 func shmPath(path string) string { return path + "-shm" }
 
 // joinShm takes the pager's part in the -shm protocol (see above),
-// retrying until opts.Timeout while sqlite3 connections hold the locks it
-// needs. Without a -shm file it cannot create, no sqlite3 process can
+// retrying until opts.Timeout (at least shmPatience) while sqlite3
+// connections hold the locks it needs. Without a -shm file it cannot create, no sqlite3 process can
 // write the file either: it does without.
 func (p *Pager) joinShm() error {
 	path := shmPath(p.path)
@@ -74,7 +77,11 @@ func (p *Pager) joinShm() error {
 	if err != nil {
 		return fmt.Errorf("pager: %w", err)
 	}
-	deadline := time.Now().Add(p.opts.Timeout)
+	// sqlite3 holds these locks exclusively only for moments (a first
+	// connection starting the file, a checkpoint or reader moving a mark),
+	// so the pager waits for them a little even when Timeout is 0, as
+	// sqlite3's readers retry.
+	deadline := time.Now().Add(max(p.opts.Timeout, shmPatience))
 	pause := time.Millisecond
 	for {
 		slot, err := tryJoinShm(f, writable)

@@ -1,11 +1,13 @@
 package pager
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/pagodadb/pagoda/internal/sqltest"
+	"github.com/pagodadb/pagoda/internal/vfs"
 )
 
 // TestShmManyReaders: more read-only pagers than sqlite3 has read slots
@@ -85,6 +87,38 @@ func TestShmStale(t *testing.T) {
 	// sqlite3, arriving second, rebuilds the wal-index and reads all rows.
 	if got := query(t, path, "SELECT group_concat(a) FROM t"); got != "1,2,3" {
 		t.Errorf("sqlite3 beside the reader reads %q", got)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestShmBusy: while another connection holds the DMS byte exclusively (a
+// sqlite3 connection starting the -shm file over), a reader waits, then
+// fails with ErrLocked; once it is released, the reader opens.
+func TestShmBusy(t *testing.T) {
+	requireOFD(t)
+	path := sqltest.WithWAL(t, []string{"CREATE TABLE t(a)"}, []string{"INSERT INTO t VALUES (1)"})
+	other, err := vfs.OS.OpenFile(shmPath(path), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.LockRange(shmDMS, 1, true); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := Open(path, Options{ReadOnly: true}); !errors.Is(err, ErrLocked) {
+		if p != nil {
+			p.Close()
+		}
+		t.Fatalf("Open beside an exclusive DMS lock: %v, want ErrLocked", err)
+	}
+	if err := other.UnlockRange(shmDMS, 1); err != nil {
+		t.Fatal(err)
+	}
+	p := mustOpen(t, path, Options{ReadOnly: true})
+	if p.WALFrames() == 0 {
+		t.Error("the reader sees no WAL frame")
 	}
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
