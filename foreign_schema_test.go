@@ -431,3 +431,49 @@ func TestOpenReadOnlyFile(t *testing.T) {
 		t.Fatalf("Begin(true) = %v, want ErrReadOnly", err)
 	}
 }
+
+// TestShadowTables: the shadow tables of a virtual table (fts5 here) refuse
+// writes, which would put them out of step with the module's index;
+// sqlite3's integrity_check, which asks fts5 to check itself, stays ok.
+func TestShadowTables(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fts.db")
+	sqltest.Exec(t, path,
+		"CREATE VIRTUAL TABLE docs USING fts5(body)",
+		"INSERT INTO docs VALUES ('the quick brown fox'), ('jumps over the lazy dog')",
+		"CREATE TABLE docsx(a)")
+	db, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mustUpdate(t, db, func(tx *Tx) error {
+		content, err := tx.Table("docs_content")
+		if err != nil {
+			return err
+		}
+		if _, err := content.Insert(nil, "smuggled in"); !errors.Is(err, ErrUnsupported) {
+			t.Errorf("Insert into docs_content: %v, want ErrUnsupported", err)
+		}
+		if err := content.Delete(1); !errors.Is(err, ErrUnsupported) {
+			t.Errorf("Delete from docs_content: %v, want ErrUnsupported", err)
+		}
+		if _, err := tx.Table("docs"); !errors.Is(err, ErrUnsupported) {
+			t.Errorf("Table(docs), a virtual table: %v, want ErrUnsupported", err)
+		}
+		other, err := tx.Table("docsx") // no underscore: not a shadow table
+		if err != nil {
+			return err
+		}
+		_, err = other.Insert("written")
+		return err
+	})
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ic := sqlOne(t, path, "PRAGMA integrity_check"); ic != "ok" {
+		t.Fatalf("integrity_check: %s", ic)
+	}
+	if got := sqlOne(t, path, "SELECT count(*) FROM docs WHERE docs MATCH 'lazy'"); got != "1" {
+		t.Errorf("fts5 finds %s rows for 'lazy'", got)
+	}
+}

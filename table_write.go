@@ -91,6 +91,9 @@ func makePlan(ti *schema.TableInfo, tm *tableMeta) *writePlan {
 	if len(ti.Triggers) > 0 {
 		return refuse("trigger %q would not run (pagoda does not evaluate SQL)", ti.Triggers[0])
 	}
+	if ti.ShadowOf != "" {
+		return refuse("it is a shadow table of virtual table %q, which its module keeps", ti.ShadowOf)
+	}
 	if !t.WithoutRowID {
 		p.alias = t.RowidAlias
 	}
@@ -311,7 +314,8 @@ func (t *Table) conflict(ip *indexPlan, fields []format.Value) error {
 // ErrExists; the transaction stays usable. Every index of the table is
 // updated. Tables whose constraints pagoda cannot evaluate (CHECK,
 // generated columns, expression or partial indexes, AUTOINCREMENT,
-// triggers) refuse writes with ErrUnsupported.
+// triggers) refuse writes with ErrUnsupported, as do the shadow tables of
+// virtual tables (docs_content of an fts5 table docs).
 func (t *Table) Insert(values ...any) (int64, error) {
 	return t.write(false, 0, values)
 }

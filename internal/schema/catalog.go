@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Entry is one row of sqlite_schema (sqlite-format.md §6).
@@ -48,6 +49,11 @@ type TableInfo struct {
 	// Triggers are the names of the triggers on the table, in schema
 	// order: SQL that SQLite runs with every write to it.
 	Triggers []string
+	// ShadowOf names the virtual table whose shadow table this may be: its
+	// name is the virtual table's, an underscore, and more (docs_content
+	// of an fts5 table docs). The virtual table's module keeps its shadow
+	// tables; nothing else should write them.
+	ShadowOf string
 }
 
 // IndexInfo is an "index" row and what it defines. When Err is non-nil the
@@ -195,6 +201,15 @@ func BuildFormat(entries []Entry, schemaFormat uint32) *Catalog {
 	for _, e := range entries {
 		if ti := c.tables[foldKey(e.TblName)]; e.Type == "trigger" && ti != nil {
 			ti.Triggers = append(ti.Triggers, e.Name)
+		}
+		// A virtual table is a "table" row with no b-tree: root page 0.
+		if e.Type == "table" && e.RootPage == 0 && e.Name != "" {
+			prefix := foldKey(e.Name) + "_"
+			for _, ti := range c.Tables {
+				if ti.ShadowOf == "" && ti.Entry.RootPage != 0 && strings.HasPrefix(foldKey(ti.Entry.Name), prefix) {
+					ti.ShadowOf = e.Name
+				}
+			}
 		}
 	}
 	for _, ti := range c.Tables {
