@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -49,10 +50,11 @@ type TableInfo struct {
 	// Triggers are the names of the triggers on the table, in schema
 	// order: SQL that SQLite runs with every write to it.
 	Triggers []string
-	// ShadowOf names the virtual table whose shadow table this may be: its
-	// name is the virtual table's, an underscore, and more (docs_content
-	// of an fts5 table docs). The virtual table's module keeps its shadow
-	// tables; nothing else should write them.
+	// ShadowOf names the virtual table whose shadow table this is: its
+	// name is the virtual table's, an underscore, and one of the module's
+	// shadow names (docs_content of an fts5 table docs), or anything for a
+	// module pagoda does not know. The module keeps its shadow tables;
+	// nothing else should write them.
 	ShadowOf string
 }
 
@@ -205,8 +207,13 @@ func BuildFormat(entries []Entry, schemaFormat uint32) *Catalog {
 		// A virtual table is a "table" row with no b-tree: root page 0.
 		if e.Type == "table" && e.RootPage == 0 && e.Name != "" {
 			prefix := foldKey(e.Name) + "_"
+			suffixes := shadowSuffixes[foldKey(virtualModule(e.SQL))]
 			for _, ti := range c.Tables {
-				if ti.ShadowOf == "" && ti.Entry.RootPage != 0 && strings.HasPrefix(foldKey(ti.Entry.Name), prefix) {
+				name := foldKey(ti.Entry.Name)
+				if ti.ShadowOf != "" || ti.Entry.RootPage == 0 || !strings.HasPrefix(name, prefix) {
+					continue
+				}
+				if suffixes == nil || slices.Contains(suffixes, name[len(prefix):]) {
 					ti.ShadowOf = e.Name
 				}
 			}
@@ -244,6 +251,32 @@ func tableOf(e Entry) (*Table, error) {
 
 // autoIndex builds the Index of the automatic index row e for constraint n
 // of t.
+// shadowSuffixes are the names of the shadow tables of SQLite's own
+// virtual table modules, after the virtual table's name and an underscore
+// (their xShadowName). For another module, any such table may be one.
+var shadowSuffixes = map[string][]string{
+	"fts3":    {"content", "segments", "segdir", "docsize", "stat"},
+	"fts4":    {"content", "segments", "segdir", "docsize", "stat"},
+	"fts5":    {"content", "docsize", "config", "data", "idx"},
+	"rtree":   {"node", "parent", "rowid"},
+	"geopoly": {"node", "parent", "rowid"},
+}
+
+// virtualModule returns the module name of a CREATE VIRTUAL TABLE
+// statement: the name after USING ("" if there is none).
+func virtualModule(sql string) string {
+	toks, err := tokenize(sql)
+	if err != nil {
+		return ""
+	}
+	for i, t := range toks {
+		if t.is("USING") && i+1 < len(toks) {
+			return dequote(toks[i+1])
+		}
+	}
+	return ""
+}
+
 // ascending makes every column of a key ascending.
 func ascending(cols []IndexedColumn) {
 	for i := range cols {

@@ -238,3 +238,32 @@ func TestBuildFormatLegacy(t *testing.T) {
 		}
 	}
 }
+
+// TestShadowOf: the shadow tables of fts5 and rtree tables are known by
+// their modules' names; another module's may have any name after the
+// virtual table's and an underscore.
+func TestShadowOf(t *testing.T) {
+	c := Build([]Entry{
+		{Type: "table", Name: "docs", TblName: "docs", SQL: "CREATE VIRTUAL TABLE docs USING fts5(body)", HasSQL: true},
+		{Type: "table", Name: "docs_content", TblName: "docs_content", RootPage: 2, SQL: "CREATE TABLE 'docs_content'(id INTEGER PRIMARY KEY, c0)", HasSQL: true},
+		{Type: "table", Name: "Docs_Idx", TblName: "Docs_Idx", RootPage: 3, SQL: "CREATE TABLE 'Docs_Idx'(segid, term, pgno, PRIMARY KEY(segid, term)) WITHOUT ROWID", HasSQL: true},
+		{Type: "table", Name: "docs_archive", TblName: "docs_archive", RootPage: 4, SQL: "CREATE TABLE docs_archive(a)", HasSQL: true},
+		{Type: "table", Name: "geo", TblName: "geo", SQL: `CREATE VIRTUAL TABLE "geo" USING "rtree"(id, x0, x1)`, HasSQL: true},
+		{Type: "table", Name: "geo_node", TblName: "geo_node", RootPage: 5, SQL: "CREATE TABLE \"geo_node\"(nodeno INTEGER PRIMARY KEY, data)", HasSQL: true},
+		{Type: "table", Name: "v", TblName: "v", SQL: "CREATE VIRTUAL TABLE v USING mymodule(x)", HasSQL: true},
+		{Type: "table", Name: "v_anything", TblName: "v_anything", RootPage: 6, SQL: "CREATE TABLE v_anything(a)", HasSQL: true},
+		{Type: "table", Name: "vx", TblName: "vx", RootPage: 7, SQL: "CREATE TABLE vx(a)", HasSQL: true},
+	})
+	for name, want := range map[string]string{
+		"docs_content": "docs", "Docs_Idx": "docs", "docs_archive": "",
+		"geo_node": "geo", "v_anything": "v", "vx": "",
+	} {
+		ti := c.Table(name)
+		if ti == nil {
+			t.Fatalf("no table %s", name)
+		}
+		if ti.ShadowOf != want {
+			t.Errorf("%s: ShadowOf %q, want %q", name, ti.ShadowOf, want)
+		}
+	}
+}
