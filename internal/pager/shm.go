@@ -92,8 +92,11 @@ func (p *Pager) joinShm() error {
 		left := time.Until(deadline)
 		if !errors.Is(err, ErrLocked) || left <= 0 {
 			f.Close()
+			if errors.Is(err, ErrLocked) && !writable {
+				return fmt.Errorf("pager: %s: no read slot: the file is read-only to this process, and no sqlite3 reader holds a slot it could share: %w", path, ErrLocked)
+			}
 			if errors.Is(err, ErrLocked) {
-				return fmt.Errorf("pager: %s: sqlite3 connections hold every read slot of the WAL-mode file: %w", path, ErrLocked)
+				return fmt.Errorf("pager: %s: sqlite3 connections hold the read slots of the WAL-mode file: %w", path, ErrLocked)
 			}
 			return fmt.Errorf("pager: %s: %w", path, err)
 		}

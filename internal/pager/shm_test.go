@@ -1,7 +1,10 @@
 package pager
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -122,5 +125,40 @@ func TestShmBusy(t *testing.T) {
 	}
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestShmReadOnly: a -shm file the pager may not write leaves it a slot
+// that a sqlite3 reader marked to share, and none when every mark is
+// unused.
+func TestShmReadOnly(t *testing.T) {
+	path := sqltest.WithWAL(t, []string{"CREATE TABLE t(a)"}, []string{"INSERT INTO t VALUES (1)"})
+	shm := make([]byte, 136)
+	for i := range shmReaders {
+		binary.NativeEndian.PutUint32(shm[shmReadMarks+4*i:], readMarkNotUsed)
+	}
+	if err := os.WriteFile(shmPath(path), shm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ro := Options{ReadOnly: true, FS: deniedFS{vfs.OS, fs.ErrPermission}}
+	if p, err := Open(path, ro); !errors.Is(err, ErrLocked) {
+		if p != nil {
+			p.Close()
+		}
+		t.Fatalf("every mark unused: %v, want ErrLocked", err)
+	}
+	binary.NativeEndian.PutUint32(shm[shmReadMarks+4*2:], 1) // a reader at frame 1
+	if err := os.WriteFile(shmPath(path), shm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := mustOpen(t, path, ro)
+	if p.shmSlot != 2 {
+		t.Errorf("slot %d, want 2", p.shmSlot)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := os.ReadFile(shmPath(path)); err != nil || !bytes.Equal(after, shm) {
+		t.Errorf("the read-only -shm changed (%v)", err)
 	}
 }
