@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pagodadb/pagoda/internal/sqltest"
+	"github.com/pagodadb/pagoda/internal/vfs"
 )
 
 // TestReadBesideSQLiteWriter reads a WAL-mode file while a SQLite
@@ -18,6 +19,7 @@ import (
 // a read slot of the -shm file that keeps SQLite's checkpoints from
 // copying pages into the database file or starting the WAL over.
 func TestReadBesideSQLiteWriter(t *testing.T) {
+	requireFileLocks(t)
 	path := filepath.Join(t.TempDir(), "live.db")
 	w := sqltest.Open(t, path)
 	for _, s := range []string{
@@ -114,9 +116,19 @@ func TestReadBesideSQLiteWriter(t *testing.T) {
 	}
 }
 
+// requireFileLocks skips a test where locks belong to the process, where a
+// read-only DB does not hold a -shm read slot (internal/pager/shm.go).
+func requireFileLocks(t *testing.T) {
+	t.Helper()
+	if !vfs.FileLocks {
+		t.Skip("a read-only DB holds a -shm read slot only where locks belong to the open file (Linux)")
+	}
+}
+
 // TestReadBesideSQLite3Process is TestReadBesideSQLiteWriter with the
 // sqlite3 command line tool writing from another process.
 func TestReadBesideSQLite3Process(t *testing.T) {
+	requireFileLocks(t)
 	sqlite3, err := exec.LookPath("sqlite3")
 	if err != nil {
 		t.Skip("the sqlite3 command line tool is not installed (CI installs it)")

@@ -49,8 +49,8 @@ type DB struct {
 // tries again until Options.Timeout has passed, then fails with an error
 // wrapping ErrLocked.
 //
-// A ReadOnly DB of a WAL-mode file also holds a read slot of its -shm file
-// (creating the file if need be, as sqlite3's readers do): sqlite3
+// On Linux, a ReadOnly DB of a WAL-mode file also holds a read slot of its
+// -shm file (creating the file if need be, as sqlite3's readers do): sqlite3
 // processes may go on writing the file beside it, but their checkpoints
 // leave alone what it reads until it closes (their WAL grows meanwhile).
 // The DB reads the file as of Open and does not see their later commits:

@@ -193,7 +193,7 @@ func Open(path string, opts Options) (*Pager, error) {
 func (p *Pager) ReadOnly() bool { return p.readOnly }
 
 func (p *Pager) load() error {
-	if p.readOnly {
+	if p.readOnly && vfs.FileLocks {
 		// A WAL-mode file may have sqlite3 writers beside the pager: hold
 		// a read slot before reading anything (shm.go).
 		var hdr [format.HeaderSize]byte

@@ -14,24 +14,28 @@ import (
 
 // A read-only pager of a WAL-mode file takes part in sqlite3's -shm
 // protocol as a reader, so that sqlite3 processes writing the file beside
-// it leave alone what it reads. It holds, from Open to Close:
-//
-//   - a shared lock on the DMS byte, which tells each sqlite3 connection
-//     that opens the file that it is not the first, so that it keeps the
-//     -shm file rather than starting it over;
-//   - a shared lock on one of the read-lock bytes READ(1)..READ(4), whose
-//     read mark says up to which WAL frame checkpoints may copy pages into
-//     the database file. The pager's mark is 0: no checkpoint copies
-//     anything, no checkpoint in RESTART or TRUNCATE mode runs, and no
-//     writer starts the WAL over, while it is open. sqlite3 processes go
-//     on committing, into a WAL that grows until the pager closes; the
-//     pager reads the file as of Open and does not see their commits.
+// it leave alone what it reads. From Open to Close it holds a shared lock
+// on one of the read-lock bytes READ(1)..READ(4) of the -shm file, whose
+// read mark says up to which WAL frame checkpoints may copy pages into the
+// database file. The pager's mark is 0, or a mark a sqlite3 reader of the
+// same slot set: no checkpoint copies anything past it, none in RESTART or
+// TRUNCATE mode runs, and no writer starts the WAL over, while the pager
+// is open. sqlite3 processes go on committing, into a WAL that grows until
+// the pager closes; the pager reads the file as of Open and does not see
+// their commits.
 //
 // The pager reads nothing else of the -shm file (it finds pages through its
-// own index of the WAL) and writes only its read mark. The first
-// connection to a -shm file starts it over (truncates it), as sqlite3's
-// does, so that the next sqlite3 connection rebuilds the wal-index from the
-// WAL instead of trusting one a dead process left.
+// own index of the WAL), writes only its read mark, and takes no other
+// lock there: a sqlite3 connection that opens the file later may find
+// itself the first and start the -shm file over, zeroing the marks, and
+// rebuild it from the WAL; the pager's slot, which it holds, then reads 0,
+// which still holds checkpoints back, and no rebuild resets it.
+//
+// This needs locks that belong to the pager's open file (Linux's OFD
+// locks). Where locks belong to the process, sqlite3 in the same process
+// would take the pager's locks for its own, and closing the pager's -shm
+// handle would drop sqlite3's: there the pager does without (see
+// vfs.FileLocks).
 //
 // The -shm file's first 136 bytes, in the machine's byte order:
 //
@@ -50,7 +54,6 @@ const (
 	shmLocks        = 120          // the first lock byte, WRITE
 	shmReadLock0    = shmLocks + 3 // READ(0)
 	shmReaders      = 5            // read-lock bytes and marks: READ(0)..READ(4)
-	shmDMS          = shmLocks + 8 // held shared by every connection
 	readMarkNotUsed = uint32(1<<32 - 1)
 )
 
@@ -77,8 +80,8 @@ func (p *Pager) joinShm() error {
 	if err != nil {
 		return fmt.Errorf("pager: %w", err)
 	}
-	// sqlite3 holds these locks exclusively only for moments (a first
-	// connection starting the file, a checkpoint or reader moving a mark),
+	// sqlite3 holds these locks exclusively only for moments (a checkpoint
+	// or a reader moving a mark),
 	// so the pager waits for them a little even when Timeout is 0, as
 	// sqlite3's readers retry.
 	deadline := time.Now().Add(max(p.opts.Timeout, shmPatience))
@@ -105,23 +108,12 @@ func (p *Pager) joinShm() error {
 	}
 }
 
-// tryJoinShm takes the DMS and a read slot once, returning the slot; a
-// lock held elsewhere is ErrLocked, and f is left holding nothing.
+// tryJoinShm takes a read slot once and returns it; a lock held elsewhere
+// is ErrLocked, and f is left holding nothing. A slot of its own, marked 0,
+// if it can write the file; else a slot sqlite3 readers hold, with a mark:
+// the WAL cannot start over while the slot is held, and the mark, a frame
+// of the WAL's current round, is at most what the pager then reads of it.
 func tryJoinShm(f vfs.File, writable bool) (slot int, err error) {
-	if writable && f.LockRange(shmDMS, 1, true) == nil {
-		// The first connection: start the file over.
-		if err := f.Truncate(0); err != nil {
-			f.UnlockRange(shmDMS, 1)
-			return 0, err
-		}
-	}
-	if err := f.LockRange(shmDMS, 1, false); err != nil {
-		return 0, err
-	}
-	// A slot of its own, marked 0; else a slot sqlite3 readers hold, with
-	// a mark: the WAL cannot start over while the slot is held, and the
-	// mark, a frame of the WAL's current round, is at most what the pager
-	// then reads of it.
 	if writable {
 		for i := 1; i < shmReaders; i++ {
 			if f.LockRange(shmReadLock0+int64(i), 1, true) != nil {
@@ -133,7 +125,6 @@ func tryJoinShm(f vfs.File, writable bool) (slot int, err error) {
 			}
 			if err != nil {
 				f.UnlockRange(shmReadLock0+int64(i), 1)
-				f.UnlockRange(shmDMS, 1)
 				return 0, err
 			}
 			return i, nil
@@ -152,7 +143,6 @@ func tryJoinShm(f vfs.File, writable bool) (slot int, err error) {
 		}
 		f.UnlockRange(shmReadLock0+int64(i), 1)
 	}
-	f.UnlockRange(shmDMS, 1)
 	return 0, fmt.Errorf("no read slot free: %w", ErrLocked)
 }
 
@@ -179,7 +169,7 @@ func (p *Pager) leaveShm() error {
 	if p.shm == nil {
 		return nil
 	}
-	err := errors.Join(p.shm.UnlockRange(shmReadLock0+int64(p.shmSlot), 1), p.shm.UnlockRange(shmDMS, 1), p.shm.Close())
+	err := errors.Join(p.shm.UnlockRange(shmReadLock0+int64(p.shmSlot), 1), p.shm.Close())
 	p.shm = nil
 	return err
 }

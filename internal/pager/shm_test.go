@@ -17,6 +17,7 @@ import (
 // share them, and a sqlite3 checkpoint copies nothing until the last one
 // closes.
 func TestShmManyReaders(t *testing.T) {
+	requireOFD(t)
 	path := filepath.Join(t.TempDir(), "r.db")
 	w := sqltest.Open(t, path)
 	for _, s := range []string{
@@ -64,10 +65,12 @@ func TestShmManyReaders(t *testing.T) {
 	}
 }
 
-// TestShmStale: a -shm file that a dead sqlite3 process left, with a
-// wal-index header that no longer matches the WAL, is started over by the
-// first reader, so that sqlite3 rebuilds it rather than trusting it.
+// TestShmStale: a -shm file that a dead sqlite3 process left keeps all
+// but the reader's mark, and sqlite3, arriving next, finds itself the
+// first connection, starts it over and reads the file right, while the
+// reader keeps its slot.
 func TestShmStale(t *testing.T) {
+	requireOFD(t)
 	path := sqltest.WithWAL(t, []string{"CREATE TABLE t(a)", "INSERT INTO t VALUES (1)"},
 		[]string{"INSERT INTO t VALUES (2)", "INSERT INTO t VALUES (3)"})
 	junk := make([]byte, 32768)
@@ -82,12 +85,13 @@ func TestShmStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, b := range shm[:min(len(shm), shmReadMarks)] {
-		if b != 0 {
-			t.Fatalf("-shm byte %d is %#x after the first reader joined", i, b)
-		}
+	mark := shmReadMarks + 4*p.shmSlot
+	if !bytes.Equal(shm[:mark], junk[:mark]) || !bytes.Equal(shm[mark+4:], junk[mark+4:]) {
+		t.Error("the reader changed the -shm file beyond its read mark")
 	}
-	// sqlite3, arriving second, rebuilds the wal-index and reads all rows.
+	if m := binary.NativeEndian.Uint32(shm[mark:]); m != 0 {
+		t.Errorf("the reader's mark is %d, want 0", m)
+	}
 	if got := query(t, path, "SELECT group_concat(a) FROM t"); got != "1,2,3" {
 		t.Errorf("sqlite3 beside the reader reads %q", got)
 	}
@@ -96,9 +100,9 @@ func TestShmStale(t *testing.T) {
 	}
 }
 
-// TestShmBusy: while another connection holds the DMS byte exclusively (a
-// sqlite3 connection starting the -shm file over), a reader waits, then
-// fails with ErrLocked; once it is released, the reader opens.
+// TestShmBusy: while other connections hold every read slot exclusively
+// (a checkpoint moving marks, for a moment), a reader waits, then fails
+// with ErrLocked; once they let go, it opens.
 func TestShmBusy(t *testing.T) {
 	requireOFD(t)
 	path := sqltest.WithWAL(t, []string{"CREATE TABLE t(a)"}, []string{"INSERT INTO t VALUES (1)"})
@@ -107,16 +111,16 @@ func TestShmBusy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	if err := other.LockRange(shmDMS, 1, true); err != nil {
+	if err := other.LockRange(shmReadLock0+1, shmReaders-1, true); err != nil {
 		t.Fatal(err)
 	}
 	if p, err := Open(path, Options{ReadOnly: true}); !errors.Is(err, ErrLocked) {
 		if p != nil {
 			p.Close()
 		}
-		t.Fatalf("Open beside an exclusive DMS lock: %v, want ErrLocked", err)
+		t.Fatalf("Open beside exclusive read locks: %v, want ErrLocked", err)
 	}
-	if err := other.UnlockRange(shmDMS, 1); err != nil {
+	if err := other.UnlockRange(shmReadLock0+1, shmReaders-1); err != nil {
 		t.Fatal(err)
 	}
 	p := mustOpen(t, path, Options{ReadOnly: true})
@@ -132,6 +136,7 @@ func TestShmBusy(t *testing.T) {
 // that a sqlite3 reader marked to share, and none when every mark is
 // unused.
 func TestShmReadOnly(t *testing.T) {
+	requireOFD(t)
 	path := sqltest.WithWAL(t, []string{"CREATE TABLE t(a)"}, []string{"INSERT INTO t VALUES (1)"})
 	shm := make([]byte, 136)
 	for i := range shmReaders {

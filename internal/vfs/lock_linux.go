@@ -7,3 +7,9 @@ import "golang.org/x/sys/unix"
 // in one process exclude each other and closing another descriptor of the
 // file keeps it, and in conflict with sqlite3's POSIX locks all the same.
 const lockCmd = unix.F_OFD_SETLK
+
+// FileLocks reports that locks belong to the open file, not the process:
+// a lock taken through one handle is not released, nor merged, by another
+// handle of the same file in this process (and sqlite3's POSIX locks there
+// conflict with it as another process's would).
+const FileLocks = true

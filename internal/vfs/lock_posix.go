@@ -9,3 +9,6 @@ import "golang.org/x/sys/unix"
 // exclude each other, and closing any descriptor of the file in this
 // process releases its locks (see the package doc).
 const lockCmd = unix.F_SETLK
+
+// FileLocks reports that locks belong to the process (see lock_linux.go).
+const FileLocks = false
