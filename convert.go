@@ -72,6 +72,19 @@ func boundFloat(f float64) format.Value {
 	return format.FloatValue(f)
 }
 
+// comparisonAffinity is the affinity SQLite gives a value compared with a
+// column of affinity a (a bound parameter in WHERE col = ?, a key looked
+// up): NUMERIC for the numeric affinities, whichever (so that an INTEGER
+// compared with a REAL column is not rounded to a float: 2^63-1 does not
+// equal the REAL 2^63), TEXT for TEXT, none for BLOB.
+func comparisonAffinity(a schema.Affinity) schema.Affinity {
+	switch a {
+	case schema.AffinityInteger, schema.AffinityReal:
+		return schema.AffinityNumeric
+	}
+	return a
+}
+
 // applyAffinity converts v as SQLite does before storing it in (or comparing
 // it with) a column of affinity a.
 func applyAffinity(v format.Value, a schema.Affinity) format.Value {

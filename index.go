@@ -244,7 +244,7 @@ func (ix *Index) searchKey(dst []format.Value, prefix []any) ([]format.Value, er
 		if err != nil {
 			return nil, err
 		}
-		dst = append(dst, applyAffinity(v, ix.meta.aff[i]))
+		dst = append(dst, applyAffinity(v, comparisonAffinity(ix.meta.aff[i])))
 	}
 	return dst, nil
 }

@@ -147,7 +147,7 @@ func (t *Table) pkKey(pk []any) ([]format.Value, error) {
 			return nil, err
 		}
 		if col := t.info.Table.PrimaryKey[i].Column; col >= 0 {
-			v = applyAffinity(v, t.info.Table.Columns[col].Affinity)
+			v = applyAffinity(v, comparisonAffinity(t.info.Table.Columns[col].Affinity))
 		}
 		vals[i] = v
 	}
