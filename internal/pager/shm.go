@@ -65,8 +65,10 @@ func shmPath(path string) string { return path + "-shm" }
 
 // joinShm takes the pager's part in the -shm protocol (see above),
 // retrying until opts.Timeout (at least shmPatience) while sqlite3
-// connections hold the locks it needs. Without a -shm file it cannot create, no sqlite3 process can
-// write the file either: it does without.
+// connections hold the locks it needs. Without a -shm file, and unable to
+// create one (in a read-only directory, say), it does without: a sqlite3
+// process allowed to create it and write the file beside the pager could
+// then change what the pager reads.
 func (p *Pager) joinShm() error {
 	path := shmPath(p.path)
 	f, err := p.fs.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
@@ -81,9 +83,8 @@ func (p *Pager) joinShm() error {
 		return fmt.Errorf("pager: %w", err)
 	}
 	// sqlite3 holds these locks exclusively only for moments (a checkpoint
-	// or a reader moving a mark),
-	// so the pager waits for them a little even when Timeout is 0, as
-	// sqlite3's readers retry.
+	// or a reader moving a mark), so the pager waits for them a little even
+	// when Timeout is 0, as sqlite3's readers retry.
 	deadline := time.Now().Add(max(p.opts.Timeout, shmPatience))
 	pause := time.Millisecond
 	for {
