@@ -109,8 +109,8 @@ func (t *Table) AutoIndexes() []*Index {
 // whole: a row that cannot be understood gets an Err (wrapping ErrSyntax,
 // ErrUnsupported or ErrInvalid) and the rest of the catalog is still built.
 // Views and triggers are kept in Entries, and each table lists the names
-// of its triggers. An index whose table has an
-// Err gets an Err wrapping the table's.
+// of its triggers. An index whose table has an Err gets an Err wrapping the
+// table's.
 func Build(entries []Entry) *Catalog { return BuildFormat(entries, currentFormat) }
 
 // currentFormat is the schema format number (database header offset 44) of
@@ -249,8 +249,6 @@ func tableOf(e Entry) (*Table, error) {
 	return t, nil
 }
 
-// autoIndex builds the Index of the automatic index row e for constraint n
-// of t.
 // shadowSuffixes are the names of the shadow tables of SQLite's own
 // virtual table modules, after the virtual table's name and an underscore
 // (their xShadowName). For another module, any such table may be one.
@@ -284,6 +282,8 @@ func ascending(cols []IndexedColumn) {
 	}
 }
 
+// autoIndex builds the Index of the automatic index row e for constraint n
+// of t.
 func autoIndex(e Entry, t *Table, n int) *Index {
 	k := t.Constraints[n]
 	return &Index{
