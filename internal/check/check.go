@@ -76,10 +76,11 @@ type checker struct {
 	problems []Problem
 	stopped  bool // the problem cap was reached: unwind
 
-	refs  []ref    // refs[p]: who uses page p, first come first served
-	roots []string // what each tree is, for messages ("table t"); refs of kind useRoot index it
-	utf16 bool     // text is UTF-16: index key order and entries are not checked
-	sf    uint32   // the schema format number (header offset 44): below 4, DESC is ignored
+	refs     []ref    // refs[p]: who uses page p, first come first served
+	roots    []string // what each tree is, for messages ("table t"); refs of kind useRoot index it
+	utf16    bool     // text is UTF-16: index key order and entries are not checked
+	sf       uint32   // the schema format number (header offset 44): below 4, DESC is ignored
+	lockByte uint32   // the lock-byte page, 0 when the file does not reach it
 
 	// The trees walked, by the catalog object they belong to.
 	tables  map[*schema.TableInfo]*tree
@@ -239,6 +240,9 @@ func (c *checker) run(cat *schema.Catalog) {
 	c.walkFreelist(hdr)
 	if complete {
 		c.unusedPages()
+		if hdr.LargestRootPage() != 0 && c.usable >= format.MinUsableSize {
+			c.checkPtrMap(hdr)
+		}
 	}
 	c.checkIndexes(cat)
 }
@@ -253,6 +257,7 @@ func (c *checker) exemptPages(pageSize int, hdr format.Header) {
 			c.refs[lb] = ref{kind: useLockByte}
 		}
 	}
+	c.lockByte = lb
 	if hdr.LargestRootPage() == 0 || c.usable < format.MinUsableSize {
 		return
 	}

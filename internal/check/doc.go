@@ -49,11 +49,15 @@
 // implement; key order inside such indexes is not checked either). Their
 // pages are still walked and accounted for.
 //
+// In an auto-vacuum file, every used page's pointer-map entry must give
+// the use and the parent the walk found (b-tree root, page below a root,
+// first or later overflow page, free page), and the header's largest root
+// page (offset 52) must be the largest root, as sqlite3's integrity_check
+// has them.
+//
 // Not checked (sqlite3 checks some of these at the SQL level): storage
-// classes against column affinities, NOT NULL and CHECK constraints, the
-// record format of table rows that no index covers, and the entries of
-// auto-vacuum pointer-map pages (the pages themselves count as used; pagoda
-// never writes auto-vacuum files).
+// classes against column affinities, NOT NULL and CHECK constraints, and
+// the record format of table rows that no index covers.
 //
 // Unlike sqlite3 3.40, whose integrity_check skips the freelist and the
 // unused-page check in a database that has a view, Run always checks them.
