@@ -56,6 +56,7 @@ func writeHeader(out *output, h pagoda.HeaderInfo) {
 	line("freelist pages", "%d", h.FreelistCount)
 	line("schema cookie", "%d", h.SchemaCookie)
 	line("schema format", "%d", h.SchemaFormat)
+	line("auto-vacuum", "%s", autoVacuumName(h.AutoVacuumRoot, h.IncrementalVacuum))
 	line("text encoding", "%d (%s)", h.TextEncoding, textEncodingName(h.TextEncoding))
 	line("user version", "%d", h.UserVersion)
 	line("application id", "%d", h.ApplicationID)
@@ -153,4 +154,16 @@ func sqliteVersion(n uint32) string {
 		return "0 (unset)"
 	}
 	return fmt.Sprintf("%d.%d.%d (%d)", n/1000000, n/1000%1000, n%1000, n)
+}
+
+// autoVacuumName describes the auto-vacuum mode of header offsets 52 (the
+// largest root page, non-zero in an auto-vacuum file) and 64 (incremental).
+func autoVacuumName(largestRoot, incremental uint32) string {
+	switch {
+	case largestRoot == 0:
+		return "none"
+	case incremental != 0:
+		return fmt.Sprintf("incremental (largest root page %d; pagoda reads it, does not write it)", largestRoot)
+	}
+	return fmt.Sprintf("full (largest root page %d; pagoda reads it, does not write it)", largestRoot)
 }

@@ -35,6 +35,7 @@ func TestInfo(t *testing.T) {
 		"user version":            "0",
 		"application id":          "0",
 		"wal frames":              "0",
+		"auto-vacuum":             "none",
 	} {
 		if got := field(name); got != want {
 			t.Errorf("%s: %q, want %q", name, got, want)
@@ -103,5 +104,23 @@ func TestInfoEmptyFile(t *testing.T) {
 	}
 	if out := mustRun(t, "tables", path); out != "" {
 		t.Errorf("tables on an empty file: %q", out)
+	}
+}
+
+// TestInfoAutoVacuum: info names an auto-vacuum file's mode.
+func TestInfoAutoVacuum(t *testing.T) {
+	for mode, want := range map[string]string{"FULL": "full (largest root page 3;", "INCREMENTAL": "incremental (largest root page 3;"} {
+		path := filepath.Join(t.TempDir(), "av.db")
+		sdb := sqliteDB(t, path)
+		for _, s := range []string{"PRAGMA auto_vacuum=" + mode, "CREATE TABLE t(a)"} {
+			if _, err := sdb.Exec(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sdb.Close()
+		out := mustRun(t, "info", path)
+		if !strings.Contains(out, "auto-vacuum:") || !strings.Contains(out, want) {
+			t.Errorf("%s: info says\n%s\nwant an auto-vacuum line with %q", mode, out, want)
+		}
 	}
 }
