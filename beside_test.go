@@ -22,18 +22,14 @@ func TestReadBesideSQLiteWriter(t *testing.T) {
 	requireFileLocks(t)
 	path := filepath.Join(t.TempDir(), "live.db")
 	w := sqltest.Open(t, path)
-	for _, s := range []string{
+	sqltest.Run(t, w,
 		"PRAGMA journal_mode=WAL",
 		"PRAGMA wal_autocheckpoint=0",
 		"CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)",
 		"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<300) INSERT INTO t SELECT x, randomblob(1500) FROM c",
 		"PRAGMA wal_checkpoint(TRUNCATE)",                    // the rows in the database file
 		"UPDATE t SET v = randomblob(1500) WHERE id % 3 = 0", // and a third of them in the WAL
-	} {
-		if _, err := w.Exec(s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
+	)
 
 	db, err := Open(path, &Options{ReadOnly: true})
 	if err != nil {
@@ -67,15 +63,11 @@ func TestReadBesideSQLiteWriter(t *testing.T) {
 
 	// SQLite writes on: every row changes, rows are added, and it tries
 	// to checkpoint in every mode.
-	for _, s := range []string{
+	sqltest.Run(t, w,
 		"UPDATE t SET v = randomblob(1500)",
 		"WITH RECURSIVE c(x) AS (SELECT 301 UNION ALL SELECT x+1 FROM c WHERE x<600) INSERT INTO t SELECT x, randomblob(1500) FROM c",
 		"DELETE FROM t WHERE id % 7 = 0",
-	} {
-		if _, err := w.Exec(s); err != nil {
-			t.Fatalf("%s beside the reader: %v", s, err)
-		}
-	}
+	)
 	for _, mode := range []string{"PASSIVE", "FULL", "RESTART", "TRUNCATE"} {
 		var busy, logFrames, done int
 		if err := w.QueryRow("PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &logFrames, &done); err != nil {

@@ -29,8 +29,9 @@ type Bucket struct {
 	cur   btree.Cursor // for Get
 	// table sends writes through the table's write path, which keeps its
 	// indexes and refuses triggers: sqlite3 may have given the bucket's
-	// table either.
+	// table either. tbl is that table, taken on the first such write.
 	table bool
+	tbl   *Table
 }
 
 // Bucket returns the bucket called name (ErrNotFound if there is none; a

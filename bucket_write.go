@@ -89,6 +89,20 @@ func (b *Bucket) current() error {
 	return nil
 }
 
+// asTable returns the bucket's table, for writes that take the table's
+// path (b.table). The table follows the transaction's schema changes
+// itself (Table.refresh).
+func (b *Bucket) asTable() (*Table, error) {
+	if b.tbl == nil {
+		t, err := b.tx.Table(b.name)
+		if err != nil {
+			return nil, err
+		}
+		b.tbl = t
+	}
+	return b.tbl, nil
+}
+
 // bucketRecord encodes the stored record (key, value) into tx's scratch.
 func (tx *Tx) bucketRecord(key, value []byte) []byte {
 	if value == nil {
@@ -113,7 +127,7 @@ func (b *Bucket) Put(key, value []byte) error {
 		if value == nil {
 			value = []byte{}
 		}
-		t, err := b.tx.Table(b.name)
+		t, err := b.asTable()
 		if err != nil {
 			return err
 		}
@@ -135,7 +149,7 @@ func (b *Bucket) Delete(key []byte) error {
 		key = []byte{}
 	}
 	if b.table {
-		t, err := b.tx.Table(b.name)
+		t, err := b.asTable()
 		if err != nil {
 			return err
 		}

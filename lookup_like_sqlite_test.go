@@ -33,11 +33,7 @@ func TestIndexLookupLikeSQLite(t *testing.T) {
 		n, _, _ := strings.Cut(c, " ")
 		stmts = append(stmts, fmt.Sprintf("CREATE INDEX ix_%s ON t(%s)", n, n))
 	}
-	for _, s := range stmts {
-		if _, err := sdb.Exec(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	sqltest.Run(t, sdb, stmts...)
 	for _, v := range vals {
 		args := slices.Repeat([]any{v}, len(cols))
 		if _, err := sdb.Exec("INSERT INTO t VALUES (?"+strings.Repeat(", ?", len(cols)-1)+")", args...); err != nil {

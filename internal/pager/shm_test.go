@@ -20,14 +20,8 @@ func TestShmManyReaders(t *testing.T) {
 	requireOFD(t)
 	path := filepath.Join(t.TempDir(), "r.db")
 	w := sqltest.Open(t, path)
-	for _, s := range []string{
-		"PRAGMA journal_mode=WAL", "PRAGMA wal_autocheckpoint=0",
-		"CREATE TABLE t(a)", "INSERT INTO t VALUES (randomblob(5000))",
-	} {
-		if _, err := w.Exec(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	sqltest.Run(t, w, "PRAGMA journal_mode=WAL", "PRAGMA wal_autocheckpoint=0",
+		"CREATE TABLE t(a)", "INSERT INTO t VALUES (randomblob(5000))")
 	var readers []*Pager
 	slots := map[int]int{}
 	for range 2 * shmReaders {

@@ -31,13 +31,20 @@ func Open(t testing.TB, path string) *sql.DB {
 func Exec(t testing.TB, path string, stmts ...string) {
 	t.Helper()
 	db := Open(t, path)
+	Run(t, db, stmts...)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Run runs statements on the open database db, failing t at the first
+// error: for a test that keeps the connection open beside pagoda.
+func Run(t testing.TB, db *sql.DB, stmts ...string) {
+	t.Helper()
 	for _, s := range stmts {
 		if _, err := db.Exec(s); err != nil {
 			t.Fatalf("sqlite: %s: %v", s, err)
 		}
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/pagodadb/pagoda/internal/sqltest"
 )
 
 func TestInfo(t *testing.T) {
@@ -111,13 +113,7 @@ func TestInfoEmptyFile(t *testing.T) {
 func TestInfoAutoVacuum(t *testing.T) {
 	for mode, want := range map[string]string{"FULL": "full (largest root page 3;", "INCREMENTAL": "incremental (largest root page 3;"} {
 		path := filepath.Join(t.TempDir(), "av.db")
-		sdb := sqliteDB(t, path)
-		for _, s := range []string{"PRAGMA auto_vacuum=" + mode, "CREATE TABLE t(a)"} {
-			if _, err := sdb.Exec(s); err != nil {
-				t.Fatal(err)
-			}
-		}
-		sdb.Close()
+		sqltest.Exec(t, path, "PRAGMA auto_vacuum="+mode, "CREATE TABLE t(a)")
 		out := mustRun(t, "info", path)
 		if !strings.Contains(out, "auto-vacuum:") || !strings.Contains(out, want) {
 			t.Errorf("%s: info says\n%s\nwant an auto-vacuum line with %q", mode, out, want)
