@@ -16,9 +16,13 @@
 // FS returned by [FS.In]. The FS keeps its read transactions between calls
 // and renews them ([pagoda.Tx.Renew]): while nothing is committed a call
 // costs what it would in one long transaction, and a walk's next listing
-// seeks from where the last one left off. A directory listing is one ordered range of the name
-// index, skipping each subdirectory's subtree with one seek; it never scans
-// the table. Archives that pagoda creates carry a second index,
+// seeks from where the last one left off. A directory listing is one
+// ordered range of the name index, skipping each subdirectory's subtree
+// with one seek; it never scans the table. When a listing follows its
+// parent's in the same snapshot, as in fs.WalkDir, it reads its
+// subdirectories' subtrees instead of skipping them and keeps their
+// listings (a few thousand entries at most) for the walk's next calls, so
+// a walk reads each name once. Archives that pagoda creates carry a second index,
 // sqlar_listing(name, mode, mtime, sz), that lists and stats without touching
 // the table; sqlite3 maintains it like any index, and archives without it
 // (those made by sqlite3) are read through the primary key's index.

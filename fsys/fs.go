@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pagodadb/pagoda"
@@ -67,11 +68,16 @@ type FS struct {
 	opts Options
 	dir  string // the root of this FS in the archive ("" for the archive's root)
 	pool *sync.Pool
+	// hot is the view the last call gave back, taken first by the next:
+	// calls made one after the other (a walk) keep one view, its cursor's
+	// place and what it read ahead, wherever the goroutine runs, where
+	// the pool keeps a view per processor and drops it at collections.
+	hot *atomic.Pointer[view]
 }
 
 // New returns an FS over db's sqlar table.
 func New(db *pagoda.DB, opts *Options) *FS {
-	f := &FS{db: db, pool: &sync.Pool{New: func() any { return new(view) }}}
+	f := &FS{db: db, pool: &sync.Pool{New: func() any { return new(view) }}, hot: new(atomic.Pointer[view])}
 	if opts != nil {
 		f.opts = *opts
 	}
@@ -158,6 +164,11 @@ type view struct {
 	slab     []dirEntry // what is left of the slabs listings are cut from
 	slabList []fs.DirEntry
 	slabText strings.Builder
+	// reading ahead for walks (ahead.go)
+	listed map[string]struct{}   // directories listed from the index in this snapshot
+	ahead  map[string][]dirEntry // listings read ahead, by directory
+	aheadN int                   // entries in ahead
+	levels []aheadLevel          // the directories a pass is in
 }
 
 // row is the metadata of one listed entry.
@@ -181,6 +192,7 @@ func (v *view) open(tx *pagoda.Tx) error {
 	}
 	v.tx, v.present, v.ix, v.tab, v.covering, v.warm = tx, false, nil, nil, false, false
 	v.epoch = tx.Epoch()
+	v.forget()
 	ix, err := tx.Index(ListingIndex)
 	if err == nil && ix.TableName() == TableName && ix.SQL() == createListingSQL {
 		v.ix, v.covering, v.present = ix, true, true
@@ -671,7 +683,7 @@ func (f *FS) read(fn func(v *view) error) error {
 // cursor's place, and a walk's next listing seeks from where the last one
 // left off, as in one long transaction.
 func (f *FS) acquire() (*view, error) {
-	v := f.pool.Get().(*view)
+	v := f.get()
 	tx, own := f.tx, false
 	if tx == nil {
 		own = true
@@ -685,7 +697,7 @@ func (f *FS) acquire() (*view, error) {
 		if tx == nil {
 			var err error
 			if tx, err = f.db.Begin(false); err != nil {
-				f.pool.Put(v)
+				f.put(v)
 				return nil, err
 			}
 			v.spare = tx
@@ -712,8 +724,24 @@ func (f *FS) release(v *view, err error) error {
 	if tx.Writable() || err != nil {
 		v.tx, v.ix, v.tab, v.warm = nil, nil, nil, false
 		v.c.Reset(nil)
+		v.forget()
 	}
 	v.own = false
-	f.pool.Put(v)
+	f.put(v)
 	return err
+}
+
+// get takes the hot view, or one from the pool.
+func (f *FS) get() *view {
+	if v := f.hot.Swap(nil); v != nil {
+		return v
+	}
+	return f.pool.Get().(*view)
+}
+
+// put gives v back: as the hot view, or to the pool.
+func (f *FS) put(v *view) {
+	if !f.hot.CompareAndSwap(nil, v) {
+		f.pool.Put(v)
+	}
 }

@@ -3,6 +3,7 @@ package fsys
 import (
 	"bytes"
 	"compress/zlib"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -58,7 +59,14 @@ func validElem(b []byte) bool {
 	if len(b) == 0 || (len(b) == 1 && b[0] == '.') || (len(b) == 2 && b[0] == '.' && b[1] == '.') {
 		return false
 	}
-	for _, c := range b { // most names are short and ASCII: no call
+	// Most names are short and ASCII: eight bytes at a time, no call.
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if binary.LittleEndian.Uint64(b[i:])&asciiMask8 != 0 {
+			return utf8.Valid(b)
+		}
+	}
+	for _, c := range b[i:] {
 		if c >= utf8.RuneSelf {
 			return utf8.Valid(b)
 		}
@@ -66,20 +74,24 @@ func validElem(b []byte) bool {
 	return true
 }
 
-// seen reports whether child is among the names collected so far. They are
-// in order, so only the ones after child are passed.
-func (v *view) seen(child []byte) bool {
+// asciiMask8 has the high bit of each of eight bytes: a byte of UTF-8
+// outside ASCII has it.
+const asciiMask8 = 0x8080808080808080
+
+// seen returns the index of child among the names collected so far, or
+// -1. They are in order, so only the ones after child are passed.
+func (v *view) seen(child []byte) int {
 	for i := len(v.spans) - 1; i >= 0; i-- {
 		sp := v.spans[i]
 		name := v.names[sp.off : sp.off+sp.n]
 		switch bytes.Compare(name, child) {
 		case 0:
-			return true
+			return i
 		case -1:
-			return false
+			return -1
 		}
 	}
-	return false
+	return -1
 }
 
 // scanLimit is how many names a listing steps over before it seeks
@@ -100,6 +112,10 @@ func (v *view) list(full string) ([]fs.DirEntry, error) {
 		}
 		return nil, fs.ErrNotExist
 	}
+	if list, ok := v.served(full); ok {
+		return list, nil
+	}
+	ahead := v.covering && !v.tx.Writable() && v.listedBefore(full)
 	c := v.cursor()
 	var k key
 	var ok bool
@@ -173,15 +189,26 @@ func (v *view) list(full string) ([]fs.DirEntry, error) {
 			// A name below a child: the child is a directory. Note it if
 			// it has no row, then pass its subtree.
 			child := rest[:i]
-			if validElem(child) && !v.seen(child) {
-				if len(v.spans) > 0 && bytes.Compare(v.names[v.spans[len(v.spans)-1].off:], child) > 0 {
-					sorted = false
+			dir := false
+			if validElem(child) {
+				switch j := v.seen(child); {
+				case j < 0:
+					if len(v.spans) > 0 && bytes.Compare(v.names[v.spans[len(v.spans)-1].off:], child) > 0 {
+						sorted = false
+					}
+					v.spans = append(v.spans, span{len(v.names), len(child)})
+					v.names = append(v.names, child...)
+					rows = append(rows, row{st: sIFDIR | 0o755})
+					dir = true
+				default:
+					dir = rows[j].st&sIFMT == sIFDIR
 				}
-				v.spans = append(v.spans, span{len(v.names), len(child)})
-				v.names = append(v.names, child...)
-				rows = append(rows, row{st: sIFDIR | 0o755})
 			}
 			v.key = append(append(append(v.key[:0], prefix...), child...), '/')
+			if ahead && dir && v.aheadN < aheadMax {
+				ok = v.readAhead(c, v.key)
+				continue
+			}
 			ok = c.Next()
 			for i := 0; ok; i++ {
 				n, _ := keyName(c)
@@ -253,15 +280,33 @@ const (
 
 // entries returns n entries and n interfaces, cut from the view's slabs.
 func (v *view) entries(n int) ([]dirEntry, []fs.DirEntry) {
+	return v.dirEntries(n), v.ifaces(n)
+}
+
+// dirEntries returns n entries cut from the view's slab.
+func (v *view) dirEntries(n int) []dirEntry {
 	if n > len(v.slab) {
 		if n > slabEntries/4 {
-			return make([]dirEntry, n), make([]fs.DirEntry, n)
+			return make([]dirEntry, n)
 		}
-		v.slab, v.slabList = make([]dirEntry, slabEntries), make([]fs.DirEntry, slabEntries)
+		v.slab = make([]dirEntry, slabEntries)
 	}
-	out, list := v.slab[:n:n], v.slabList[:n:n]
-	v.slab, v.slabList = v.slab[n:], v.slabList[n:]
-	return out, list
+	out := v.slab[:n:n]
+	v.slab = v.slab[n:]
+	return out
+}
+
+// ifaces returns n interfaces cut from the view's slab.
+func (v *view) ifaces(n int) []fs.DirEntry {
+	if n > len(v.slabList) {
+		if n > slabEntries/4 {
+			return make([]fs.DirEntry, n)
+		}
+		v.slabList = make([]fs.DirEntry, slabEntries)
+	}
+	list := v.slabList[:n:n]
+	v.slabList = v.slabList[n:]
+	return list
 }
 
 // text returns b as a string, cut from the view's text slab: a

@@ -16,14 +16,15 @@ import (
 // as *fs.PathError for op on name.
 func (f *FS) write(op, name string, fn func(v *view) error) error {
 	run := func(tx *pagoda.Tx) error {
-		v := f.pool.Get().(*view)
+		v := f.get()
 		err := v.open(tx)
 		if err == nil {
 			err = fn(v)
 		}
 		v.tx, v.ix, v.tab, v.warm = nil, nil, nil, false
 		v.c.Reset(nil)
-		f.pool.Put(v)
+		v.forget()
+		f.put(v)
 		return err
 	}
 	var err error
