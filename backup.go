@@ -133,7 +133,7 @@ func syncDir(dir string) error {
 // them, with no free pages; the schema, the SQL text of every object, and
 // the header's user version and application id are kept. Records are
 // copied as stored, so tables that pagoda cannot write (CHECK constraints,
-// AUTOINCREMENT, ...) are copied too, but an index or WITHOUT ROWID table
+// triggers, ...) are copied too, but an index or WITHOUT ROWID table
 // whose definition pagoda cannot parse is an error wrapping
 // ErrUnsupported. dst must not exist (ErrExists); it appears complete or
 // not at all.

@@ -22,6 +22,7 @@ type writePlan struct {
 	alias   int   // rowid alias column, -1 if none
 	order   []int // table column stored in each record field
 	wr      bool  // WITHOUT ROWID
+	autoinc bool  // AUTOINCREMENT: sqlite_sequence is kept (autoinc.go)
 	nKey    int   // WITHOUT ROWID: primary key fields
 	kinfo   *format.KeyInfo
 	pkCols  []int // WITHOUT ROWID: primary key columns in key order
@@ -77,16 +78,13 @@ func (db *DB) planFor(cat *schema.Catalog, ti *schema.TableInfo) *writePlan {
 // makePlan builds a table's write plan.
 func makePlan(ti *schema.TableInfo, tm *tableMeta) *writePlan {
 	t := ti.Table
-	p := &writePlan{name: ti.Entry.Name, alias: -1, wr: t.WithoutRowID, order: t.RecordOrder}
+	p := &writePlan{name: ti.Entry.Name, alias: -1, wr: t.WithoutRowID, order: t.RecordOrder, autoinc: t.AutoIncrement && !t.WithoutRowID}
 	refuse := func(format string, args ...any) *writePlan {
 		p.err = fmt.Errorf("pagoda: table %q cannot be written by pagoda: %s: %w", ti.Entry.Name, fmt.Sprintf(format, args...), ErrUnsupported)
 		return p
 	}
 	if len(t.Checks) > 0 {
 		return refuse("it has CHECK constraints")
-	}
-	if t.AutoIncrement {
-		return refuse("AUTOINCREMENT (sqlite_sequence) is not maintained yet")
 	}
 	if len(ti.Triggers) > 0 {
 		return refuse("trigger %q would not run (pagoda does not evaluate SQL)", ti.Triggers[0])
@@ -309,13 +307,14 @@ func (t *Table) conflict(ip *indexPlan, fields []format.Value) error {
 // integers, floats, string, []byte, bool or Value. Each column's affinity
 // is applied as SQLite applies it. For a rowid table it returns the new
 // rowid: the INTEGER PRIMARY KEY value when given, otherwise chosen as
-// SQLite chooses it (one more than the largest). An existing rowid or
-// primary key, or a duplicate in a UNIQUE index, is an error wrapping
-// ErrExists; the transaction stays usable. Every index of the table is
-// updated. Tables whose constraints pagoda cannot evaluate (CHECK,
-// generated columns, expression or partial indexes, AUTOINCREMENT,
-// triggers) refuse writes with ErrUnsupported, as do the shadow tables of
-// virtual tables (docs_content of an fts5 table docs).
+// SQLite chooses it (one more than the largest; in an AUTOINCREMENT table,
+// one more than any it has held, which sqlite_sequence records). An
+// existing rowid or primary key, or a duplicate in a UNIQUE index, is an
+// error wrapping ErrExists; the transaction stays usable. Every index of
+// the table is updated. Tables whose constraints pagoda cannot evaluate
+// (CHECK, generated columns, expression or partial indexes, triggers)
+// refuse writes with ErrUnsupported, as do the shadow tables of virtual
+// tables (docs_content of an fts5 table docs).
 func (t *Table) Insert(values ...any) (int64, error) {
 	return t.write(false, 0, values)
 }
@@ -341,6 +340,12 @@ func (t *Table) write(replace bool, rowid int64, values []any) (int64, error) {
 		return 0, err
 	}
 	tx.vals = vals
+	var seq sequence
+	if p.autoinc {
+		if seq, err = tx.sequenceOf(t.Name()); err != nil {
+			return 0, err
+		}
+	}
 	// The row being replaced, if any: Put must remove its index entries.
 	// Insert needs no lookup: the tree refuses an existing key below.
 	var old []byte
@@ -373,7 +378,12 @@ func (t *Table) write(replace bool, rowid int64, values []any) (int64, error) {
 			}
 			rowid = v.Int()
 		} else if !replace {
-			if rowid, err = t.newRowid(); err != nil {
+			if p.autoinc {
+				rowid, err = t.autoRowid(seq)
+			} else {
+				rowid, err = t.newRowid()
+			}
+			if err != nil {
 				return 0, err
 			}
 		}
@@ -435,6 +445,11 @@ func (t *Table) write(replace bool, rowid int64, values []any) (int64, error) {
 		}
 	}
 	tx.fields = fields
+	if p.autoinc {
+		if err := seq.raise(t.Name(), rowid); err != nil {
+			return 0, tx.fail(err)
+		}
+	}
 	return rowid, tx.changed()
 }
 
@@ -620,9 +635,6 @@ func (tx *Tx) CreateTable(sql string) (*Table, error) {
 	if err := tx.checkNewName("table", t.Name); err != nil {
 		return nil, err
 	}
-	if t.AutoIncrement {
-		return nil, fmt.Errorf("pagoda: table %q: AUTOINCREMENT is not supported yet: %w", t.Name, ErrUnsupported)
-	}
 	stored, err := schema.NormalizeCreate(sql)
 	if err != nil {
 		return nil, ddlErr(err)
@@ -640,6 +652,11 @@ func (tx *Tx) CreateTable(sql string) (*Table, error) {
 			return nil, tx.fail(err)
 		}
 		if err := tx.schemaInsert("index", ai.Name, t.Name, r, nil); err != nil {
+			return nil, tx.fail(err)
+		}
+	}
+	if t.AutoIncrement {
+		if err := tx.createSequence(); err != nil {
 			return nil, tx.fail(err)
 		}
 	}
@@ -793,6 +810,11 @@ func (tx *Tx) DropTable(name string) error {
 	for _, r := range roots {
 		if err := tx.rootOK("table", name, r); err != nil {
 			return err
+		}
+	}
+	if ti.Table != nil && ti.Table.AutoIncrement {
+		if err := tx.dropSequence(ti.Entry.Name); err != nil {
+			return tx.fail(err)
 		}
 	}
 	for _, r := range roots {

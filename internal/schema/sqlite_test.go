@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"github.com/pagodadb/pagoda/internal/sqltest"
 )
 
 func openMemory(t *testing.T) *sql.DB {
@@ -28,39 +28,7 @@ func openMemory(t *testing.T) *sql.DB {
 // queryStrings runs q and renders each row as its columns joined by "|".
 func queryStrings(t *testing.T, db *sql.DB, q string, args ...any) []string {
 	t.Helper()
-	rows, err := db.Query(q, args...)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			switch v := v.(type) {
-			case nil:
-				parts[i] = "NULL"
-			case []byte:
-				parts[i] = string(v)
-			default:
-				parts[i] = fmt.Sprint(v)
-			}
-		}
-		out = append(out, strings.Join(parts, "|"))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return sqltest.Rows(t, db, q, args...)
 }
 
 // sqliteKey renders PRAGMA index_xinfo rows as keyFields does.

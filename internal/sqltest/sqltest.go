@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -46,6 +47,48 @@ func Run(t testing.TB, db *sql.DB, stmts ...string) {
 			t.Fatalf("sqlite: %s: %v", s, err)
 		}
 	}
+}
+
+// Rows runs query q on db and renders each row as its columns joined by
+// "|": NULL as NULL, TEXT and BLOB as their bytes, numbers as fmt prints
+// them.
+func Rows(t testing.TB, db *sql.DB, q string, args ...any) []string {
+	t.Helper()
+	rows, err := db.Query(q, args...)
+	if err != nil {
+		t.Fatalf("sqlite: %s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	vals, ptrs := make([]any, len(cols)), make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	parts := make([]string, len(cols))
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range vals {
+			switch v := v.(type) {
+			case nil:
+				parts[i] = "NULL"
+			case []byte:
+				parts[i] = string(v)
+			default:
+				parts[i] = fmt.Sprint(v)
+			}
+		}
+		out = append(out, strings.Join(parts, "|"))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("sqlite: %s: %v", q, err)
+	}
+	return out
 }
 
 // CopyFile copies src to dst (dst is replaced); a missing src is not an
