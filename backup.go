@@ -132,8 +132,8 @@ func syncDir(dir string) error {
 // index is copied in key order into pages filled as a bulk load fills
 // them, with no free pages; the schema, the SQL text of every object, and
 // the header's user version and application id are kept. Records are
-// copied as stored, so tables that pagoda cannot write (CHECK constraints,
-// triggers, ...) are copied too, but an index or WITHOUT ROWID table
+// copied as stored, so tables that pagoda cannot write (generated
+// columns, triggers, ...) are copied too, but an index or WITHOUT ROWID table
 // whose definition pagoda cannot parse is an error wrapping
 // ErrUnsupported. dst must not exist (ErrExists); it appears complete or
 // not at all.

@@ -23,7 +23,9 @@ type writePlan struct {
 	order   []int // table column stored in each record field
 	wr      bool  // WITHOUT ROWID
 	autoinc bool  // AUTOINCREMENT: sqlite_sequence is kept (autoinc.go)
-	nKey    int   // WITHOUT ROWID: primary key fields
+	checks  []checkExpr
+	table   *schema.Table
+	nKey    int // WITHOUT ROWID: primary key fields
 	kinfo   *format.KeyInfo
 	pkCols  []int // WITHOUT ROWID: primary key columns in key order
 	indexes []indexPlan
@@ -83,9 +85,11 @@ func makePlan(ti *schema.TableInfo, tm *tableMeta) *writePlan {
 		p.err = fmt.Errorf("pagoda: table %q cannot be written by pagoda: %s: %w", ti.Entry.Name, fmt.Sprintf(format, args...), ErrUnsupported)
 		return p
 	}
-	if len(t.Checks) > 0 {
-		return refuse("it has CHECK constraints")
+	checks, err := compileChecks(t)
+	if err != nil {
+		return refuse("CHECK constraint: %v", err)
 	}
+	p.checks, p.table = checks, t
 	if len(ti.Triggers) > 0 {
 		return refuse("trigger %q would not run (pagoda does not evaluate SQL)", ti.Triggers[0])
 	}
@@ -155,6 +159,25 @@ func (t *Table) refresh() error {
 		return fmt.Errorf("pagoda: table %q was dropped: %w", t.info.Entry.Name, ErrNotFound)
 	}
 	t.cat, t.info, t.meta = nt.cat, nt.info, nt.meta
+	return nil
+}
+
+// check evaluates the table's CHECK constraints on the row vals, whose
+// rowid alias, when NULL, holds rowid.
+func (p *writePlan) check(tx *Tx, vals []format.Value, rowid int64) error {
+	if len(p.checks) == 0 {
+		return nil
+	}
+	if !p.wr && p.alias >= 0 && vals[p.alias].Kind == format.KindNull {
+		tx.checkVals = append(tx.checkVals[:0], vals...)
+		tx.checkVals[p.alias] = format.IntValue(rowid)
+		vals = tx.checkVals
+	}
+	for i := range p.checks {
+		if c := &p.checks[i]; !c.passes(p.table, vals) {
+			return constraintf("CHECK constraint failed: %s", c.src)
+		}
+	}
 	return nil
 }
 
@@ -310,11 +333,13 @@ func (t *Table) conflict(ip *indexPlan, fields []format.Value) error {
 // SQLite chooses it (one more than the largest; in an AUTOINCREMENT table,
 // one more than any it has held, which sqlite_sequence records). An
 // existing rowid or primary key, or a duplicate in a UNIQUE index, is an
-// error wrapping ErrExists; the transaction stays usable. Every index of
-// the table is updated. Tables whose constraints pagoda cannot evaluate
-// (CHECK, generated columns, expression or partial indexes, triggers)
-// refuse writes with ErrUnsupported, as do the shadow tables of virtual
-// tables (docs_content of an fts5 table docs).
+// error wrapping ErrExists, and a row that fails a CHECK constraint an
+// error saying so; the transaction stays usable. Every index of the table
+// is updated. Tables whose constraints pagoda cannot evaluate (CHECK
+// constraints beyond the subset of checkexpr.go, generated columns,
+// expression or partial indexes, triggers) refuse writes with
+// ErrUnsupported, as do the shadow tables of virtual tables (docs_content
+// of an fts5 table docs).
 func (t *Table) Insert(values ...any) (int64, error) {
 	return t.write(false, 0, values)
 }
@@ -398,6 +423,9 @@ func (t *Table) write(replace bool, rowid int64, values []any) (int64, error) {
 				return 0, err
 			}
 		}
+	}
+	if err := p.check(tx, vals, rowid); err != nil {
+		return 0, err
 	}
 	// Check every UNIQUE index before changing anything.
 	fields := tx.fields

@@ -28,11 +28,12 @@ type Tx struct {
 	gen  uint64 // count of changes, so cursors know to find their place
 	// epoch counts the Renews that moved the transaction to another
 	// commit: tables, indexes and buckets taken before one are stale.
-	epoch   uint64
-	scratch []byte // record being encoded
-	old     []byte // copy of the record being deleted
-	vals    []format.Value
-	fields  []format.Value
+	epoch     uint64
+	scratch   []byte // record being encoded
+	old       []byte // copy of the record being deleted
+	vals      []format.Value
+	fields    []format.Value
+	checkVals []format.Value // a row as CHECK constraints see it
 }
 
 // pages returns the pages the transaction reads: its own changes over the

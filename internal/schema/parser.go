@@ -8,10 +8,11 @@ import (
 // parser is a cursor over the tokens of one statement. Every method either
 // consumes at least one token or returns an error, so no loop can spin.
 type parser struct {
-	src  string
-	toks []token // ends with tokEOF
-	i    int
-	what string // the object being parsed, for error messages: `table "t"`
+	src   string
+	toks  []token // ends with tokEOF
+	i     int
+	what  string // the object being parsed, for error messages: `table "t"`
+	depth int    // nesting of the expression being parsed (expr.go)
 }
 
 func newParser(src string) (*parser, error) {

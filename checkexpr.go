@@ -1,0 +1,561 @@
+package pagoda
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/schema"
+)
+
+// CHECK constraints.
+//
+// pagoda evaluates the CHECK constraints made of the expressions
+// schema.ParseExpr accepts (comparisons, IS, IN, BETWEEN, AND, OR, NOT,
+// COLLATE, literals, columns, length, typeof, lower, upper, coalesce,
+// ifnull) as SQLite does: on the row's values after their columns'
+// affinities, the rowid alias holding the rowid; comparisons applying
+// SQLite's affinity and collation rules and its three-valued logic. A row
+// for which a constraint is false (0) is refused; NULL passes. A table
+// with any other CHECK constraint refuses writes, as before.
+
+// checkExpr is one CHECK constraint compiled against its table.
+type checkExpr struct {
+	src  string
+	root *cnode
+}
+
+// cnode is a node of a compiled expression: schema.Expr with its columns
+// resolved and its literals decoded.
+type cnode struct {
+	op    schema.ExprOp
+	cmp   string // OpCompare
+	not   bool
+	fn    string // OpFunc
+	col   int    // OpColumn
+	lit   format.Value
+	colls [2]format.Collation // the collations of the comparisons: OpCompare, OpIs, OpIn ([0]), OpBetween (>= and <=)
+	args  []*cnode
+}
+
+// compileChecks compiles a table's CHECK constraints; an expression
+// outside the subset, or naming no column of the table, is an error
+// wrapping schema.ErrUnsupported.
+func compileChecks(t *schema.Table) ([]checkExpr, error) {
+	var out []checkExpr
+	for _, src := range t.Checks {
+		e, err := schema.ParseExpr(src)
+		if err != nil {
+			return nil, err
+		}
+		n, err := compileExpr(e, t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, checkExpr{src: src, root: n})
+	}
+	return out, nil
+}
+
+func compileExpr(e *schema.Expr, t *schema.Table) (*cnode, error) {
+	n := &cnode{op: e.Op, cmp: e.Text, not: e.Not, fn: e.Text}
+	for _, a := range e.Args {
+		c, err := compileExpr(a, t)
+		if err != nil {
+			return nil, err
+		}
+		n.args = append(n.args, c)
+	}
+	switch e.Op {
+	case schema.OpCompare, schema.OpIs:
+		n.colls[0] = binaryColl(e.Args[0], e.Args[1], t)
+	case schema.OpIn:
+		n.colls[0], _ = collSeq(e.Args[0], t)
+	case schema.OpBetween:
+		n.colls = [2]format.Collation{binaryColl(e.Args[0], e.Args[1], t), binaryColl(e.Args[0], e.Args[2], t)}
+	case schema.OpColumn:
+		n.col = -1
+		for i, c := range t.Columns {
+			if strings.EqualFold(c.Name, e.Text) {
+				n.col = i
+				break
+			}
+		}
+		if n.col < 0 || t.Columns[n.col].Hidden {
+			return nil, fmt.Errorf("%w: CHECK names %q, not a stored column", schema.ErrUnsupported, e.Text)
+		}
+	case schema.OpLiteral:
+		v, err := literalValue(e)
+		if err != nil {
+			return nil, err
+		}
+		n.lit = v
+	case schema.OpNegate:
+		v := n.args[0].lit
+		switch {
+		case v.Kind == format.KindInt:
+			n.lit = format.IntValue(-v.Int())
+		case e.Args[0].Text == "9223372036854775808":
+			n.lit = format.IntValue(math.MinInt64)
+		default:
+			n.lit = format.FloatValue(-v.Float())
+		}
+		n.op, n.args = schema.OpLiteral, nil
+	}
+	return n, nil
+}
+
+// Collations, as sqlite3 picks them (sqlite3ExprCollSeq and
+// sqlite3BinaryCompareCollSeq): a COLLATE anywhere in an operand marks it
+// (EP_Collate), and a marked operand's collation is found by going down
+// to the COLLATE, left first; an unmarked one has its column's collation
+// (BINARY unless declared), through unary +; a comparison takes the left
+// operand's, else the right's, else BINARY.
+
+// hasCollate reports whether e holds a COLLATE.
+func hasCollate(e *schema.Expr) bool {
+	if e.Op == schema.OpCollate {
+		return true
+	}
+	for _, a := range e.Args {
+		if hasCollate(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// collSeq returns e's collation, if it has one.
+func collSeq(e *schema.Expr, t *schema.Table) (format.Collation, bool) {
+	for e != nil {
+		switch e.Op {
+		case schema.OpColumn:
+			if c := columnOf(e, t); c != nil {
+				return format.Collation(c.Collation), true // BINARY unless declared
+			}
+			return format.CollBinary, false
+		case schema.OpPlus:
+			e = e.Args[0]
+			continue
+		case schema.OpCollate:
+			return format.Collation(e.Coll), true
+		}
+		if !hasCollate(e) {
+			break
+		}
+		// sqlite3's operands: pLeft, then pRight or the list.
+		var left *schema.Expr
+		rest := e.Args
+		if e.Op != schema.OpFunc && len(e.Args) > 0 {
+			left, rest = e.Args[0], e.Args[1:]
+		}
+		var next *schema.Expr
+		if left != nil && hasCollate(left) {
+			next = left
+		} else {
+			for _, a := range rest {
+				if hasCollate(a) {
+					next = a
+					break
+				}
+			}
+		}
+		e = next
+	}
+	return format.CollBinary, false
+}
+
+// binaryColl is the collation of a comparison of l with r.
+func binaryColl(l, r *schema.Expr, t *schema.Table) format.Collation {
+	switch {
+	case hasCollate(l):
+		c, _ := collSeq(l, t)
+		return c
+	case hasCollate(r):
+		c, _ := collSeq(r, t)
+		return c
+	}
+	if c, ok := collSeq(l, t); ok {
+		return c
+	}
+	c, _ := collSeq(r, t)
+	return c
+}
+
+// columnOf returns the column e names.
+func columnOf(e *schema.Expr, t *schema.Table) *schema.Column {
+	for i := range t.Columns {
+		if strings.EqualFold(t.Columns[i].Name, e.Text) {
+			return &t.Columns[i]
+		}
+	}
+	return nil
+}
+
+// literalValue decodes a literal as SQLite reads it: an integer too large
+// for int64 is REAL.
+func literalValue(e *schema.Expr) (format.Value, error) {
+	switch e.Lit {
+	case schema.LitInteger:
+		s := e.Text
+		if len(s) > 2 && (s[1] == 'x' || s[1] == 'X') {
+			u, err := strconv.ParseUint(s[2:], 16, 64)
+			if err != nil {
+				return format.Value{}, fmt.Errorf("%w: hex literal %s", schema.ErrUnsupported, s)
+			}
+			return format.IntValue(int64(u)), nil
+		}
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return format.IntValue(i), nil
+		}
+		fallthrough
+	case schema.LitReal:
+		f, err := strconv.ParseFloat(e.Text, 64)
+		if err != nil && !strings.Contains(err.Error(), "range") {
+			return format.Value{}, fmt.Errorf("%w: numeric literal %s", schema.ErrUnsupported, e.Text)
+		}
+		return format.FloatValue(f), nil
+	case schema.LitText:
+		return format.TextValue([]byte(e.Text)), nil
+	case schema.LitBlob:
+		b := make([]byte, len(e.Text)/2)
+		for i := range b {
+			x, err := strconv.ParseUint(e.Text[2*i:2*i+2], 16, 8)
+			if err != nil {
+				return format.Value{}, fmt.Errorf("%w: blob literal", schema.ErrUnsupported)
+			}
+			b[i] = byte(x)
+		}
+		return format.BlobValue(b), nil
+	}
+	return format.NullValue(), nil
+}
+
+// operand is a value with the affinity of the expression that gave it:
+// a column's (through COLLATE), or none.
+type operand struct {
+	v      format.Value
+	aff    schema.Affinity
+	hasAff bool
+}
+
+// tri is SQL's three-valued truth.
+type tri uint8
+
+const (
+	triFalse tri = iota
+	triTrue
+	triNull
+)
+
+func triOf(b bool) tri {
+	if b {
+		return triTrue
+	}
+	return triFalse
+}
+
+func (t tri) value() format.Value {
+	switch t {
+	case triTrue:
+		return format.IntValue(1)
+	case triFalse:
+		return format.IntValue(0)
+	}
+	return format.NullValue()
+}
+
+// passes reports whether the row vals (after affinity, the rowid alias
+// holding the rowid) satisfies the constraint: true or NULL.
+func (c *checkExpr) passes(t *schema.Table, vals []format.Value) bool {
+	return truth(c.root.eval(t, vals).v) != triFalse
+}
+
+func (n *cnode) eval(t *schema.Table, vals []format.Value) operand {
+	switch n.op {
+	case schema.OpLiteral:
+		return operand{v: n.lit}
+	case schema.OpColumn:
+		c := t.Columns[n.col]
+		v := vals[n.col]
+		if c.Affinity == schema.AffinityReal && v.Kind == format.KindInt {
+			v = format.FloatValue(float64(v.Int())) // stored as an integer, read as REAL
+		}
+		return operand{v: v, aff: c.Affinity, hasAff: true}
+	case schema.OpPlus:
+		return operand{v: n.args[0].eval(t, vals).v}
+	case schema.OpCollate:
+		return n.args[0].eval(t, vals)
+	case schema.OpNot:
+		return operand{v: not3(truth(n.args[0].eval(t, vals).v)).value()}
+	case schema.OpAnd:
+		return operand{v: and3(truth(n.args[0].eval(t, vals).v), truth(n.args[1].eval(t, vals).v)).value()}
+	case schema.OpOr:
+		a, b := truth(n.args[0].eval(t, vals).v), truth(n.args[1].eval(t, vals).v)
+		return operand{v: not3(and3(not3(a), not3(b))).value()}
+	case schema.OpCompare:
+		return operand{v: compareOp(n.cmp, n.args[0].eval(t, vals), n.args[1].eval(t, vals), n.colls[0]).value()}
+	case schema.OpIs:
+		a, b := n.args[0].eval(t, vals), n.args[1].eval(t, vals)
+		var eq bool
+		switch an, bn := a.v.Kind == format.KindNull, b.v.Kind == format.KindNull; {
+		case an || bn:
+			eq = an && bn
+		default:
+			eq = compareOp("=", a, b, n.colls[0]) == triTrue
+		}
+		return operand{v: triOf(eq != n.not).value()}
+	case schema.OpBetween:
+		x, lo, hi := n.args[0].eval(t, vals), n.args[1].eval(t, vals), n.args[2].eval(t, vals)
+		r := and3(compareOp(">=", x, lo, n.colls[0]), compareOp("<=", x, hi, n.colls[1]))
+		if n.not {
+			r = not3(r)
+		}
+		return operand{v: r.value()}
+	case schema.OpIn:
+		x := n.args[0].eval(t, vals)
+		r := triFalse
+		if len(n.args) > 1 {
+			if x.v.Kind == format.KindNull {
+				r = triNull
+			} else {
+				for _, a := range n.args[1:] {
+					// x = y with x's affinity and collation only.
+					y := operand{v: a.eval(t, vals).v}
+					switch compareOp("=", x, y, n.colls[0]) {
+					case triTrue:
+						r = triTrue
+					case triNull:
+						if r == triFalse {
+							r = triNull
+						}
+					}
+					if r == triTrue {
+						break
+					}
+				}
+			}
+		}
+		if n.not {
+			r = not3(r)
+		}
+		return operand{v: r.value()}
+	case schema.OpFunc:
+		return operand{v: n.call(t, vals)}
+	}
+	return operand{}
+}
+
+func not3(t tri) tri {
+	switch t {
+	case triTrue:
+		return triFalse
+	case triFalse:
+		return triTrue
+	}
+	return triNull
+}
+
+func and3(a, b tri) tri {
+	switch {
+	case a == triFalse || b == triFalse:
+		return triFalse
+	case a == triNull || b == triNull:
+		return triNull
+	}
+	return triTrue
+}
+
+// compareOp compares a and b with collation coll as SQLite's comparison
+// operators do (sqlite3CompareAffinity): NULL if either is NULL; when both
+// have affinities, NUMERIC applied to both if either is numeric, else
+// nothing; when one has, its affinity applied to both.
+func compareOp(op string, a, b operand, coll format.Collation) tri {
+	if a.v.Kind == format.KindNull || b.v.Kind == format.KindNull {
+		return triNull
+	}
+	numeric := func(aff schema.Affinity) bool {
+		return aff == schema.AffinityNumeric || aff == schema.AffinityInteger || aff == schema.AffinityReal
+	}
+	aff, has := schema.AffinityBlob, false
+	switch {
+	case a.hasAff && b.hasAff:
+		if numeric(a.aff) || numeric(b.aff) {
+			aff, has = schema.AffinityNumeric, true
+		}
+	case a.hasAff:
+		aff, has = a.aff, true
+	case b.hasAff:
+		aff, has = b.aff, true
+	}
+	switch {
+	case !has || aff == schema.AffinityBlob:
+	case numeric(aff):
+		if a.v.Kind == format.KindText {
+			a.v = applyAffinity(a.v, schema.AffinityNumeric)
+		}
+		if b.v.Kind == format.KindText {
+			b.v = applyAffinity(b.v, schema.AffinityNumeric)
+		}
+	case aff == schema.AffinityText:
+		a.v, b.v = applyAffinity(a.v, aff), applyAffinity(b.v, aff)
+	}
+	c := format.CompareValues(a.v, b.v, coll)
+	var r bool
+	switch op {
+	case "=":
+		r = c == 0
+	case "<>":
+		r = c != 0
+	case "<":
+		r = c < 0
+	case "<=":
+		r = c <= 0
+	case ">":
+		r = c > 0
+	case ">=":
+		r = c >= 0
+	}
+	return triOf(r)
+}
+
+// truth is a value's truth as SQLite's logic operators read it: a number
+// is true when not zero, TEXT and BLOB by the number they start with.
+func truth(v format.Value) tri {
+	switch v.Kind {
+	case format.KindNull:
+		return triNull
+	case format.KindInt:
+		return triOf(v.Int() != 0)
+	case format.KindFloat:
+		return triOf(v.Float() != 0)
+	}
+	return triOf(leadingFloat(v.Bytes) != 0)
+}
+
+// leadingFloat reads the number that b starts with (after spaces), as
+// sqlite3AtoF does for a conversion to REAL; 0 when there is none.
+func leadingFloat(b []byte) float64 {
+	s := strings.TrimLeft(string(b), " \t\n\f\r\v")
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i]
+	}
+	// The longest prefix that parses: sign, digits, fraction, exponent.
+	end, i := 0, 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i, digits = i+1, digits+1
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i, digits = i+1, digits+1
+		}
+	}
+	if digits == 0 {
+		return 0
+	}
+	end = i
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		j := i + 1
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		k := j
+		for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+			k++
+		}
+		if k > j {
+			end = k
+		}
+	}
+	f, _ := strconv.ParseFloat(s[:end], 64)
+	return f
+}
+
+// textOf renders v as SQLite's conversion to TEXT does. A REAL prints as
+// FormatFloat prints it, in 15 significant digits as sqlite3 3.40 does;
+// later versions print 17 when 15 do not read back as the same number (as
+// for 2^63), so a CHECK that turns such a REAL into text can differ from
+// theirs.
+func textOf(v format.Value) []byte {
+	switch v.Kind {
+	case format.KindInt:
+		return strconv.AppendInt(nil, v.Int(), 10)
+	case format.KindFloat:
+		return []byte(FormatFloat(v.Float()))
+	}
+	return v.Bytes
+}
+
+// call evaluates a function of the subset.
+func (n *cnode) call(t *schema.Table, vals []format.Value) format.Value {
+	switch n.fn {
+	case "coalesce", "ifnull":
+		for _, a := range n.args {
+			if v := a.eval(t, vals).v; v.Kind != format.KindNull {
+				return v
+			}
+		}
+		return format.NullValue()
+	}
+	v := n.args[0].eval(t, vals).v
+	switch n.fn {
+	case "typeof":
+		return format.TextValue([]byte(typeNames[v.Kind]))
+	case "length":
+		switch v.Kind {
+		case format.KindNull:
+			return v
+		case format.KindBlob:
+			return format.IntValue(int64(len(v.Bytes)))
+		}
+		return format.IntValue(charLength(textOf(v)))
+	case "lower", "upper":
+		if v.Kind == format.KindNull {
+			return v
+		}
+		b := append([]byte(nil), textOf(v)...)
+		for i, c := range b {
+			switch {
+			case n.fn == "lower" && 'A' <= c && c <= 'Z':
+				b[i] = c + 'a' - 'A'
+			case n.fn == "upper" && 'a' <= c && c <= 'z':
+				b[i] = c - 'a' + 'A'
+			}
+		}
+		return format.TextValue(b)
+	}
+	return format.NullValue()
+}
+
+var typeNames = [...]string{
+	format.KindNull:  "null",
+	format.KindInt:   "integer",
+	format.KindFloat: "real",
+	format.KindText:  "text",
+	format.KindBlob:  "blob",
+}
+
+// charLength counts characters as SQLite's length() does: up to the first
+// NUL byte, each byte that is not a UTF-8 continuation byte after a lead
+// byte starting one.
+func charLength(b []byte) int64 {
+	var n int64
+	for i := 0; i < len(b) && b[i] != 0; {
+		c := b[i]
+		i++
+		if c >= 0xc0 {
+			for i < len(b) && b[i]&0xc0 == 0x80 {
+				i++
+			}
+		}
+		n++
+	}
+	return n
+}

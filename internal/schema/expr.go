@@ -1,0 +1,462 @@
+package schema
+
+import "strings"
+
+// Expr is a parsed SQL expression of the subset pagoda evaluates: what
+// CHECK constraints are commonly made of. ParseExpr refuses anything else
+// with ErrUnsupported, so that the table keeps refusing writes rather than
+// check them wrongly.
+//
+//	expr    := expr OR expr | expr AND expr | NOT expr
+//	         | expr (= == != <> IS [NOT]) expr
+//	         | expr [NOT] IN (expr, ...) | expr [NOT] BETWEEN expr AND expr
+//	         | expr ISNULL | expr NOTNULL | expr NOT NULL
+//	         | expr (< <= > >=) expr
+//	         | (+|-) expr | expr COLLATE name
+//	         | literal | column | (expr) | function(expr, ...)
+//	literal := integer | real | 'text' | x'blob' | NULL
+//	function:= length | typeof | lower | upper | coalesce | ifnull
+type Expr struct {
+	Op   ExprOp
+	Text string  // OpLiteral: the token; OpColumn: the column name; OpCompare: the operator; OpFunc: the name (lower case); OpCollate: the collation's name
+	Not  bool    // OpIs, OpIn, OpBetween: the negated form
+	Args []*Expr // operands
+	Lit  LitKind // OpLiteral
+	Coll Collation
+}
+
+// ExprOp is the kind of an Expr node.
+type ExprOp uint8
+
+const (
+	OpLiteral ExprOp = iota // Text, Lit
+	OpColumn                // Text
+	OpNot                   // NOT Args[0]
+	OpAnd                   // Args[0] AND Args[1]
+	OpOr                    // Args[0] OR Args[1]
+	OpCompare               // Args[0] Text Args[1]: = <> < <= > >=
+	OpIs                    // Args[0] IS [NOT] Args[1]
+	OpIn                    // Args[0] [NOT] IN (Args[1:])
+	OpBetween               // Args[0] [NOT] BETWEEN Args[1] AND Args[2]
+	OpNegate                // -Args[0], a numeric literal
+	OpPlus                  // +Args[0]: the value without its affinity
+	OpCollate               // Args[0] COLLATE Coll
+	OpFunc                  // Text(Args...)
+)
+
+// LitKind is the type of a literal.
+type LitKind uint8
+
+const (
+	LitNull LitKind = iota
+	LitInteger
+	LitReal
+	LitText
+	LitBlob
+)
+
+// unevaluatedOps are the binary operators ParseExpr refuses.
+var unevaluatedOps = map[string]bool{
+	"+": true, "-": true, "*": true, "/": true, "%": true, "||": true,
+	"&": true, "|": true, "<<": true, ">>": true, "->": true, "->>": true,
+}
+
+// exprFuncs are the functions an Expr may call, with their argument counts
+// (-1: one or more).
+var exprFuncs = map[string]int{
+	"length": 1, "typeof": 1, "lower": 1, "upper": 1, "coalesce": -2, "ifnull": 2,
+}
+
+// ParseExpr parses one expression (a CHECK constraint's text). Syntax
+// outside the subset is an error wrapping ErrUnsupported.
+func ParseExpr(src string) (*Expr, error) {
+	p, err := newParser(src)
+	if err != nil {
+		return nil, err
+	}
+	p.what = "expression"
+	e, err := p.exprOr()
+	if err != nil {
+		return nil, err
+	}
+	if p.peek().kind != tokEOF {
+		return nil, p.unsupported()
+	}
+	return e, nil
+}
+
+// maxExprDepth bounds the nesting of parentheses and operators.
+const maxExprDepth = 100
+
+func (p *parser) unsupported() error {
+	return p.errAt(ErrUnsupported, p.peek(), "pagoda does not evaluate this expression")
+}
+
+func (p *parser) exprOr() (*Expr, error) {
+	return p.binary(p.exprAnd, "OR", OpOr)
+}
+
+func (p *parser) exprAnd() (*Expr, error) {
+	return p.binary(p.exprNot, "AND", OpAnd)
+}
+
+// binary parses left-associative chains of the keyword operator kw.
+func (p *parser) binary(operand func() (*Expr, error), kw string, op ExprOp) (*Expr, error) {
+	l, err := operand()
+	if err != nil {
+		return nil, err
+	}
+	for p.accept(kw) {
+		r, err := operand()
+		if err != nil {
+			return nil, err
+		}
+		l = &Expr{Op: op, Args: []*Expr{l, r}}
+	}
+	return l, nil
+}
+
+func (p *parser) exprNot() (*Expr, error) {
+	if p.accept("NOT") {
+		if p.depth++; p.depth > maxExprDepth {
+			return nil, p.unsupported()
+		}
+		e, err := p.exprNot()
+		p.depth--
+		if err != nil {
+			return nil, err
+		}
+		return &Expr{Op: OpNot, Args: []*Expr{e}}, nil
+	}
+	return p.exprEquality()
+}
+
+// exprEquality parses the operators of equality's level: = == != <> IS
+// IN BETWEEN ISNULL NOTNULL NOT NULL, left-associative.
+func (p *parser) exprEquality() (*Expr, error) {
+	l, err := p.exprRelation()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		t := p.peek()
+		switch {
+		case t.isOp("=") || t.isOp("==") || t.isOp("!=") || t.isOp("<>"):
+			p.i++
+			r, err := p.exprRelation()
+			if err != nil {
+				return nil, err
+			}
+			op := t.text
+			switch op {
+			case "==":
+				op = "="
+			case "!=":
+				op = "<>"
+			}
+			l = &Expr{Op: OpCompare, Text: op, Args: []*Expr{l, r}}
+		case t.is("IS"):
+			p.i++
+			not := p.accept("NOT")
+			if p.peek().is("DISTINCT") {
+				return nil, p.unsupported()
+			}
+			r, err := p.exprRelation()
+			if err != nil {
+				return nil, err
+			}
+			l = &Expr{Op: OpIs, Not: not, Args: []*Expr{l, r}}
+		case t.is("ISNULL"), t.is("NOTNULL"):
+			p.i++
+			l = &Expr{Op: OpIs, Not: t.is("NOTNULL"), Args: []*Expr{l, {Op: OpLiteral, Lit: LitNull, Text: "NULL"}}}
+		case t.is("NOT") && p.peekAt(1).is("NULL"):
+			p.i += 2
+			l = &Expr{Op: OpIs, Not: true, Args: []*Expr{l, {Op: OpLiteral, Lit: LitNull, Text: "NULL"}}}
+		case t.is("IN"), t.is("NOT") && p.peekAt(1).is("IN"):
+			not := p.accept("NOT")
+			p.i++
+			if _, err := p.expectOp("("); err != nil {
+				return nil, err
+			}
+			if p.peek().is("SELECT") || p.peek().is("VALUES") || p.peek().is("WITH") {
+				return nil, p.unsupported()
+			}
+			e := &Expr{Op: OpIn, Not: not, Args: []*Expr{l}}
+			if e.Args, err = p.exprList(e.Args); err != nil {
+				return nil, err
+			}
+			l = e
+		case t.is("BETWEEN"), t.is("NOT") && p.peekAt(1).is("BETWEEN"):
+			not := p.accept("NOT")
+			p.i++
+			lo, err := p.exprRelation()
+			if err != nil {
+				return nil, err
+			}
+			if err := p.expect("AND"); err != nil {
+				return nil, err
+			}
+			hi, err := p.exprRelation()
+			if err != nil {
+				return nil, err
+			}
+			l = &Expr{Op: OpBetween, Not: not, Args: []*Expr{l, lo, hi}}
+		case t.is("LIKE"), t.is("GLOB"), t.is("MATCH"), t.is("REGEXP"), t.is("NOT"):
+			return nil, p.unsupported()
+		default:
+			return l, nil
+		}
+	}
+}
+
+// exprList parses expressions separated by commas up to the closing
+// parenthesis, which it consumes, appending them to list.
+func (p *parser) exprList(list []*Expr) ([]*Expr, error) {
+	for !p.peek().isOp(")") {
+		x, err := p.exprOr()
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, x)
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	if _, err := p.expectOp(")"); err != nil {
+		return nil, err
+	}
+	return list, nil
+}
+
+// exprRelation parses < <= > >= chains.
+func (p *parser) exprRelation() (*Expr, error) {
+	l, err := p.exprUnary()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		t := p.peek()
+		if !(t.isOp("<") || t.isOp("<=") || t.isOp(">") || t.isOp(">=")) {
+			break
+		}
+		p.i++
+		r, err := p.exprUnary()
+		if err != nil {
+			return nil, err
+		}
+		l = &Expr{Op: OpCompare, Text: t.text, Args: []*Expr{l, r}}
+	}
+	// Arithmetic, concatenation, bit operators and ESCAPE are not
+	// evaluated.
+	if t := p.peek(); (t.kind == tokOp && unevaluatedOps[t.text]) || t.is("ESCAPE") {
+		return nil, p.unsupported()
+	}
+	return l, nil
+}
+
+// exprUnary parses a prefixed operand and the COLLATE clauses after it,
+// which bind less tightly than the prefix operators: -1 COLLATE x is
+// (-1) COLLATE x.
+func (p *parser) exprUnary() (*Expr, error) {
+	e, err := p.exprPrefix()
+	if err != nil {
+		return nil, err
+	}
+	for p.accept("COLLATE") {
+		at := p.peek()
+		name, err := p.name("collation")
+		if err != nil {
+			return nil, err
+		}
+		c, err := ParseCollation(name)
+		if err != nil {
+			return nil, p.errAt(ErrUnsupported, at, "collation %q", name)
+		}
+		e = &Expr{Op: OpCollate, Coll: c, Text: name, Args: []*Expr{e}}
+	}
+	return e, nil
+}
+
+// exprPrefix parses unary minus and plus and their operand.
+func (p *parser) exprPrefix() (*Expr, error) {
+	if p.depth++; p.depth > maxExprDepth {
+		return nil, p.unsupported()
+	}
+	defer func() { p.depth-- }()
+	t := p.peek()
+	switch {
+	case t.isOp("-"):
+		p.i++
+		e, err := p.exprPrefix()
+		if err != nil {
+			return nil, err
+		}
+		if e.Op != OpLiteral || (e.Lit != LitInteger && e.Lit != LitReal) {
+			return nil, p.errAt(ErrUnsupported, t, "pagoda negates numeric literals only")
+		}
+		return &Expr{Op: OpNegate, Args: []*Expr{e}}, nil
+	case t.isOp("+"):
+		p.i++
+		e, err := p.exprPrefix()
+		if err != nil {
+			return nil, err
+		}
+		return &Expr{Op: OpPlus, Args: []*Expr{e}}, nil
+	case t.isOp("~"):
+		return nil, p.unsupported()
+	}
+	return p.exprPrimary()
+}
+
+func (p *parser) exprPrimary() (*Expr, error) {
+	t := p.peek()
+	switch t.kind {
+	case tokNumber:
+		p.i++
+		if strings.ContainsAny(t.text, ".eE") && !strings.HasPrefix(t.text, "0x") && !strings.HasPrefix(t.text, "0X") {
+			return &Expr{Op: OpLiteral, Lit: LitReal, Text: t.text}, nil
+		}
+		return &Expr{Op: OpLiteral, Lit: LitInteger, Text: t.text}, nil
+	case tokString:
+		p.i++
+		return &Expr{Op: OpLiteral, Lit: LitText, Text: dequote(t)}, nil
+	case tokBlob:
+		p.i++
+		return &Expr{Op: OpLiteral, Lit: LitBlob, Text: t.text[2 : len(t.text)-1]}, nil
+	case tokQuoted:
+		p.i++
+		return &Expr{Op: OpColumn, Text: dequote(t)}, nil
+	case tokOp:
+		if t.isOp("(") {
+			p.i++
+			e, err := p.exprOr()
+			if err != nil {
+				return nil, err
+			}
+			if p.peek().isOp(",") { // a row value
+				return nil, p.unsupported()
+			}
+			if _, err := p.expectOp(")"); err != nil {
+				return nil, err
+			}
+			return e, nil
+		}
+	case tokWord:
+		switch {
+		case t.is("NULL"):
+			p.i++
+			return &Expr{Op: OpLiteral, Lit: LitNull, Text: "NULL"}, nil
+		case p.peekAt(1).isOp("("):
+			name := strings.ToLower(t.text)
+			n, ok := exprFuncs[name]
+			if !ok {
+				return nil, p.errAt(ErrUnsupported, t, "function %s", t.text)
+			}
+			p.i += 2
+			e := &Expr{Op: OpFunc, Text: name}
+			if p.peek().is("DISTINCT") || p.peek().isOp("*") {
+				return nil, p.unsupported()
+			}
+			var err error
+			if e.Args, err = p.exprList(nil); err != nil {
+				return nil, err
+			}
+			if (n >= 0 && len(e.Args) != n) || (n < 0 && len(e.Args) < -n) {
+				return nil, p.errAt(ErrUnsupported, t, "%s with %d arguments", name, len(e.Args))
+			}
+			if p.peek().is("FILTER") || p.peek().is("OVER") {
+				return nil, p.unsupported()
+			}
+			return e, nil
+		case isReserved(t), t.is("TRUE"), t.is("FALSE"), t.is("CURRENT_TIME"), t.is("CURRENT_DATE"), t.is("CURRENT_TIMESTAMP"), t.is("RAISE"):
+			return nil, p.unsupported()
+		case p.peekAt(1).isOp("."): // table.column
+			return nil, p.unsupported()
+		}
+		p.i++
+		return &Expr{Op: OpColumn, Text: t.text}, nil
+	}
+	return nil, p.unsupported()
+}
+
+// String renders e for error messages and tests, fully parenthesized.
+func (e *Expr) String() string {
+	var b strings.Builder
+	e.write(&b)
+	return b.String()
+}
+
+func (e *Expr) write(b *strings.Builder) {
+	args := func(sep string, from int) {
+		for i, a := range e.Args[from:] {
+			if i > 0 {
+				b.WriteString(sep)
+			}
+			a.write(b)
+		}
+	}
+	not := func() {
+		if e.Not {
+			b.WriteString(" NOT")
+		}
+	}
+	switch e.Op {
+	case OpLiteral:
+		switch e.Lit {
+		case LitText:
+			b.WriteString("'" + strings.ReplaceAll(e.Text, "'", "''") + "'")
+		case LitBlob:
+			b.WriteString("x'" + e.Text + "'")
+		default:
+			b.WriteString(e.Text)
+		}
+	case OpColumn:
+		b.WriteString(`"` + strings.ReplaceAll(e.Text, `"`, `""`) + `"`)
+	case OpFunc:
+		b.WriteString(e.Text + "(")
+		args(", ", 0)
+		b.WriteString(")")
+	default:
+		b.WriteString("(")
+		switch e.Op {
+		case OpNot:
+			b.WriteString("NOT ")
+			e.Args[0].write(b)
+		case OpAnd:
+			args(" AND ", 0)
+		case OpOr:
+			args(" OR ", 0)
+		case OpCompare:
+			args(" "+e.Text+" ", 0)
+		case OpIs:
+			e.Args[0].write(b)
+			b.WriteString(" IS")
+			not()
+			b.WriteString(" ")
+			e.Args[1].write(b)
+		case OpIn:
+			e.Args[0].write(b)
+			not()
+			b.WriteString(" IN (")
+			args(", ", 1)
+			b.WriteString(")")
+		case OpBetween:
+			e.Args[0].write(b)
+			not()
+			b.WriteString(" BETWEEN ")
+			e.Args[1].write(b)
+			b.WriteString(" AND ")
+			e.Args[2].write(b)
+		case OpNegate:
+			b.WriteString("-")
+			e.Args[0].write(b)
+		case OpPlus:
+			b.WriteString("+")
+			e.Args[0].write(b)
+		case OpCollate:
+			e.Args[0].write(b)
+			b.WriteString(" COLLATE " + e.Coll.String())
+		}
+		b.WriteString(")")
+	}
+}
