@@ -10,7 +10,7 @@ import (
 	"github.com/pagodadb/pagoda/internal/schema"
 )
 
-// CHECK constraints.
+// CHECK constraints and the WHERE clauses of partial indexes.
 //
 // pagoda evaluates the CHECK constraints made of the expressions
 // schema.ParseExpr accepts (comparisons, IS, IN, BETWEEN, AND, OR, NOT,
@@ -18,8 +18,9 @@ import (
 // ifnull) as SQLite does: on the row's values after their columns'
 // affinities, the rowid alias holding the rowid; comparisons applying
 // SQLite's affinity and collation rules and its three-valued logic. A row
-// for which a constraint is false (0) is refused; NULL passes. A table
-// with any other CHECK constraint refuses writes, as before.
+// for which a constraint is false (0) is refused; NULL passes. A partial
+// index holds the rows for which its WHERE clause is true (not NULL). A
+// table with any other CHECK constraint or partial index refuses writes.
 
 // checkExpr is one CHECK constraint compiled against its table.
 type checkExpr struct {

@@ -25,7 +25,8 @@ type writePlan struct {
 	autoinc bool  // AUTOINCREMENT: sqlite_sequence is kept (autoinc.go)
 	checks  []checkExpr
 	table   *schema.Table
-	nKey    int // WITHOUT ROWID: primary key fields
+	evalRow bool // CHECK constraints or partial indexes read the row's values
+	nKey    int  // WITHOUT ROWID: primary key fields
 	kinfo   *format.KeyInfo
 	pkCols  []int // WITHOUT ROWID: primary key columns in key order
 	indexes []indexPlan
@@ -45,6 +46,31 @@ type indexPlan struct {
 	cols   []int // table column of each key field; -1 for the rowid
 	nCols  int   // the indexed columns (the rest is the row's identity)
 	unique bool
+	where  *cnode // a partial index's WHERE clause, nil for a full index
+}
+
+// includes reports whether the index has an entry for the row vals (by
+// column, the rowid alias holding the rowid): a partial index holds the
+// rows for which its WHERE clause is true, not NULL.
+func (ip *indexPlan) includes(t *schema.Table, vals []format.Value) bool {
+	return ip.where == nil || truth(ip.where.eval(t, vals).v) == triTrue
+}
+
+// compileWhere compiles a partial index's WHERE clause against table t;
+// one outside the subset pagoda evaluates is an error.
+func compileWhere(ix *schema.Index, t *schema.Table) (*cnode, error) {
+	if !ix.Partial {
+		return nil, nil
+	}
+	e, err := schema.ParseExpr(ix.Where)
+	if err != nil {
+		return nil, fmt.Errorf("index %q: WHERE %s: %v", ix.Name, ix.Where, err)
+	}
+	n, err := compileExpr(e, t)
+	if err != nil {
+		return nil, fmt.Errorf("index %q: WHERE %s: %v", ix.Name, ix.Where, err)
+	}
+	return n, nil
 }
 
 // unsupportedIndex explains why a table's index cannot be maintained, if
@@ -55,8 +81,6 @@ func unsupportedIndex(ii *schema.IndexInfo) error {
 		return fmt.Errorf("index %q cannot be read: %v", ii.Entry.Name, ii.Err)
 	case ii.Index.HasExpr:
 		return fmt.Errorf("index %q has expression terms", ii.Entry.Name)
-	case ii.Index.Partial:
-		return fmt.Errorf("index %q is partial (WHERE)", ii.Entry.Name)
 	}
 	return nil
 }
@@ -119,14 +143,20 @@ func makePlan(ti *schema.TableInfo, tm *tableMeta) *writePlan {
 		if err := unsupportedIndex(ii); err != nil {
 			return refuse("%v", err)
 		}
+		where, err := compileWhere(ii.Index, t)
+		if err != nil {
+			return refuse("%v", err)
+		}
 		im := metaForIndex(ii)
 		ip := indexPlan{name: ii.Entry.Name, root: ii.Entry.RootPage, kinfo: &im.kinfo,
-			nCols: len(ii.Index.Columns), unique: ii.Index.Unique}
+			nCols: len(ii.Index.Columns), unique: ii.Index.Unique, where: where}
 		for _, k := range ii.KeyOrder() {
 			ip.cols = append(ip.cols, k.Column)
 		}
 		p.indexes = append(p.indexes, ip)
+		p.evalRow = p.evalRow || where != nil
 	}
+	p.evalRow = p.evalRow || len(p.checks) > 0
 	return p
 }
 
@@ -162,17 +192,20 @@ func (t *Table) refresh() error {
 	return nil
 }
 
-// check evaluates the table's CHECK constraints on the row vals, whose
-// rowid alias, when NULL, holds rowid.
-func (p *writePlan) check(tx *Tx, vals []format.Value, rowid int64) error {
-	if len(p.checks) == 0 {
-		return nil
-	}
-	if !p.wr && p.alias >= 0 && vals[p.alias].Kind == format.KindNull {
+// evalValues returns the row vals as CHECK constraints and partial
+// indexes see it: the rowid alias, when NULL, holds rowid.
+func (p *writePlan) evalValues(tx *Tx, vals []format.Value, rowid int64) []format.Value {
+	if p.evalRow && !p.wr && p.alias >= 0 && vals[p.alias].Kind == format.KindNull {
 		tx.checkVals = append(tx.checkVals[:0], vals...)
 		tx.checkVals[p.alias] = format.IntValue(rowid)
-		vals = tx.checkVals
+		return tx.checkVals
 	}
+	return vals
+}
+
+// check evaluates the table's CHECK constraints on the row vals (from
+// evalValues).
+func (p *writePlan) check(vals []format.Value) error {
 	for i := range p.checks {
 		if c := &p.checks[i]; !c.passes(p.table, vals) {
 			return constraintf("CHECK constraint failed: %s", c.src)
@@ -335,9 +368,10 @@ func (t *Table) conflict(ip *indexPlan, fields []format.Value) error {
 // existing rowid or primary key, or a duplicate in a UNIQUE index, is an
 // error wrapping ErrExists, and a row that fails a CHECK constraint an
 // error saying so; the transaction stays usable. Every index of the table
-// is updated. Tables whose constraints pagoda cannot evaluate (CHECK
-// constraints beyond the subset of checkexpr.go, generated columns,
-// expression or partial indexes, triggers) refuse writes with
+// is updated, a partial index when its WHERE clause takes the row. Tables
+// whose constraints pagoda cannot evaluate (CHECK constraints and partial
+// indexes beyond the subset of checkexpr.go, generated columns, expression
+// indexes, triggers) refuse writes with
 // ErrUnsupported, as do the shadow tables of virtual tables (docs_content
 // of an fts5 table docs).
 func (t *Table) Insert(values ...any) (int64, error) {
@@ -424,13 +458,17 @@ func (t *Table) write(replace bool, rowid int64, values []any) (int64, error) {
 			}
 		}
 	}
-	if err := p.check(tx, vals, rowid); err != nil {
+	ev := p.evalValues(tx, vals, rowid)
+	if err := p.check(ev); err != nil {
 		return 0, err
 	}
 	// Check every UNIQUE index before changing anything.
 	fields := tx.fields
 	for i := range p.indexes {
 		ip := &p.indexes[i]
+		if !ip.includes(p.table, ev) {
+			continue
+		}
 		fields = ip.fields(fields, vals, rowid, p.alias)
 		if err := t.conflict(ip, fields); err != nil {
 			return 0, err
@@ -467,6 +505,9 @@ func (t *Table) write(replace bool, rowid int64, values []any) (int64, error) {
 	}
 	for i := range p.indexes {
 		ip := &p.indexes[i]
+		if !ip.includes(p.table, ev) {
+			continue
+		}
 		tx.scratch, fields = ip.key(tx.scratch[:0], fields, vals, rowid, p.alias)
 		if _, err := bw.IndexInsert(ip.root, ip.kinfo, 0, tx.scratch); err != nil {
 			return 0, tx.fail(err)
@@ -547,6 +588,9 @@ func (t *Table) deleteIndexEntries(p *writePlan, rec []byte, rowid int64) error 
 	var fields []format.Value
 	for i := range p.indexes {
 		ip := &p.indexes[i]
+		if !ip.includes(p.table, vals) {
+			continue
+		}
 		key, fields = ip.key(key[:0], fields, vals, rowid, p.alias)
 		found, err := t.tx.btree().IndexDelete(ip.root, ip.kinfo, 0, key)
 		if err != nil {
@@ -721,8 +765,8 @@ func (tx *Tx) CreateIndex(sql string) (*Index, error) {
 	if err := tx.checkNewName("index", ix.Name); err != nil {
 		return nil, err
 	}
-	if ix.HasExpr || ix.Partial {
-		return nil, fmt.Errorf("pagoda: index %q: expression and partial indexes are not supported: %w", ix.Name, ErrUnsupported)
+	if ix.HasExpr {
+		return nil, fmt.Errorf("pagoda: index %q: expression indexes are not supported: %w", ix.Name, ErrUnsupported)
 	}
 	tbl, err := tx.Table(ix.Table)
 	if err != nil {
@@ -735,6 +779,10 @@ func (tx *Tx) CreateIndex(sql string) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
+	where, err := compileWhere(ix, tbl.info.Table)
+	if err != nil {
+		return nil, fmt.Errorf("pagoda: %v: %w", err, ErrUnsupported)
+	}
 	stored, err := schema.NormalizeCreate(sql)
 	if err != nil {
 		return nil, ddlErr(err)
@@ -745,7 +793,7 @@ func (tx *Tx) CreateIndex(sql string) (*Index, error) {
 	}
 	ii := &schema.IndexInfo{Entry: schema.Entry{Type: "index", Name: ix.Name, TblName: tbl.Name(), RootPage: root}, Index: ix, Table: tbl.info}
 	im := metaForIndex(ii)
-	ip := indexPlan{name: ix.Name, root: root, kinfo: &im.kinfo, nCols: len(ix.Columns), unique: ix.Unique}
+	ip := indexPlan{name: ix.Name, root: root, kinfo: &im.kinfo, nCols: len(ix.Columns), unique: ix.Unique, where: where}
 	for _, k := range ii.KeyOrder() {
 		ip.cols = append(ip.cols, k.Column)
 	}
@@ -797,6 +845,9 @@ func (t *Table) fill(p *writePlan, ip *indexPlan) error {
 	var key []byte
 	var fields []format.Value
 	for i, vals := range rows {
+		if !ip.includes(p.table, vals) {
+			continue
+		}
 		fields = ip.fields(fields, vals, rowids[i], p.alias)
 		if err := t.conflict(ip, fields); err != nil {
 			return err
