@@ -1,6 +1,7 @@
 package pagoda
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -15,7 +16,7 @@ import (
 // pagoda evaluates the CHECK constraints made of the expressions
 // schema.ParseExpr accepts (comparisons, IS, IN, BETWEEN, AND, OR, NOT,
 // COLLATE, literals, columns, length, typeof, lower, upper, coalesce,
-// ifnull) as SQLite does: on the row's values after their columns'
+// ifnull, json_valid with one argument) as SQLite does: on the row's values after their columns'
 // affinities, the rowid alias holding the rowid; comparisons applying
 // SQLite's affinity and collation rules and its three-valued logic. A row
 // for which a constraint is false (0) is refused; NULL passes. A partial
@@ -517,6 +518,15 @@ func (n *cnode) call(t *schema.Table, vals []format.Value) format.Value {
 			return format.IntValue(int64(len(v.Bytes)))
 		}
 		return format.IntValue(charLength(textOf(v)))
+	case "json_valid":
+		if v.Kind == format.KindNull {
+			return v
+		}
+		b := textOf(v)
+		if json.Valid(b) && jsonDepth(b) <= jsonMaxDepth {
+			return format.IntValue(1)
+		}
+		return format.IntValue(0)
 	case "lower", "upper":
 		if v.Kind == format.KindNull {
 			return v
@@ -533,6 +543,32 @@ func (n *cnode) call(t *schema.Table, vals []format.Value) format.Value {
 		return format.TextValue(b)
 	}
 	return format.NullValue()
+}
+
+// jsonMaxDepth is the deepest nesting of arrays and objects SQLite's JSON
+// parser takes.
+const jsonMaxDepth = 1000
+
+// jsonDepth returns the deepest nesting of arrays and objects in b, valid
+// JSON text. json_valid is RFC 8259 text, as encoding/json reads it, nested
+// at most jsonMaxDepth deep (SQLite 3.54; a BLOB reads as its bytes).
+func jsonDepth(b []byte) int {
+	depth, deepest, inString := 0, 0, false
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return deepest
 }
 
 var typeNames = [...]string{

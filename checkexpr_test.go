@@ -142,6 +142,24 @@ func TestCheckLikeSQLite(t *testing.T) {
 			runChecks(t, fmt.Sprintf("CREATE TABLE t(%s CHECK (%s))", c.cols, c.check), rows)
 		})
 	}
+	// json_valid, as Django's JSONField declares it, on JSON texts valid and
+	// not, nested to SQLite's limit and past it.
+	t.Run("json_valid", func(t *testing.T) {
+		texts := []any{"{}", "[]", `{"a":1}`, "[1,2", "null", "true", "1", `"s"`, " {} ", "\t[]\n", `{"a":1,}`,
+			"{'a':1}", "01", "1.", ".5", "1e5", "-0", "\"\x00\"", "\"tab\t\"", "\ufeff{}", "NaN", "Infinity", "", " ",
+			"\"\xff\"", `{"a":1}{"b":2}`, `[1e400]`, `"\u12"`, `"\ud800"`, "\x0b{}", "\f{}", "\r\n{}", `{"a":0x10}`,
+			`[-]`, `{"a" 1}`, `"\/"`, `"\q"`, `["]"]`, `{"[":"\""}`,
+			strings.Repeat("[", 1000) + strings.Repeat("]", 1000), strings.Repeat("[", 1001) + strings.Repeat("]", 1001),
+			strings.Repeat(`{"a":`, 1001) + "1" + strings.Repeat("}", 1001),
+			int64(5), 1.5, nil, []byte("{}"), []byte("x"), []byte{}}
+		var rows [][]any
+		for _, v := range texts {
+			rows = append(rows, []any{v})
+		}
+		if n := runChecks(t, `CREATE TABLE t("data" TEXT NULL CHECK ((JSON_VALID("data") OR "data" IS NULL)))`, rows); n < 20 || n > len(rows)-20 {
+			t.Errorf("%d of %d values refused: want both kinds", n, len(rows))
+		}
+	})
 	// The rowid alias holds the rowid, also when it is chosen.
 	t.Run("rowid alias", func(t *testing.T) {
 		var rows [][]any
@@ -222,7 +240,7 @@ func (g *checkGen) atom() string {
 	case 7:
 		return g.atom() + " COLLATE " + g.pick("NOCASE", "BINARY", "RTRIM")
 	case 8:
-		return g.pick("length", "typeof", "lower", "upper") + "(" + g.atom() + ")"
+		return g.pick("length", "typeof", "lower", "upper", "json_valid") + "(" + g.atom() + ")"
 	}
 	return g.pick("coalesce", "ifnull") + "(" + g.atom() + ", " + g.atom() + ")"
 }

@@ -15,7 +15,7 @@ import "strings"
 //	         | (+|-) expr | expr COLLATE name
 //	         | literal | column | (expr) | function(expr, ...)
 //	literal := integer | real | 'text' | x'blob' | NULL
-//	function:= length | typeof | lower | upper | coalesce | ifnull
+//	function:= length | typeof | lower | upper | coalesce | ifnull | json_valid
 type Expr struct {
 	Op   ExprOp
 	Text string  // OpLiteral: the token; OpColumn: the column name; OpCompare: the operator; OpFunc: the name (lower case); OpCollate: the collation's name
@@ -65,6 +65,7 @@ var unevaluatedOps = map[string]bool{
 // (-1: one or more).
 var exprFuncs = map[string]int{
 	"length": 1, "typeof": 1, "lower": 1, "upper": 1, "coalesce": -2, "ifnull": 2,
+	"json_valid": 1,
 }
 
 // ParseExpr parses one expression (a CHECK constraint's text). Syntax

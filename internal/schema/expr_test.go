@@ -46,7 +46,7 @@ func TestParseExprUnsupported(t *testing.T) {
 	for _, src := range []string{
 		"x + 1 > 0", "x * 2", "x || 'a'", "-x > 0", "~x", "x LIKE 'a%'", "x NOT GLOB '*'",
 		"x IN (SELECT 1)", "x IS DISTINCT FROM 1", "CASE WHEN x THEN 1 END", "CAST(x AS INT)",
-		"abs(x) > 0", "json_valid(x)", "count(*)", "t.x > 0", "x COLLATE mine", "(x, y) = (1, 2)",
+		"abs(x) > 0", "json_valid(x, 1)", "json(x)", "count(*)", "t.x > 0", "x COLLATE mine", "(x, y) = (1, 2)",
 		"TRUE", "CURRENT_TIME", "EXISTS (SELECT 1)", "length(x, y)", "coalesce(x)", "x > 0 y",
 		strings.Repeat("NOT ", 200) + "x", strings.Repeat("(", 200) + "x" + strings.Repeat(")", 200),
 	} {
