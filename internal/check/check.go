@@ -43,6 +43,11 @@ type Options struct {
 	// DEFAULT clause read as NULL, and an index over a column with one is
 	// not checked against rows that lack it.
 	Default func(ti *schema.TableInfo, col int) format.Value
+	// Where returns whether a row (its values by column, the rowid alias
+	// holding the rowid) belongs in partial index ii, or nil when the
+	// caller cannot evaluate ii's WHERE clause. When nil, or when it
+	// returns nil, a partial index is not compared with its table.
+	Where func(ii *schema.IndexInfo) func(row []format.Value) bool
 }
 
 // Run checks the database snapshot src whose schema is cat and returns every
@@ -58,6 +63,7 @@ func Run(src btree.Pages, cat *schema.Catalog, opts *Options) []Problem {
 			c.max = opts.MaxProblems
 		}
 		c.deflt = opts.Default
+		c.where = opts.Where
 	}
 	if c.n == 0 {
 		return nil // an empty file: no header yet, nothing to check
@@ -73,6 +79,7 @@ type checker struct {
 	usable   int
 	max      int
 	deflt    func(*schema.TableInfo, int) format.Value
+	where    func(*schema.IndexInfo) func([]format.Value) bool
 	problems []Problem
 	stopped  bool // the problem cap was reached: unwind
 

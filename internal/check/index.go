@@ -34,7 +34,11 @@ type indexPlan struct {
 	cols []int // the table column each key field comes from, rowidField for the rowid
 	// skip is set when some row's key cannot be computed (a column with a
 	// DEFAULT the checker cannot evaluate): the index is then not checked.
-	skip  bool
+	skip bool
+	// where is a partial index's WHERE clause: only the rows it takes have
+	// entries, counted in rows.
+	where func(row []format.Value) bool
+	rows  int64
 	arena []byte    // the expected keys, back to back
 	keys  []keySpan // where each is in arena, sorted in index order before the merge
 }
@@ -84,14 +88,23 @@ func (c *checker) checkIndexes(cat *schema.Catalog) {
 
 // planIndex returns how to compute ii's keys from rows of ti, or nil when
 // the index is not checked: its tree is unsound, or it is an index pagoda
-// cannot compute (partial, on expressions, on a VIRTUAL generated column).
+// cannot compute (on expressions, on a VIRTUAL generated column, partial
+// without Options.Where).
 func (c *checker) planIndex(ti *schema.TableInfo, ii *schema.IndexInfo) *indexPlan {
 	it := c.indexes[ii]
-	if it == nil || !it.ok || it.kinfo == nil || ii.Err != nil || ii.Index == nil || ii.Index.Partial || ii.Index.HasExpr {
+	if it == nil || !it.ok || it.kinfo == nil || ii.Err != nil || ii.Index == nil || ii.Index.HasExpr {
 		return nil
 	}
 	t := ti.Table
 	p := &indexPlan{info: ii, tree: it}
+	if ii.Index.Partial {
+		if c.where == nil {
+			return nil
+		}
+		if p.where = c.where(ii); p.where == nil {
+			return nil
+		}
+	}
 	for _, k := range ii.KeyOrder() {
 		switch {
 		case k.Expr:
@@ -124,7 +137,11 @@ func (c *checker) expectedKeys(ti *schema.TableInfo, tt *tree, plans []*indexPla
 			field[col] = f
 		}
 	}
-	var vals []format.Value
+	var vals, row []format.Value
+	partial := false
+	for _, p := range plans {
+		partial = partial || p.where != nil
+	}
 	var cur btree.Cursor
 	cur.Init(c.src, tt.root, tt.table, tt.kinfo)
 	for more := cur.First(); more && !c.stopped; more = cur.Next() {
@@ -141,10 +158,32 @@ func (c *checker) expectedKeys(ti *schema.TableInfo, tt *tree, plans []*indexPla
 			return rows, false
 		}
 		rows++
+		rowKnown := false
+		if partial {
+			row, rowKnown = row[:0], true
+			for col := range t.Columns {
+				v, known := c.columnValue(ti, rec, rowid, col, field)
+				if col == t.RowidAlias && !t.WithoutRowID {
+					v, known = format.IntValue(rowid), true
+				}
+				rowKnown = rowKnown && known
+				row = append(row, v)
+			}
+		}
 		for _, p := range plans {
 			if p.skip {
 				continue
 			}
+			if p.where != nil {
+				if !rowKnown {
+					p.skip = true
+					continue
+				}
+				if !p.where(row) {
+					continue
+				}
+			}
+			p.rows++
 			vals = vals[:0]
 			for _, col := range p.cols {
 				v, known := c.columnValue(ti, rec, rowid, col, field)
@@ -253,7 +292,10 @@ func (c *checker) matchIndex(ti *schema.TableInfo, rows int64, p *indexPlan) {
 	for ; j < len(p.keys) && !c.stopped; j++ {
 		missing(p.keys[j])
 	}
-	if entries != rows {
+	switch {
+	case p.where != nil && entries != p.rows:
+		c.reportf(it.root, "%s has %d entries, %d rows of %s belong in it", it.name, entries, p.rows, table)
+	case p.where == nil && entries != rows:
 		c.reportf(it.root, "%s has %d entries, %s has %d rows", it.name, entries, table, rows)
 	}
 }
