@@ -64,7 +64,9 @@ func (e *CheckError) Unwrap() error { return ErrCorrupt }
 // Table.Insert), and the indexes of a UTF-16 database are not compared
 // with their tables (pagoda cannot compute their keys); their pages are
 // still checked. Storage classes against column
-// affinities and NOT NULL or CHECK constraints are not checked.
+// affinities and NOT NULL constraints are not checked; CHECK constraints
+// are, when pagoda evaluates them (see Table.Insert), as integrity_check
+// does.
 //
 // Check reads every page, so it takes time proportional to the file. It
 // runs in its own read transaction and does not block writers. A database
@@ -78,7 +80,7 @@ func (db *DB) Check() error {
 		return err
 	}
 	defer tx.Rollback()
-	return checkResult(check.Run(&tx.snap, tx.cat, &check.Options{Default: columnDefaults(), Where: partialWhere}))
+	return checkResult(check.Run(&tx.snap, tx.cat, &check.Options{Default: columnDefaults(), Where: partialWhere, Check: rowChecks}))
 }
 
 // checkWithoutCatalog checks the last committed state when the schema
@@ -96,7 +98,7 @@ func (db *DB) checkWithoutCatalog() error {
 	var snap pager.Snapshot
 	db.pager.InitSnapshot(&snap)
 	defer snap.Release()
-	return checkResult(check.Run(&snap, nil, &check.Options{Default: columnDefaults(), Where: partialWhere}))
+	return checkResult(check.Run(&snap, nil, &check.Options{Default: columnDefaults(), Where: partialWhere, Check: rowChecks}))
 }
 
 // columnDefaults gives the checker the value a column takes in rows stored
@@ -122,6 +124,27 @@ func checkResult(problems []Problem) error {
 		return nil
 	}
 	return &CheckError{Problems: problems}
+}
+
+// rowChecks tells Check which CHECK constraint of table ti a row fails:
+// nil when ti has none, or one pagoda does not evaluate.
+func rowChecks(ti *schema.TableInfo) func([]format.Value) string {
+	if ti.Table == nil || len(ti.Table.Checks) == 0 {
+		return nil
+	}
+	t := ti.Table
+	checks, err := compileChecks(t)
+	if err != nil {
+		return nil
+	}
+	return func(row []format.Value) string {
+		for i := range checks {
+			if !checks[i].passes(t, row) {
+				return checks[i].src
+			}
+		}
+		return ""
+	}
 }
 
 // partialWhere tells Check which rows belong in a partial index: those for

@@ -61,6 +61,9 @@ func runChecks(t *testing.T, sqlText string, rows [][]any) (refused int) {
 			refused++
 		}
 	}
+	if err := db.Check(); err != nil {
+		t.Fatalf("%s: %v", sqlText, err)
+	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -273,4 +276,29 @@ func (g *checkGen) pred(depth int) string {
 		return g.atom() + g.pick(" ISNULL", " NOTNULL", " NOT NULL", " IS NULL", " IS NOT NULL")
 	}
 	return g.atom()
+}
+
+// TestCheckFindsFailedConstraint: Check reports a row that fails a CHECK
+// constraint, as sqlite3's integrity_check does. The file is made by
+// SQLite, the constraint then changed in sqlite_schema.
+func TestCheckFindsFailedConstraint(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.db")
+	sqltest.Exec(t, path,
+		"CREATE TABLE t(id INTEGER PRIMARY KEY, a INT CHECK (a >= 0))",
+		"INSERT INTO t(a) VALUES (1), (5), (NULL)",
+		"PRAGMA writable_schema = ON",
+		"UPDATE sqlite_schema SET sql = 'CREATE TABLE t(id INTEGER PRIMARY KEY, a INT CHECK (a < 3))' WHERE name = 't'",
+	)
+	if ic := sqlOne(t, path, "PRAGMA integrity_check"); !strings.Contains(ic, "CHECK constraint failed") {
+		t.Fatalf("integrity_check = %s: the fixture is not what the test needs", ic)
+	}
+	db, err := Open(path, &Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Check()
+	if err == nil || !strings.Contains(err.Error(), "row 2: CHECK constraint failed: a < 3") || strings.Count(err.Error(), "CHECK") != 1 {
+		t.Fatalf("Check = %v, want row 2 failing a < 3", err)
+	}
 }

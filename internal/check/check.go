@@ -48,6 +48,11 @@ type Options struct {
 	// caller cannot evaluate ii's WHERE clause. When nil, or when it
 	// returns nil, a partial index is not compared with its table.
 	Where func(ii *schema.IndexInfo) func(row []format.Value) bool
+	// Check returns, for table ti, a function that returns the text of a
+	// CHECK constraint the row fails ("" when it fails none), or nil when
+	// the caller cannot evaluate ti's constraints or it has none. When nil,
+	// CHECK constraints are not checked.
+	Check func(ti *schema.TableInfo) func(row []format.Value) string
 }
 
 // Run checks the database snapshot src whose schema is cat and returns every
@@ -64,6 +69,7 @@ func Run(src btree.Pages, cat *schema.Catalog, opts *Options) []Problem {
 		}
 		c.deflt = opts.Default
 		c.where = opts.Where
+		c.check = opts.Check
 	}
 	if c.n == 0 {
 		return nil // an empty file: no header yet, nothing to check
@@ -80,6 +86,7 @@ type checker struct {
 	max      int
 	deflt    func(*schema.TableInfo, int) format.Value
 	where    func(*schema.IndexInfo) func([]format.Value) bool
+	check    func(*schema.TableInfo) func([]format.Value) string
 	problems []Problem
 	stopped  bool // the problem cap was reached: unwind
 

@@ -71,10 +71,14 @@ func (c *checker) checkIndexes(cat *schema.Catalog) {
 				plans = append(plans, p)
 			}
 		}
-		if len(plans) == 0 {
+		var checks func([]format.Value) string
+		if c.check != nil {
+			checks = c.check(ti)
+		}
+		if len(plans) == 0 && checks == nil {
 			continue
 		}
-		rows, ok := c.expectedKeys(ti, tt, plans)
+		rows, ok := c.expectedKeys(ti, tt, plans, checks)
 		if !ok {
 			continue
 		}
@@ -123,10 +127,12 @@ func (c *checker) planIndex(ti *schema.TableInfo, ii *schema.IndexInfo) *indexPl
 	return p
 }
 
-// expectedKeys scans the rows of table ti (tree tt) once and appends every
-// row's key to each plan. It returns the number of rows; ok is false (and
-// the problem reported) when a row cannot be read.
-func (c *checker) expectedKeys(ti *schema.TableInfo, tt *tree, plans []*indexPlan) (rows int64, ok bool) {
+// expectedKeys scans the rows of table ti (tree tt) once, appends every
+// row's key to each plan (a partial index's only for the rows it takes)
+// and reports the rows that fail checks, a CHECK constraint. It returns
+// the number of rows; ok is false (and the problem reported) when a row
+// cannot be read.
+func (c *checker) expectedKeys(ti *schema.TableInfo, tt *tree, plans []*indexPlan, checks func([]format.Value) string) (rows int64, ok bool) {
 	t := ti.Table
 	field := make([]int, len(t.Columns)) // record field of each column, -1 if none
 	for i := range field {
@@ -138,7 +144,7 @@ func (c *checker) expectedKeys(ti *schema.TableInfo, tt *tree, plans []*indexPla
 		}
 	}
 	var vals, row []format.Value
-	partial := false
+	partial := checks != nil
 	for _, p := range plans {
 		partial = partial || p.where != nil
 	}
@@ -168,6 +174,11 @@ func (c *checker) expectedKeys(ti *schema.TableInfo, tt *tree, plans []*indexPla
 				}
 				rowKnown = rowKnown && known
 				row = append(row, v)
+			}
+			if checks != nil && rowKnown {
+				if failed := checks(row); failed != "" {
+					c.reportf(pgno, "%s: %s: CHECK constraint failed: %s", tt.name, rowName(tt, rowid, rec), failed)
+				}
 			}
 		}
 		for _, p := range plans {
