@@ -1,6 +1,7 @@
 package pagoda
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -14,7 +15,7 @@ import (
 // CHECK constraints and the WHERE clauses of partial indexes.
 //
 // pagoda evaluates the CHECK constraints made of the expressions
-// schema.ParseExpr accepts (comparisons, IS, IN, BETWEEN, AND, OR, NOT,
+// schema.ParseExpr accepts (comparisons, IS, IN, BETWEEN, LIKE, AND, OR, NOT,
 // COLLATE, literals, columns, length, typeof, lower, upper, coalesce,
 // ifnull, json_valid with one argument) as SQLite does: on the row's values after their columns'
 // affinities, the rowid alias holding the rowid; comparisons applying
@@ -71,6 +72,13 @@ func compileExpr(e *schema.Expr, t *schema.Table) (*cnode, error) {
 		n.args = append(n.args, c)
 	}
 	switch e.Op {
+	case schema.OpLike:
+		if len(e.Args) > 2 {
+			esc := e.Args[2]
+			if c, n := utf8Read([]byte(esc.Text)); esc.Op != schema.OpLiteral || esc.Lit != schema.LitText || n == 0 || n != len(esc.Text) || c == 0 {
+				return nil, fmt.Errorf("%w: ESCAPE must be one character in quotes", schema.ErrUnsupported)
+			}
+		}
 	case schema.OpCompare, schema.OpIs:
 		n.colls[0] = binaryColl(e.Args[0], e.Args[1], t)
 	case schema.OpIn:
@@ -346,8 +354,163 @@ func (n *cnode) eval(t *schema.Table, vals []format.Value) operand {
 		return operand{v: r.value()}
 	case schema.OpFunc:
 		return operand{v: n.call(t, vals)}
+	case schema.OpLike:
+		x, pat := n.args[0].eval(t, vals).v, n.args[1].eval(t, vals).v
+		esc := format.NullValue()
+		if len(n.args) > 2 {
+			esc = n.args[2].eval(t, vals).v
+		}
+		r, ok := like(x, pat, esc, len(n.args) > 2)
+		if !ok {
+			return operand{v: triNull.value()}
+		}
+		if n.not {
+			r = !r
+		}
+		return operand{v: triOf(r).value()}
 	}
 	return operand{}
+}
+
+// like evaluates x LIKE pat [ESCAPE esc] as SQLite's likeFunc does: a BLOB
+// on either side matches nothing; otherwise both read as text up to a NUL
+// byte; % matches any run of characters, _ one
+// character, the escape character makes the next one literal; ASCII
+// letters match either case. ok is false for a NULL result (an operand is
+// NULL, or the escape is not one character, which SQLite reports as an
+// error: the row then fails no constraint and no partial index takes it).
+func like(x, pat, esc format.Value, hasEsc bool) (match, ok bool) {
+	if x.Kind == format.KindBlob || pat.Kind == format.KindBlob {
+		return false, true // SQLITE_LIKE_DOESNT_MATCH_BLOBS, as sqlite3 and modernc are built
+	}
+	if x.Kind == format.KindNull || pat.Kind == format.KindNull || (hasEsc && esc.Kind == format.KindNull) {
+		return false, false
+	}
+	m := likeMatcher{all: '%', one: '_', esc: -1}
+	if hasEsc {
+		e := cutNUL(textOf(esc))
+		c, n := utf8Read(e)
+		if n == 0 || n != len(e) {
+			return false, false
+		}
+		m.esc = c
+		if c == m.all {
+			m.all = -1
+		}
+		if c == m.one {
+			m.one = -1
+		}
+	}
+	return m.match(cutNUL(textOf(pat)), cutNUL(textOf(x))), true
+}
+
+// cutNUL returns b up to its first NUL byte.
+func cutNUL(b []byte) []byte {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
+
+// likeMatcher is one LIKE's special characters (-1: none).
+type likeMatcher struct{ all, one, esc rune }
+
+func (m *likeMatcher) match(p, s []byte) bool {
+	for len(p) > 0 {
+		c, n := utf8Read(p)
+		p = p[n:]
+		switch {
+		case c == m.all:
+			// A run of % and _: each _ takes one character.
+			for len(p) > 0 {
+				c2, n2 := utf8Read(p)
+				if c2 == m.all {
+					p = p[n2:]
+					continue
+				}
+				if c2 != m.one {
+					break
+				}
+				if len(s) == 0 {
+					return false
+				}
+				_, k := utf8Read(s)
+				s, p = s[k:], p[n2:]
+			}
+			if len(p) == 0 {
+				return true
+			}
+			for {
+				if m.match(p, s) {
+					return true
+				}
+				if len(s) == 0 {
+					return false
+				}
+				_, k := utf8Read(s)
+				s = s[k:]
+			}
+		case c == m.one:
+			if len(s) == 0 {
+				return false
+			}
+			_, k := utf8Read(s)
+			s = s[k:]
+			continue
+		case c == m.esc:
+			if len(p) == 0 {
+				return false
+			}
+			c, n = utf8Read(p)
+			p = p[n:]
+		}
+		if len(s) == 0 {
+			return false
+		}
+		d, k := utf8Read(s)
+		s = s[k:]
+		if c != d && !(c < 0x80 && d < 0x80 && lowerRune(c) == lowerRune(d)) {
+			return false
+		}
+	}
+	return len(s) == 0
+}
+
+func lowerRune(c rune) rune {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// utf8Read reads one character as sqlite3Utf8Read does: a lead byte of
+// 0xc0 or more takes the continuation bytes after it; an overlong form, a
+// surrogate or U+FFFE/U+FFFF reads as U+FFFD. n is the bytes read.
+func utf8Read(b []byte) (c rune, n int) {
+	if len(b) == 0 {
+		return 0, 0
+	}
+	c, n = rune(b[0]), 1
+	if c < 0xc0 {
+		return c, n
+	}
+	c = rune(utf8Trans1[c-0xc0])
+	for n < len(b) && b[n]&0xc0 == 0x80 {
+		c = c<<6 + rune(b[n]&0x3f)
+		n++
+	}
+	if c < 0x80 || c&^0x7ff == 0xd800 || c&^1 == 0xfffe {
+		c = 0xfffd
+	}
+	return c, n
+}
+
+// utf8Trans1 is sqlite3Utf8Trans1: the payload bits of a lead byte.
+var utf8Trans1 = [64]byte{
+	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
+	0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
+	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
+	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x00, 0x01, 0x00, 0x00,
 }
 
 func not3(t tri) tri {

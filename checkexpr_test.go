@@ -136,6 +136,14 @@ func TestCheckLikeSQLite(t *testing.T) {
 		{"x", "x < 0x10"},
 		{"x", "length(x) = 1"},
 		{"x REAL", "length(x) > 2"},
+		{"x TEXT", "x LIKE 'a%'"},
+		{"x TEXT", "x NOT LIKE '%a _'"},
+		{"x", "x LIKE '_'"},
+		{"x", "x LIKE '1%' OR x LIKE '%.%'"},
+		{"x", "x LIKE '%É%' OR x LIKE 'b'"},
+		{"x", "x LIKE 'a!%' ESCAPE '!'"},
+		{"x", "x LIKE '%%' ESCAPE '%'"},
+		{"x", "'A' LIKE x"},
 	} {
 		t.Run(c.cols+" CHECK ("+c.check+")", func(t *testing.T) {
 			var rows [][]any
@@ -259,7 +267,9 @@ func (g *checkGen) pred(depth int) string {
 			return "NOT " + g.pred(depth-1)
 		}
 	}
-	switch g.r.IntN(8) {
+	switch g.r.IntN(9) {
+	case 7:
+		return g.atom() + g.pick(" ", " NOT ") + "LIKE " + g.pick("'%'", "'a%'", "'_'", "'%a_'", "'A%'", "'1%'", "'%é%'", "''", "'%_'", "'1_0'", g.atom())
 	case 0, 1, 2:
 		return g.atom() + " " + g.pick("=", "==", "!=", "<>", "<", "<=", ">", ">=") + " " + g.atom()
 	case 3:

@@ -10,6 +10,7 @@ import "strings"
 //	expr    := expr OR expr | expr AND expr | NOT expr
 //	         | expr (= == != <> IS [NOT]) expr
 //	         | expr [NOT] IN (expr, ...) | expr [NOT] BETWEEN expr AND expr
+//	         | expr [NOT] LIKE expr [ESCAPE expr]
 //	         | expr ISNULL | expr NOTNULL | expr NOT NULL
 //	         | expr (< <= > >=) expr
 //	         | (+|-) expr | expr COLLATE name
@@ -42,6 +43,7 @@ const (
 	OpPlus                  // +Args[0]: the value without its affinity
 	OpCollate               // Args[0] COLLATE Coll
 	OpFunc                  // Text(Args...)
+	OpLike                  // Args[0] [NOT] LIKE Args[1] [ESCAPE Args[2]]
 )
 
 // LitKind is the type of a literal.
@@ -202,7 +204,23 @@ func (p *parser) exprEquality() (*Expr, error) {
 				return nil, err
 			}
 			l = &Expr{Op: OpBetween, Not: not, Args: []*Expr{l, lo, hi}}
-		case t.is("LIKE"), t.is("GLOB"), t.is("MATCH"), t.is("REGEXP"), t.is("NOT"):
+		case t.is("LIKE"), t.is("NOT") && p.peekAt(1).is("LIKE"):
+			not := p.accept("NOT")
+			p.i++
+			pat, err := p.exprRelation()
+			if err != nil {
+				return nil, err
+			}
+			e := &Expr{Op: OpLike, Not: not, Args: []*Expr{l, pat}}
+			if p.accept("ESCAPE") {
+				esc, err := p.exprRelation()
+				if err != nil {
+					return nil, err
+				}
+				e.Args = append(e.Args, esc)
+			}
+			l = e
+		case t.is("GLOB"), t.is("MATCH"), t.is("REGEXP"), t.is("NOT"):
 			return nil, p.unsupported()
 		default:
 			return l, nil
@@ -249,7 +267,7 @@ func (p *parser) exprRelation() (*Expr, error) {
 	}
 	// Arithmetic, concatenation, bit operators and ESCAPE are not
 	// evaluated.
-	if t := p.peek(); (t.kind == tokOp && unevaluatedOps[t.text]) || t.is("ESCAPE") {
+	if t := p.peek(); t.kind == tokOp && unevaluatedOps[t.text] {
 		return nil, p.unsupported()
 	}
 	return l, nil
@@ -441,6 +459,15 @@ func (e *Expr) write(b *strings.Builder) {
 			b.WriteString(" IN (")
 			args(", ", 1)
 			b.WriteString(")")
+		case OpLike:
+			e.Args[0].write(b)
+			not()
+			b.WriteString(" LIKE ")
+			e.Args[1].write(b)
+			if len(e.Args) > 2 {
+				b.WriteString(" ESCAPE ")
+				e.Args[2].write(b)
+			}
 		case OpBetween:
 			e.Args[0].write(b)
 			not()
