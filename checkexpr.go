@@ -401,8 +401,18 @@ func like(x, pat, esc format.Value, hasEsc bool) (match, ok bool) {
 			m.one = -1
 		}
 	}
-	return m.match(cutNUL(textOf(pat)), cutNUL(textOf(x))), true
+	return m.match(cutNUL(textOf(pat)), cutNUL(textOf(x))) == likeMatch, true
 }
+
+// The results of likeMatcher.match, as patternCompare's: likeNoWildcard
+// says the text ran out while a % still had to be matched, so that no
+// shorter text can match either and every enclosing % stops trying (which
+// keeps patterns such as %a%a%a%b from taking exponential time).
+const (
+	likeNoMatch = iota
+	likeMatch
+	likeNoWildcard
+)
 
 // cutNUL returns b up to its first NUL byte.
 func cutNUL(b []byte) []byte {
@@ -415,7 +425,7 @@ func cutNUL(b []byte) []byte {
 // likeMatcher is one LIKE's special characters (-1: none).
 type likeMatcher struct{ all, one, esc rune }
 
-func (m *likeMatcher) match(p, s []byte) bool {
+func (m *likeMatcher) match(p, s []byte) int {
 	for len(p) > 0 {
 		c, n := utf8Read(p)
 		p = p[n:]
@@ -432,48 +442,51 @@ func (m *likeMatcher) match(p, s []byte) bool {
 					break
 				}
 				if len(s) == 0 {
-					return false
+					return likeNoWildcard
 				}
 				_, k := utf8Read(s)
 				s, p = s[k:], p[n2:]
 			}
 			if len(p) == 0 {
-				return true
+				return likeMatch
 			}
 			for {
-				if m.match(p, s) {
-					return true
+				if r := m.match(p, s); r != likeNoMatch {
+					return r
 				}
 				if len(s) == 0 {
-					return false
+					return likeNoWildcard
 				}
 				_, k := utf8Read(s)
 				s = s[k:]
 			}
 		case c == m.one:
 			if len(s) == 0 {
-				return false
+				return likeNoMatch
 			}
 			_, k := utf8Read(s)
 			s = s[k:]
 			continue
 		case c == m.esc:
 			if len(p) == 0 {
-				return false
+				return likeNoMatch
 			}
 			c, n = utf8Read(p)
 			p = p[n:]
 		}
 		if len(s) == 0 {
-			return false
+			return likeNoMatch
 		}
 		d, k := utf8Read(s)
 		s = s[k:]
 		if c != d && !(c < 0x80 && d < 0x80 && lowerRune(c) == lowerRune(d)) {
-			return false
+			return likeNoMatch
 		}
 	}
-	return len(s) == 0
+	if len(s) == 0 {
+		return likeMatch
+	}
+	return likeNoMatch
 }
 
 func lowerRune(c rune) rune {
