@@ -2,7 +2,6 @@ package pagoda
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -698,8 +697,7 @@ func (n *cnode) call(t *schema.Table, vals []format.Value) format.Value {
 		if v.Kind == format.KindNull {
 			return v
 		}
-		b := textOf(v)
-		if json.Valid(b) && jsonDepth(b) <= jsonMaxDepth {
+		if jsonValid(textOf(v)) {
 			return format.IntValue(1)
 		}
 		return format.IntValue(0)
@@ -725,26 +723,173 @@ func (n *cnode) call(t *schema.Table, vals []format.Value) format.Value {
 // parser takes.
 const jsonMaxDepth = 1000
 
-// jsonDepth returns the deepest nesting of arrays and objects in b, valid
-// JSON text. json_valid is RFC 8259 text, as encoding/json reads it, nested
-// at most jsonMaxDepth deep (SQLite 3.54; a BLOB reads as its bytes).
-func jsonDepth(b []byte) int {
-	depth, deepest, inString := 0, 0, false
-	for i := 0; i < len(b); i++ {
-		switch c := b[i]; {
-		case inString && c == '\\':
-			i++
+// jsonValid reports whether b is one JSON text as RFC 8259 has it (what
+// json_valid takes in SQLite 3.54): a value between optional spaces, tabs,
+// line feeds and carriage returns, arrays and objects nested at most
+// jsonMaxDepth deep. Strings take any byte but '"', '\\' and controls
+// below 0x20, and the escapes \" \\ \/ \b \f \n \r \t \uXXXX.
+func jsonValid(b []byte) bool {
+	j := jsonScan{b: b}
+	if !j.value(0) {
+		return false
+	}
+	j.space()
+	return j.i == len(b)
+}
+
+// jsonScan is a position in a JSON text being validated.
+type jsonScan struct {
+	b []byte
+	i int
+}
+
+func (j *jsonScan) space() {
+	for j.i < len(j.b) && (j.b[j.i] == ' ' || j.b[j.i] == '\t' || j.b[j.i] == '\n' || j.b[j.i] == '\r') {
+		j.i++
+	}
+}
+
+// lit consumes the word w.
+func (j *jsonScan) lit(w string) bool {
+	if !bytes.HasPrefix(j.b[j.i:], []byte(w)) {
+		return false
+	}
+	j.i += len(w)
+	return true
+}
+
+// value consumes one value nested depth deep, with the spaces before it.
+func (j *jsonScan) value(depth int) bool {
+	j.space()
+	if j.i == len(j.b) {
+		return false
+	}
+	switch c := j.b[j.i]; {
+	case c == '{' || c == '[':
+		if depth == jsonMaxDepth {
+			return false
+		}
+		close := byte(']')
+		if c == '{' {
+			close = '}'
+		}
+		j.i++
+		j.space()
+		if j.i < len(j.b) && j.b[j.i] == close {
+			j.i++
+			return true
+		}
+		for {
+			if close == '}' {
+				j.space()
+				if !j.str() {
+					return false
+				}
+				j.space()
+				if j.i == len(j.b) || j.b[j.i] != ':' {
+					return false
+				}
+				j.i++
+			}
+			if !j.value(depth + 1) {
+				return false
+			}
+			j.space()
+			if j.i == len(j.b) {
+				return false
+			}
+			switch j.b[j.i] {
+			case ',':
+				j.i++
+			case close:
+				j.i++
+				return true
+			default:
+				return false
+			}
+		}
+	case c == '"':
+		return j.str()
+	case c == 't':
+		return j.lit("true")
+	case c == 'f':
+		return j.lit("false")
+	case c == 'n':
+		return j.lit("null")
+	}
+	return j.number()
+}
+
+// str consumes a string.
+func (j *jsonScan) str() bool {
+	if j.i == len(j.b) || j.b[j.i] != '"' {
+		return false
+	}
+	for j.i++; j.i < len(j.b); j.i++ {
+		switch c := j.b[j.i]; {
 		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '[' || c == '{':
-			depth++
-			deepest = max(deepest, depth)
-		case c == ']' || c == '}':
-			depth--
+			j.i++
+			return true
+		case c < 0x20:
+			return false
+		case c == '\\':
+			j.i++
+			if j.i == len(j.b) {
+				return false
+			}
+			switch j.b[j.i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if j.i+4 >= len(j.b) {
+					return false
+				}
+				for _, h := range j.b[j.i+1 : j.i+5] {
+					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+						return false
+					}
+				}
+				j.i += 4
+			default:
+				return false
+			}
 		}
 	}
-	return deepest
+	return false
+}
+
+// number consumes -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
+func (j *jsonScan) number() bool {
+	digits := func() int {
+		n := 0
+		for j.i < len(j.b) && '0' <= j.b[j.i] && j.b[j.i] <= '9' {
+			j.i, n = j.i+1, n+1
+		}
+		return n
+	}
+	if j.i < len(j.b) && j.b[j.i] == '-' {
+		j.i++
+	}
+	if j.i < len(j.b) && j.b[j.i] == '0' {
+		j.i++
+	} else if digits() == 0 {
+		return false
+	}
+	if j.i < len(j.b) && j.b[j.i] == '.' {
+		j.i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if j.i < len(j.b) && (j.b[j.i] == 'e' || j.b[j.i] == 'E') {
+		j.i++
+		if j.i < len(j.b) && (j.b[j.i] == '+' || j.b[j.i] == '-') {
+			j.i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 var typeNames = [...]string{
