@@ -13,15 +13,16 @@ import (
 
 // CHECK constraints and the WHERE clauses of partial indexes.
 //
-// pagoda evaluates the CHECK constraints made of the expressions
-// schema.ParseExpr accepts (comparisons, IS, IN, BETWEEN, LIKE, AND, OR, NOT,
-// COLLATE, literals, columns, length, typeof, lower, upper, coalesce,
-// ifnull, json_valid with one argument) as SQLite does: on the row's values after their columns'
-// affinities, the rowid alias holding the rowid; comparisons applying
-// SQLite's affinity and collation rules and its three-valued logic. A row
-// for which a constraint is false (0) is refused; NULL passes. A partial
-// index holds the rows for which its WHERE clause is true (not NULL). A
-// table with any other CHECK constraint or partial index refuses writes.
+// pagoda evaluates the expressions schema.ParseExpr accepts (comparisons,
+// IS, IN, BETWEEN, LIKE, AND, OR, NOT, + - * / % ||, COLLATE, literals,
+// columns, and length, typeof, lower, upper, coalesce, ifnull and
+// json_valid with one argument) as SQLite does: on the row's values after
+// their columns' affinities, the rowid alias holding the rowid;
+// comparisons with SQLite's affinity and collation rules, its three-valued
+// logic and its arithmetic. A row for which a CHECK constraint is false
+// (0) is refused; NULL passes. A partial index holds the rows for which
+// its WHERE clause is true (not NULL). A table with any other CHECK
+// constraint or partial index refuses writes.
 
 // checkExpr is one CHECK constraint compiled against its table.
 type checkExpr struct {
@@ -102,6 +103,9 @@ func compileExpr(e *schema.Expr, t *schema.Table) (*cnode, error) {
 		}
 		n.lit = v
 	case schema.OpNegate:
+		if e.Args[0].Op != schema.OpLiteral || (e.Args[0].Lit != schema.LitInteger && e.Args[0].Lit != schema.LitReal) {
+			break // 0 - x, evaluated
+		}
 		v := n.args[0].lit
 		switch {
 		case v.Kind == format.KindInt:
@@ -353,6 +357,10 @@ func (n *cnode) eval(t *schema.Table, vals []format.Value) operand {
 		return operand{v: r.value()}
 	case schema.OpFunc:
 		return operand{v: n.call(t, vals)}
+	case schema.OpNegate:
+		return operand{v: arith("-", format.IntValue(0), n.args[0].eval(t, vals).v)}
+	case schema.OpArith:
+		return operand{v: arith(n.cmp, n.args[0].eval(t, vals).v, n.args[1].eval(t, vals).v)}
 	case schema.OpLike:
 		x, pat := n.args[0].eval(t, vals).v, n.args[1].eval(t, vals).v
 		esc := format.NullValue()
@@ -369,6 +377,172 @@ func (n *cnode) eval(t *schema.Table, vals []format.Value) operand {
 		return operand{v: triOf(r).value()}
 	}
 	return operand{}
+}
+
+// arith computes a op b (+ - * / % ||) as SQLite's VDBE does: NULL when
+// either is NULL; || joins their texts; the others take integers when
+// both operands read as integers (TEXT that is a whole integer does), and
+// go over to REAL on overflow; else REALs (TEXT by its leading number).
+// Division by zero, and a NaN, is NULL; % of REALs is the remainder of
+// their integer parts, as a REAL.
+func arith(op string, a, b format.Value) format.Value {
+	if a.Kind == format.KindNull || b.Kind == format.KindNull {
+		return format.NullValue()
+	}
+	if op == "||" {
+		return format.TextValue(append(append([]byte(nil), textOf(a)...), textOf(b)...))
+	}
+	ia, aInt := numericInt(a)
+	ib, bInt := numericInt(b)
+	if aInt && bInt {
+		switch op {
+		case "+":
+			if r, ok := addInt(ia, ib); ok {
+				return format.IntValue(r)
+			}
+		case "-":
+			if ib != math.MinInt64 {
+				if r, ok := addInt(ia, -ib); ok {
+					return format.IntValue(r)
+				}
+			} else if ia < 0 {
+				return format.IntValue(ia - ib)
+			}
+		case "*":
+			if r, ok := mulInt(ia, ib); ok {
+				return format.IntValue(r)
+			}
+		case "/":
+			if ib == 0 {
+				return format.NullValue()
+			}
+			if !(ib == -1 && ia == math.MinInt64) {
+				return format.IntValue(ia / ib)
+			}
+		case "%":
+			if ib == 0 {
+				return format.NullValue()
+			}
+			if ib == -1 {
+				ib = 1
+			}
+			return format.IntValue(ia % ib)
+		}
+	}
+	ra, rb := sqlRealValue(a), sqlRealValue(b)
+	var r float64
+	switch op {
+	case "+":
+		r = ra + rb
+	case "-":
+		r = ra - rb
+	case "*":
+		r = ra * rb
+	case "/":
+		if rb == 0 {
+			return format.NullValue()
+		}
+		r = ra / rb
+	case "%":
+		x, y := sqlIntValue(a), sqlIntValue(b)
+		if y == 0 {
+			return format.NullValue()
+		}
+		if y == -1 {
+			y = 1
+		}
+		r = float64(x % y)
+	}
+	if r != r {
+		return format.NullValue()
+	}
+	return format.FloatValue(r)
+}
+
+func addInt(a, b int64) (int64, bool) {
+	r := a + b
+	if (a > 0 && b > 0 && r < 0) || (a < 0 && b < 0 && r >= 0) {
+		return 0, false
+	}
+	return r, true
+}
+
+func mulInt(a, b int64) (int64, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	r := a * b
+	if r/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
+		return 0, false
+	}
+	return r, true
+}
+
+// numericInt reads v as an integer when SQLite's arithmetic does
+// (computeNumericType over sqlite3AtoF): an INTEGER; TEXT or BLOB whose
+// leading number, after spaces, is an integer in range with no decimal
+// point or exponent, whatever follows it, or that has no number at all (0).
+func numericInt(v format.Value) (int64, bool) {
+	switch v.Kind {
+	case format.KindInt:
+		return v.Int(), true
+	case format.KindFloat:
+		return 0, false
+	}
+	s := strings.TrimLeft(string(v.Bytes), " \t\n\f\r\v")
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	start := i
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+		i++
+	}
+	intEnd := i
+	if i < len(s) && s[i] == '.' && (intEnd > start || i+1 < len(s) && '0' <= s[i+1] && s[i+1] <= '9') {
+		return 0, false // a decimal point: REAL
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') && intEnd > start {
+		j := i + 1
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		if j < len(s) && '0' <= s[j] && s[j] <= '9' {
+			return 0, false // an exponent: REAL
+		}
+	}
+	if intEnd == start {
+		return 0, true // no number: 0
+	}
+	n, err := strconv.ParseInt(s[:intEnd], 10, 64)
+	if err != nil {
+		return 0, false // out of range: REAL
+	}
+	return n, true
+}
+
+// sqlRealValue reads v as a REAL as sqlite3VdbeRealValue does: TEXT and BLOB
+// by their leading number.
+func sqlRealValue(v format.Value) float64 {
+	switch v.Kind {
+	case format.KindInt:
+		return float64(v.Int())
+	case format.KindFloat:
+		return v.Float()
+	}
+	return leadingFloat(v.Bytes)
+}
+
+// sqlIntValue reads v as an integer as sqlite3VdbeIntValue does: a REAL
+// truncated and clamped, TEXT and BLOB by their leading integer.
+func sqlIntValue(v format.Value) int64 {
+	switch v.Kind {
+	case format.KindInt:
+		return v.Int()
+	case format.KindFloat:
+		return clampedInt(v.Float())
+	}
+	return leadingInt(v.Bytes)
 }
 
 // like evaluates x LIKE pat [ESCAPE esc] as SQLite's likeFunc does: a BLOB
@@ -615,6 +789,13 @@ func truth(v format.Value) tri {
 // leadingFloat reads the number that b starts with (after spaces), as
 // sqlite3AtoF does for a conversion to REAL; 0 when there is none.
 func leadingFloat(b []byte) float64 {
+	f, _ := leadingNumber(b)
+	return f
+}
+
+// leadingNumber reads the number that b starts with, after spaces; digits
+// is false when there is none.
+func leadingNumber(b []byte) (f float64, digits bool) {
 	s := strings.TrimLeft(string(b), " \t\n\f\r\v")
 	if i := strings.IndexByte(s, 0); i >= 0 {
 		s = s[:i]
@@ -624,18 +805,18 @@ func leadingFloat(b []byte) float64 {
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {
 		i++
 	}
-	digits := 0
+	n := 0
 	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i, digits = i+1, digits+1
+		i, n = i+1, n+1
 	}
 	if i < len(s) && s[i] == '.' {
 		i++
 		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i, digits = i+1, digits+1
+			i, n = i+1, n+1
 		}
 	}
-	if digits == 0 {
-		return 0
+	if n == 0 {
+		return 0, false
 	}
 	end = i
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
@@ -651,8 +832,8 @@ func leadingFloat(b []byte) float64 {
 			end = k
 		}
 	}
-	f, _ := strconv.ParseFloat(s[:end], 64)
-	return f
+	f, _ = strconv.ParseFloat(s[:end], 64)
+	return f, true
 }
 
 // textOf renders v as SQLite's conversion to TEXT does. A REAL prints as

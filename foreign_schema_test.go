@@ -106,11 +106,11 @@ func TestUnsupportedTables(t *testing.T) {
 		name  string
 		setup []string // creates table x(id INTEGER PRIMARY KEY, a, ...) or its like
 	}{
-		{"check", []string{"CREATE TABLE x(id INTEGER PRIMARY KEY, a CHECK (a + 1 > 0))"}},
+		{"check", []string{"CREATE TABLE x(id INTEGER PRIMARY KEY, a CHECK (CAST(a AS INT) > 0))"}},
 		{"check glob", []string{"CREATE TABLE x(id INTEGER PRIMARY KEY, a CHECK (a NOT GLOB '*x'))"}},
 		{"generated column", []string{"CREATE TABLE x(id INTEGER PRIMARY KEY, a, g AS (a * 2))"}},
 		{"expression index", []string{"CREATE TABLE x(id INTEGER PRIMARY KEY, a)", "CREATE INDEX xe ON x(a + 1)"}},
-		{"partial index", []string{"CREATE TABLE x(id INTEGER PRIMARY KEY, a)", "CREATE INDEX xp ON x(a) WHERE a + 1 > 5"}},
+		{"partial index", []string{"CREATE TABLE x(id INTEGER PRIMARY KEY, a)", "CREATE INDEX xp ON x(a) WHERE a GLOB '1*'"}},
 		{"trigger", []string{"CREATE TABLE x(id INTEGER PRIMARY KEY, a)", "CREATE TABLE log(n)",
 			"CREATE TRIGGER xt AFTER INSERT ON x BEGIN INSERT INTO log VALUES (new.a); END"}},
 		{"delete trigger", []string{"CREATE TABLE x(id INTEGER PRIMARY KEY, a)",

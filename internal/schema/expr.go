@@ -13,6 +13,7 @@ import "strings"
 //	         | expr [NOT] LIKE expr [ESCAPE expr]
 //	         | expr ISNULL | expr NOTNULL | expr NOT NULL
 //	         | expr (< <= > >=) expr
+//	         | expr (+ - * / % ||) expr
 //	         | (+|-) expr | expr COLLATE name
 //	         | literal | column | (expr) | function(expr, ...)
 //	literal := integer | real | 'text' | x'blob' | NULL
@@ -39,11 +40,12 @@ const (
 	OpIs                    // Args[0] IS [NOT] Args[1]
 	OpIn                    // Args[0] [NOT] IN (Args[1:])
 	OpBetween               // Args[0] [NOT] BETWEEN Args[1] AND Args[2]
-	OpNegate                // -Args[0], a numeric literal
+	OpNegate                // -Args[0]
 	OpPlus                  // +Args[0]: the value without its affinity
 	OpCollate               // Args[0] COLLATE Coll
 	OpFunc                  // Text(Args...)
 	OpLike                  // Args[0] [NOT] LIKE Args[1] [ESCAPE Args[2]]
+	OpArith                 // Args[0] Text Args[1]: + - * / % ||
 )
 
 // LitKind is the type of a literal.
@@ -59,7 +61,6 @@ const (
 
 // unevaluatedOps are the binary operators ParseExpr refuses.
 var unevaluatedOps = map[string]bool{
-	"+": true, "-": true, "*": true, "/": true, "%": true, "||": true,
 	"&": true, "|": true, "<<": true, ">>": true, "->": true, "->>": true,
 }
 
@@ -249,7 +250,7 @@ func (p *parser) exprList(list []*Expr) ([]*Expr, error) {
 
 // exprRelation parses < <= > >= chains.
 func (p *parser) exprRelation() (*Expr, error) {
-	l, err := p.exprUnary()
+	l, err := p.exprAdd()
 	if err != nil {
 		return nil, err
 	}
@@ -259,18 +260,53 @@ func (p *parser) exprRelation() (*Expr, error) {
 			break
 		}
 		p.i++
-		r, err := p.exprUnary()
+		r, err := p.exprAdd()
 		if err != nil {
 			return nil, err
 		}
 		l = &Expr{Op: OpCompare, Text: t.text, Args: []*Expr{l, r}}
 	}
-	// Arithmetic, concatenation, bit operators and ESCAPE are not
-	// evaluated.
-	if t := p.peek(); t.kind == tokOp && unevaluatedOps[t.text] {
-		return nil, p.unsupported()
-	}
 	return l, nil
+}
+
+// exprAdd, exprMul and exprConcat parse the arithmetic levels: + and -,
+// then * / %, then ||. Bit operators and JSON arrows are not evaluated.
+func (p *parser) exprAdd() (*Expr, error) {
+	e, err := p.arith(p.exprMul, "+", "-")
+	if err == nil {
+		if t := p.peek(); t.kind == tokOp && unevaluatedOps[t.text] {
+			return nil, p.unsupported()
+		}
+	}
+	return e, err
+}
+
+func (p *parser) exprMul() (*Expr, error) { return p.arith(p.exprConcat, "*", "/", "%") }
+
+func (p *parser) exprConcat() (*Expr, error) { return p.arith(p.exprUnary, "||") }
+
+// arith parses left-associative chains of the operators ops.
+func (p *parser) arith(operand func() (*Expr, error), ops ...string) (*Expr, error) {
+	l, err := operand()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		t := p.peek()
+		found := false
+		for _, op := range ops {
+			found = found || t.isOp(op)
+		}
+		if !found {
+			return l, nil
+		}
+		p.i++
+		r, err := operand()
+		if err != nil {
+			return nil, err
+		}
+		l = &Expr{Op: OpArith, Text: t.text, Args: []*Expr{l, r}}
+	}
 }
 
 // exprUnary parses a prefixed operand and the COLLATE clauses after it,
@@ -309,9 +345,6 @@ func (p *parser) exprPrefix() (*Expr, error) {
 		e, err := p.exprPrefix()
 		if err != nil {
 			return nil, err
-		}
-		if e.Op != OpLiteral || (e.Lit != LitInteger && e.Lit != LitReal) {
-			return nil, p.errAt(ErrUnsupported, t, "pagoda negates numeric literals only")
 		}
 		return &Expr{Op: OpNegate, Args: []*Expr{e}}, nil
 	case t.isOp("+"):
@@ -445,7 +478,7 @@ func (e *Expr) write(b *strings.Builder) {
 			args(" AND ", 0)
 		case OpOr:
 			args(" OR ", 0)
-		case OpCompare:
+		case OpCompare, OpArith:
 			args(" "+e.Text+" ", 0)
 		case OpIs:
 			e.Args[0].write(b)

@@ -29,6 +29,8 @@ func TestParseExpr(t *testing.T) {
 		{"+x = x'00ff'", `((+"x") = x'00ff')`},
 		{"[odd name] > 0x10", `("odd name" > 0x10)`},
 		{"(((x)))", `"x"`},
+		{"a + b * c || 'x' - -d", `(("a" + ("b" * ("c" || 'x'))) - (-"d"))`},
+		{"a / 2 % 3 >= a - 1", `((("a" / 2) % 3) >= ("a" - 1))`},
 		{"x NOT LIKE 'a%' ESCAPE '!' AND y LIKE z", `(("x" NOT LIKE 'a%' ESCAPE '!') AND ("y" LIKE "z"))`},
 		{"x", `"x"`},
 	} {
@@ -45,7 +47,7 @@ func TestParseExpr(t *testing.T) {
 
 func TestParseExprUnsupported(t *testing.T) {
 	for _, src := range []string{
-		"x + 1 > 0", "x * 2", "x || 'a'", "-x > 0", "~x", "x GLOB 'a*'", "x NOT GLOB '*'", "x ESCAPE 'a'",
+		"x & 1", "x | 2", "x << 1", "x -> 'a'", "~x", "x GLOB 'a*'", "x NOT GLOB '*'", "x ESCAPE 'a'",
 		"x IN (SELECT 1)", "x IS DISTINCT FROM 1", "CASE WHEN x THEN 1 END", "CAST(x AS INT)",
 		"abs(x) > 0", "json_valid(x, 1)", "json(x)", "count(*)", "t.x > 0", "x COLLATE mine", "(x, y) = (1, 2)",
 		"TRUE", "CURRENT_TIME", "EXISTS (SELECT 1)", "length(x, y)", "coalesce(x)", "x > 0 y",
