@@ -63,10 +63,9 @@ func (e *CheckError) Unwrap() error { return ErrCorrupt }
 // partial indexes whose WHERE clause pagoda does not evaluate (see
 // Table.Insert), and the indexes of a UTF-16 database are not compared
 // with their tables (pagoda cannot compute their keys); their pages are
-// still checked. Storage classes against column
-// affinities and NOT NULL constraints are not checked; CHECK constraints
-// are, when pagoda evaluates them (see Table.Insert), as integrity_check
-// does.
+// still checked. NOT NULL constraints are checked, and CHECK constraints
+// when pagoda evaluates them (see Table.Insert), as integrity_check checks
+// them; storage classes against column affinities are not.
 //
 // Check reads every page, so it takes time proportional to the file. It
 // runs in its own read transaction and does not block writers. A database

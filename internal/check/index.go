@@ -75,7 +75,7 @@ func (c *checker) checkIndexes(cat *schema.Catalog) {
 		if c.check != nil {
 			checks = c.check(ti)
 		}
-		if len(plans) == 0 && checks == nil {
+		if len(plans) == 0 && checks == nil && !hasNotNull(ti.Table) {
 			continue
 		}
 		rows, ok := c.expectedKeys(ti, tt, plans, checks)
@@ -129,7 +129,8 @@ func (c *checker) planIndex(ti *schema.TableInfo, ii *schema.IndexInfo) *indexPl
 
 // expectedKeys scans the rows of table ti (tree tt) once, appends every
 // row's key to each plan (a partial index's only for the rows it takes)
-// and reports the rows that fail checks, a CHECK constraint. It returns
+// and reports the rows that hold NULL in a NOT NULL column or fail
+// checks, a CHECK constraint. It returns
 // the number of rows; ok is false (and the problem reported) when a row
 // cannot be read.
 func (c *checker) expectedKeys(ti *schema.TableInfo, tt *tree, plans []*indexPlan, checks func([]format.Value) string) (rows int64, ok bool) {
@@ -144,7 +145,7 @@ func (c *checker) expectedKeys(ti *schema.TableInfo, tt *tree, plans []*indexPla
 		}
 	}
 	var vals, row []format.Value
-	partial := checks != nil
+	partial := checks != nil || hasNotNull(t)
 	for _, p := range plans {
 		partial = partial || p.where != nil
 	}
@@ -174,6 +175,11 @@ func (c *checker) expectedKeys(ti *schema.TableInfo, tt *tree, plans []*indexPla
 				}
 				rowKnown = rowKnown && known
 				row = append(row, v)
+			}
+			for i := range t.Columns {
+				if col := &t.Columns[i]; rowKnown && col.NotNull && !col.Hidden && row[i].Kind == format.KindNull {
+					c.reportf(pgno, "%s: %s: NULL value in %s.%s", tt.name, rowName(tt, rowid, rec), ti.Entry.Name, col.Name)
+				}
 			}
 			if checks != nil && rowKnown {
 				if failed := checks(row); failed != "" {
@@ -409,4 +415,14 @@ func writeValue(b *strings.Builder, v format.Value) {
 		b.WriteByte('\'')
 		b.WriteString(more)
 	}
+}
+
+// hasNotNull reports whether a stored column of t is NOT NULL.
+func hasNotNull(t *schema.Table) bool {
+	for i := range t.Columns {
+		if t.Columns[i].NotNull && !t.Columns[i].Hidden {
+			return true
+		}
+	}
+	return false
 }
