@@ -462,11 +462,14 @@ func (t *Table) write(replace bool, rowid int64, values []any) (int64, error) {
 	if err := p.check(ev); err != nil {
 		return 0, err
 	}
-	// Check every UNIQUE index before changing anything.
+	// Check every UNIQUE index before changing anything (and note which
+	// partial indexes take the row).
 	fields := tx.fields
+	tx.takes = tx.takes[:0]
 	for i := range p.indexes {
 		ip := &p.indexes[i]
-		if !ip.includes(p.table, ev) {
+		tx.takes = append(tx.takes, ip.includes(p.table, ev))
+		if !tx.takes[i] {
 			continue
 		}
 		fields = ip.fields(fields, vals, rowid, p.alias)
@@ -505,7 +508,7 @@ func (t *Table) write(replace bool, rowid int64, values []any) (int64, error) {
 	}
 	for i := range p.indexes {
 		ip := &p.indexes[i]
-		if !ip.includes(p.table, ev) {
+		if !tx.takes[i] {
 			continue
 		}
 		tx.scratch, fields = ip.key(tx.scratch[:0], fields, vals, rowid, p.alias)

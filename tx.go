@@ -34,6 +34,7 @@ type Tx struct {
 	vals      []format.Value
 	fields    []format.Value
 	checkVals []format.Value // a row as CHECK constraints see it
+	takes     []bool         // which indexes take the row being written
 }
 
 // pages returns the pages the transaction reads: its own changes over the
