@@ -48,21 +48,33 @@ func (t *Table) OpenBlob(rowid int64, column int) (*Blob, error) {
 		return nil, fmt.Errorf("pagoda: table %q: column %q is not stored as text or a blob: %w", t.Name(), m.names[column], ErrUnsupported)
 	}
 	t.cur.Init(t.tx.pages(), t.root, true, nil)
-	if !t.cur.SeekRowid(rowid) {
-		if err := t.cur.Err(); err != nil {
+	var p btree.Payload
+	local, pgno, st := t.cur.FindRowid(rowid)
+	switch st {
+	case btree.FindFound:
+		p = btree.LocalPayload(pgno, local)
+	case btree.FindAbsent:
+		return nil, fmt.Errorf("pagoda: table %q row %d: %w", t.Name(), rowid, ErrNotFound)
+	default:
+		// The row spills (FindRowid left the cursor on it), or a page is
+		// out of shape and the cursor's search reports it.
+		if st == btree.FindUnsure && !t.cur.SeekRowid(rowid) {
+			if err := t.cur.Err(); err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("pagoda: table %q row %d: %w", t.Name(), rowid, ErrNotFound)
+		}
+		var err error
+		if p, err = t.cur.PayloadRef(); err != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("pagoda: table %q row %d: %w", t.Name(), rowid, ErrNotFound)
-	}
-	p, err := t.cur.PayloadRef()
-	if err != nil {
-		return nil, err
+		pg, _ := t.cur.Page()
+		pgno = pg.Pgno
 	}
 	b := &Blob{p: p}
-	pg, _ := t.cur.Page()
-	found, err := b.locate(m.field[column], pg.Pgno)
+	found, err := b.locate(m.field[column], pgno)
 	if err != nil {
-		return nil, format.Corruptf(pg.Pgno, "table %q row %d: %s", t.Name(), rowid, corruptMsg(err))
+		return nil, format.Corruptf(pgno, "table %q row %d: %s", t.Name(), rowid, corruptMsg(err))
 	}
 	if !found { // the row predates ALTER TABLE ADD COLUMN
 		b.setValue(valueOf(m.defaults[column]))

@@ -102,6 +102,15 @@ func (t *Table) Get(rowid int64) (Record, error) {
 		return Record{}, fmt.Errorf("pagoda: table %q is WITHOUT ROWID: use GetKey: %w", t.Name(), ErrUnsupported)
 	}
 	t.cur.Init(t.tx.pages(), t.root, true, nil)
+	switch payload, pgno, st := t.cur.FindRowid(rowid); st {
+	case btree.FindFound:
+		return newRecord(t.tx, payload, rowid, &t.meta.rec, pgno)
+	case btree.FindAbsent:
+		return Record{}, ErrNotFound
+	case btree.FindSpills:
+		return t.record(&t.cur)
+	}
+	// A page out of shape: the cursor's search reports it.
 	if !t.cur.SeekRowid(rowid) {
 		if err := t.cur.Err(); err != nil {
 			return Record{}, err

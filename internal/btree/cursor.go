@@ -39,12 +39,20 @@ type Cursor struct {
 	cur     *level // &stack[depth-1] while depth > 0: the fast paths' view
 	leafN   int    // cells on the top page when it is a leaf, else 0
 	sink    byte   // keeps LoadAhead's loads alive
-	stack   [MaxDepth]level
+	// FindRowid's hint: the cells and first and last keys of the root it
+	// last searched, page hintPgno, in the tree and snapshot Init kept.
+	hintPgno            uint32
+	hintCells           int
+	hintFirst, hintLast int64
+	stack               [MaxDepth]level
 }
 
 // Init prepares c for the tree rooted at root; table selects a table b-tree
 // (rowid keys) rather than an index b-tree, whose keys compare by kinfo.
 func (c *Cursor) Init(src Pages, root uint32, table bool, kinfo *format.KeyInfo) {
+	if c.src != src || c.root != root {
+		c.hintPgno = 0
+	}
 	c.src, c.root, c.table, c.kinfo = src, root, table, kinfo
 	c.usable = src.UsableSize()
 	c.depth, c.valid, c.err = 0, false, nil
@@ -377,8 +385,7 @@ func (c *Cursor) SeekRowid(rowid int64) bool {
 			}
 		}
 		if guess && gn > 2 && rowid > glo && rowid <= ghi {
-			g := ga + int(float64(uint64(rowid)-uint64(glo)-1)/float64(uint64(ghi)-uint64(glo))*float64(gn))
-			g = min(max(g, a), b-1)
+			g := min(max(guessCell(rowid, glo, ghi, ga, gn), a), b-1)
 			k, err := tableKey(pg, g)
 			if err != nil {
 				return c.fail(err)

@@ -391,9 +391,24 @@ func TestSeekRowidShapes(t *testing.T) {
 					seek := func(target int64) {
 						t.Helper()
 						i, _ := slices.BinarySearch(want, target)
+						// FindRowid, the lookups' short path, makes the same
+						// search: it must find exactly the rows SeekRowid
+						// finds, with the same payload, and never give up on
+						// a well-formed tree whose rows all fit their leaves.
+						found, _, st := c.FindRowid(target)
 						exact := c.SeekRowid(target)
 						if c.Err() != nil {
 							t.Fatal(c.Err())
+						}
+						switch {
+						case st == FindUnsure:
+							t.Fatalf("FindRowid(%d) unsure", target)
+						case (st == FindFound) != exact:
+							t.Fatalf("FindRowid(%d) = %d, SeekRowid exact %v", target, st, exact)
+						case exact:
+							if pl, err := c.Payload(); err != nil || !bytes.Equal(pl, found) {
+								t.Fatalf("FindRowid(%d) payload %x, SeekRowid's %x (%v)", target, found, pl, err)
+							}
 						}
 						if i == len(want) {
 							if c.Valid() || exact {

@@ -44,6 +44,12 @@ func (c *Cursor) PayloadRef() (Payload, error) {
 	}, nil
 }
 
+// LocalPayload is the Payload of a cell whose payload lies whole on its
+// page, pgno, as FindRowid returns it.
+func LocalPayload(pgno uint32, local []byte) Payload {
+	return Payload{pgno: pgno, local: local, total: int64(len(local)), k: -1}
+}
+
 // Len returns the payload's length in bytes.
 func (p *Payload) Len() int64 { return p.total }
 

@@ -90,6 +90,7 @@ func compareTableScan(t testing.TB, src Pages, root uint32, model tableModel) {
 	if c.Err() != nil || i != 0 {
 		t.Fatalf("backward scan: err %v, %d rows missed", c.Err(), i)
 	}
+	checkFindRowid(t, &c, keys, model)
 	if len(keys) > 0 {
 		mx, ok, err := TableMaxRowid(src, root)
 		if err != nil || !ok || mx != keys[len(keys)-1] {

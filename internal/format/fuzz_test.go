@@ -27,10 +27,10 @@ func FuzzUvarint(f *testing.F) {
 	f.Add([]byte{0xff, 0xff, 0xff})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, n := Uvarint(data)
-		// shortVarint agrees with Uvarint on varints of up to three bytes
+		// ShortVarint agrees with Uvarint on varints of up to three bytes
 		// that have three bytes to read, and declines all others.
-		if sv, ok := shortVarint(data, 0); ok != (n >= 1 && n <= 3 && len(data) >= 3) || (ok && sv != v) {
-			t.Fatalf("shortVarint(% x) = %d, %v; Uvarint %d, %d", data, sv, ok, v, n)
+		if sv, ok := ShortVarint(data, 0); ok != (n >= 1 && n <= 3 && len(data) >= 3) || (ok && sv != v) {
+			t.Fatalf("ShortVarint(% x) = %d, %v; Uvarint %d, %d", data, sv, ok, v, n)
 		}
 		if n == 0 {
 			// Only a buffer that ends before the varint does.

@@ -202,11 +202,11 @@ func (p *Page) Child(i int) (uint32, error) {
 	return binary.BigEndian.Uint32(p.Data[off:]), nil
 }
 
-// shortVarint decodes the varint at b[i:] when it takes at most three bytes
+// ShortVarint decodes the varint at b[i:] when it takes at most three bytes
 // (values below 2^21, most rowids) and the three bytes lie in b; ok is false
 // otherwise, for Uvarint to decode, and v is then meaningless. Searches call
 // it once per probe: it is written to inline.
-func shortVarint(b []byte, i int) (v uint64, ok bool) {
+func ShortVarint(b []byte, i int) (v uint64, ok bool) {
 	if i < 0 || i+2 >= len(b) {
 		return 0, false
 	}
@@ -226,7 +226,7 @@ func (p *Page) TableInteriorKey(i int) (int64, error) {
 	if !ok {
 		return 0, p.cellOffsetError(i, off)
 	}
-	if v, ok := shortVarint(p.Data[:p.Usable], off+interiorChildSize); ok {
+	if v, ok := ShortVarint(p.Data[:p.Usable], off+interiorChildSize); ok {
 		return int64(v), nil
 	}
 	v, n := Uvarint(p.Data[min(off+interiorChildSize, p.Usable):p.Usable])
@@ -244,7 +244,7 @@ func (p *Page) TableLeafRowid(i int) (int64, error) {
 	}
 	b := p.Data[off:p.Usable]
 	if len(b) > 5 && b[0] < 0x80 { // a payload under 128 bytes
-		if v, ok := shortVarint(b, 1); ok {
+		if v, ok := ShortVarint(b, 1); ok {
 			return int64(v), nil
 		}
 	}

@@ -1,0 +1,195 @@
+package btree
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/pagodadb/pagoda/internal/format"
+)
+
+// checkFindRowid looks up every key of model (sorted in keys) and the
+// rowids beside each through c's tree with FindRowid: a row whose payload
+// fits its leaf is found with the model's payload, one that spills leaves
+// the cursor on it for Entry to read the chain, and a rowid not in the
+// model is absent.
+func checkFindRowid(t testing.TB, c *Cursor, keys []int64, model tableModel) {
+	t.Helper()
+	maxLocal := format.MaxLocal(c.usable, true)
+	find := func(rowid int64) {
+		t.Helper()
+		payload, _, st := c.FindRowid(rowid)
+		want, ok := model[rowid]
+		switch {
+		case !ok:
+			if st != FindAbsent {
+				t.Fatalf("FindRowid(%d) = %d, want absent", rowid, st)
+			}
+		case len(want) > maxLocal:
+			if st != FindSpills {
+				t.Fatalf("FindRowid(%d) of a row of %d bytes = %d, want spills", rowid, len(want), st)
+			}
+			// The cursor is on the row: Entry reads the chain.
+			if r, got, _, err := c.Entry(); err != nil || r != rowid || !bytes.Equal(got, want) {
+				t.Fatalf("FindRowid(%d) spills: Entry = %d with %d bytes (%v), want the model's %d", rowid, r, len(got), err, len(want))
+			}
+		case st != FindFound || !bytes.Equal(payload, want):
+			t.Fatalf("FindRowid(%d) = %d with %d bytes, want the model's %d", rowid, st, len(payload), len(want))
+		}
+	}
+	for _, k := range keys {
+		find(k)
+		if k > math.MinInt64 {
+			find(k - 1)
+		}
+		if k < math.MaxInt64 {
+			find(k + 1)
+		}
+	}
+	find(math.MinInt64)
+	find(math.MaxInt64)
+	find(0)
+}
+
+// TestFindRowidStaleHint changes a tree under a cursor that keeps its
+// root's hint (the same source and root): FindRowid guesses from the
+// root's old first and last keys, and must still answer from the keys it
+// reads.
+func TestFindRowidStaleHint(t *testing.T) {
+	for _, ps := range []int{512, 4096} {
+		m := newMemPager(ps, false)
+		wr := NewWriter(m)
+		root, err := wr.CreateTree(true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		model := tableModel{}
+		r := rand.New(rand.NewPCG(uint64(ps), 3))
+		var c Cursor
+		for round := range 6 {
+			switch round % 3 {
+			case 0: // append past the old last key
+				base := int64(len(model)) * 10
+				for i := range int64(3000) {
+					p := payloadFor(base+i, round, 40)
+					if _, err := wr.TableInsert(root, base+i, p); err != nil {
+						t.Fatal(err)
+					}
+					model[base+i] = p
+				}
+			case 1: // delete most keys, keeping the root's page
+				for k := range model {
+					if r.IntN(10) != 0 {
+						if _, err := wr.TableDelete(root, k); err != nil {
+							t.Fatal(err)
+						}
+						delete(model, k)
+					}
+				}
+			case 2: // rows before the old first key
+				for range 2000 {
+					k := -1 - r.Int64N(1<<40)
+					p := payloadFor(k, round, r.IntN(120))
+					if _, err := wr.TableInsert(root, k, p); err != nil {
+						t.Fatal(err)
+					}
+					model[k] = p
+				}
+			}
+			c.Init(m, root, true, nil) // same source and root: the hint stays
+			keys := make([]int64, 0, len(model))
+			for k := range model {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			checkFindRowid(t, &c, keys, model)
+		}
+	}
+}
+
+// TestFindRowidDamaged damages every byte of a small tree's pages in turn:
+// FindRowid must not panic or loop, and a payload it finds lies on a page.
+// Where the damage breaks the keys' order it may find a row SeekRowid's
+// bisection misses, or miss one it finds, as SQLite's own searches would:
+// a damaged tree has no one answer, and pagoda check reports it.
+func TestFindRowidDamaged(t *testing.T) {
+	m, root := damageTree(t, 400)
+	if m.n < 4 {
+		t.Fatalf("tree of %d pages: want interior pages too", m.n)
+	}
+	lookups := []int64{0, 1, 3, 111, 299, 600, 1197, 5000, -1}
+	answers := map[FindStatus]int{}
+	for pgno := uint32(2); pgno <= m.n; pgno++ {
+		pg := m.pages[pgno-1]
+		for off := range pg {
+			for _, v := range []byte{0x00, 0xff, pg[off] ^ 0x80, byte(pgno)} {
+				old := pg[off]
+				pg[off] = v
+				var c Cursor
+				c.Init(m, root, true, nil)
+				for _, k := range lookups {
+					payload, at, st := c.FindRowid(k)
+					answers[st]++
+					if st == FindFound && (at < 1 || at > m.n || len(payload) > m.usable) {
+						t.Fatalf("page %d byte %d = %#x: FindRowid(%d) found %d bytes on page %d", pgno, off, v, k, len(payload), at)
+					}
+					if st == FindSpills {
+						c.Entry() // reads a damaged chain without panicking
+					}
+				}
+				pg[off] = old
+			}
+		}
+	}
+	if answers[FindUnsure] == 0 || answers[FindFound] == 0 || answers[FindAbsent] == 0 || answers[FindSpills] == 0 {
+		t.Fatalf("answers %v: want each kind on some damaged tree", answers)
+	}
+}
+
+// damageTree builds the tree the damage tests break: rows 0, 3, 6, ... on
+// 512-byte pages, small, and every 37th spilling onto two overflow pages.
+func damageTree(t testing.TB, rows int64) (*memPager, uint32) {
+	m := newMemPager(512, false)
+	wr := NewWriter(m)
+	root, err := wr.CreateTree(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rows {
+		size := int(i % 50)
+		if i%37 == 0 {
+			size = 700
+		}
+		if _, err := wr.TableInsert(root, i*3, payloadFor(i, 0, size)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m, root
+}
+
+// FuzzFindRowid overwrites bytes of a small table tree's pages and looks
+// rowids up: FindRowid must neither panic nor loop, and what it finds lies
+// on a page of the tree's file.
+func FuzzFindRowid(f *testing.F) {
+	f.Add(uint8(1), uint16(0), []byte{0x0d}, int64(3))
+	f.Add(uint8(2), uint16(8), []byte{0xff, 0xff}, int64(600))
+	f.Add(uint8(0), uint16(12), []byte{0, 0, 0, 2}, int64(-1))
+	f.Fuzz(func(t *testing.T, page uint8, off uint16, patch []byte, rowid int64) {
+		m, root := damageTree(t, 300)
+		pg := m.pages[1+int(page)%(int(m.n)-1)] // not page 1, the file header's
+		copy(pg[int(off)%len(pg):], patch)
+		var c Cursor
+		c.Init(m, root, true, nil)
+		for _, k := range []int64{rowid, rowid + 1, 0, 111, 897} {
+			payload, at, st := c.FindRowid(k)
+			if st == FindFound && (at < 1 || at > m.n || len(payload) > m.usable) {
+				t.Fatalf("FindRowid(%d) found %d bytes on page %d", k, len(payload), at)
+			}
+			if st == FindSpills {
+				c.Entry() // reads a damaged chain without panicking
+			}
+		}
+	})
+}
