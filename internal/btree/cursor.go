@@ -40,7 +40,9 @@ type Cursor struct {
 	leafN   int    // cells on the top page when it is a leaf, else 0
 	sink    byte   // keeps LoadAhead's loads alive
 	// FindRowid's hint: the cells and first and last keys of the root it
-	// last searched, page hintPgno, in the tree and snapshot Init kept.
+	// last searched, page hintPgno. It is kept across Init (a Table's Get
+	// inits its cursor each call): it only places a first probe, so one
+	// from another tree or snapshot costs probes, never a wrong answer.
 	hintPgno            uint32
 	hintCells           int
 	hintFirst, hintLast int64
@@ -50,9 +52,6 @@ type Cursor struct {
 // Init prepares c for the tree rooted at root; table selects a table b-tree
 // (rowid keys) rather than an index b-tree, whose keys compare by kinfo.
 func (c *Cursor) Init(src Pages, root uint32, table bool, kinfo *format.KeyInfo) {
-	if c.src != src || c.root != root {
-		c.hintPgno = 0
-	}
 	c.src, c.root, c.table, c.kinfo = src, root, table, kinfo
 	c.usable = src.UsableSize()
 	c.depth, c.valid, c.err = 0, false, nil

@@ -50,10 +50,10 @@ const (
 // FindSpills leaves the cursor on the row (see there); otherwise the
 // cursor is left invalid.
 //
-// The root's first and last keys are kept as a hint for the next call on
-// the same tree (Init keeps them while the source and root are the same):
-// they place the first probe and bound nothing, so a root that changed
-// since costs probes, never a wrong answer.
+// The root's first and last keys are kept as a hint for the next call
+// (Init keeps it): they place the first probe and bound nothing, so a root
+// that changed since, or another tree's with the same page number and
+// cell count, costs probes, never a wrong answer.
 func (c *Cursor) FindRowid(rowid int64) (payload []byte, pgno uint32, st FindStatus) {
 	c.depth, c.valid, c.err = 0, false, nil
 	usable := c.usable

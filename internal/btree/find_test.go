@@ -54,9 +54,9 @@ func checkFindRowid(t testing.TB, c *Cursor, keys []int64, model tableModel) {
 }
 
 // TestFindRowidStaleHint changes a tree under a cursor that keeps its
-// root's hint (the same source and root): FindRowid guesses from the
-// root's old first and last keys, and must still answer from the keys it
-// reads.
+// root's hint, then points the cursor at another tree of the same shape
+// and root page: FindRowid guesses from the old first and last keys, and
+// must still answer from the keys it reads.
 func TestFindRowidStaleHint(t *testing.T) {
 	for _, ps := range []int{512, 4096} {
 		m := newMemPager(ps, false)
@@ -98,7 +98,7 @@ func TestFindRowidStaleHint(t *testing.T) {
 					model[k] = p
 				}
 			}
-			c.Init(m, root, true, nil) // same source and root: the hint stays
+			c.Init(m, root, true, nil) // the hint stays
 			keys := make([]int64, 0, len(model))
 			for k := range model {
 				keys = append(keys, k)
@@ -106,6 +106,30 @@ func TestFindRowidStaleHint(t *testing.T) {
 			slices.Sort(keys)
 			checkFindRowid(t, &c, keys, model)
 		}
+		// Another tree, its keys far from the first's, through the same
+		// cursor: same root page, maybe the same cells, another range.
+		other := newMemPager(ps, false)
+		owr := NewWriter(other)
+		oroot, err := owr.CreateTree(true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		omodel := tableModel{}
+		okeys := []int64{}
+		for i := range int64(3000) {
+			k := 1<<50 + i*7
+			p := payloadFor(k, 0, 40)
+			if _, err := owr.TableInsert(oroot, k, p); err != nil {
+				t.Fatal(err)
+			}
+			omodel[k] = p
+			okeys = append(okeys, k)
+		}
+		if oroot != root {
+			t.Fatalf("roots %d and %d: want the same page", root, oroot)
+		}
+		c.Init(other, oroot, true, nil)
+		checkFindRowid(t, &c, okeys, omodel)
 	}
 }
 
