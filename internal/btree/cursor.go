@@ -160,9 +160,17 @@ func (c *Cursor) pushChildAhead(g, n int64) error {
 	if err != nil {
 		return err
 	}
-	u := int64(min(c.usable, len(data)))
+	c.sink += loadGuessed(data, c.usable, g, n)
+	return c.pushData(child, data)
+}
+
+// loadGuessed loads the guessLines cache lines from where cell g of n
+// would start on data if it were a full leaf of equal cells laid out from
+// the end of its usable bytes, and returns their sum, for the caller to
+// keep in c.sink (a load whose value is unused may be dropped).
+func loadGuessed(data []byte, usable int, g, n int64) (sum byte) {
+	u := int64(min(usable, len(data)))
 	if sz := (u - format.PageHeaderSizeLeaf - 2*n) / n; sz > 0 {
-		var sum byte
 		off := u - (g+1)*sz
 		for k := 0; k < guessLines && off < u; k++ {
 			if off >= 0 {
@@ -170,9 +178,8 @@ func (c *Cursor) pushChildAhead(g, n int64) error {
 			}
 			off += format.CacheLine
 		}
-		c.sink += sum
 	}
-	return c.pushData(child, data)
+	return sum
 }
 
 // guessLines is how many cache lines pushChildAhead loads from the guessed

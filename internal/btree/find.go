@@ -6,9 +6,9 @@ import "github.com/pagodadb/pagoda/internal/format"
 type FindStatus uint8
 
 const (
-	// FindUnsure: the short path cannot answer (the row's payload spills
-	// onto overflow pages, or a page is not as a well-formed table b-tree
-	// has it); SeekRowid answers, and reports any damage.
+	// FindUnsure: the short path cannot answer: a page is not as a
+	// well-formed table b-tree has it. SeekRowid answers, and reports the
+	// damage.
 	FindUnsure FindStatus = iota
 	// FindFound: the row is there and its payload lies whole on its leaf.
 	FindFound
@@ -21,24 +21,19 @@ const (
 	FindSpills
 )
 
-// Table b-tree pages as FindRowid reads them (sqlite-format.md, 1.5/1.6):
+// Table b-tree pages as FindRowid reads them (sqlite-format.md, 1.5/1.6;
+// the offsets are format's):
 //
 //	page header (at 100 on page 1, else at 0)
 //	  +0  type: 0x05 table interior, 0x0D table leaf
-//	  +3  number of cells (u16)
-//	  +8  right-most child (u32, interior pages only)
+//	  +3  number of cells (u16)                  format.PageHdrNumCells
+//	  +8  right-most child (u32, interior only)  format.PageHdrRightChild
 //	  +8 / +12  cell pointer array: u16 offsets, in key order
 //
-//	interior cell: child (u32) | rowid (varint)
+//	interior cell: child (u32) | rowid (varint)  format.InteriorChildSize
 //	leaf cell:     payload size (varint) | rowid (varint) | payload ...
-const (
-	findPtrsLeaf     = format.PageHeaderSizeLeaf     // cell pointers of a leaf
-	findPtrsInterior = format.PageHeaderSizeInterior // cell pointers of an interior page
-	findNumCells     = 3                             // page header: number of cells
-	findRightChild   = 8                             // page header: right-most child
-	findChildSize    = 4                             // interior cell: child page number
-	findMinCell      = 4                             // every cell owns at least 4 bytes
-)
+//
+// Every cell owns at least format.MinCellSize bytes.
 
 // FindRowid looks rowid up in the cursor's table b-tree: the search
 // SeekRowid makes (an interpolated probe per page, its neighbour, then
@@ -70,21 +65,21 @@ func (c *Cursor) FindRowid(rowid int64) (payload []byte, pgno uint32, st FindSta
 		}
 		data = data[:usable]
 		hdr := format.HeaderOffset(pgno)
-		if hdr+findPtrsInterior > usable {
+		if hdr+format.PageHeaderSizeInterior > usable {
 			return nil, 0, FindUnsure
 		}
 		typ := format.PageType(data[hdr])
-		n := int(data[hdr+findNumCells])<<8 | int(data[hdr+findNumCells+1])
+		n := int(data[hdr+format.PageHdrNumCells])<<8 | int(data[hdr+format.PageHdrNumCells+1])
 		leaf := typ == format.PageTableLeaf
-		ptrs := hdr + findPtrsLeaf
+		ptrs := hdr + format.PageHeaderSizeLeaf
 		if !leaf {
 			if typ != format.PageTableInterior {
 				return nil, 0, FindUnsure
 			}
-			ptrs = hdr + findPtrsInterior
+			ptrs = hdr + format.PageHeaderSizeInterior
 		}
 		end := ptrs + 2*n // the smallest cell offset allowed
-		if end > usable-findMinCell {
+		if end > usable-format.MinCellSize {
 			return nil, 0, FindUnsure
 		}
 		a, b := 0, n // the first key >= rowid is cell a, a in [a, b]
@@ -202,7 +197,7 @@ func (c *Cursor) FindRowid(rowid int64) (payload []byte, pgno uint32, st FindSta
 			off := int(data[ptrs+2*a])<<8 | int(data[ptrs+2*a+1]) // checked by findKey(a)
 			child = uint32(data[off])<<24 | uint32(data[off+1])<<16 | uint32(data[off+2])<<8 | uint32(data[off+3])
 		} else {
-			r := hdr + findRightChild
+			r := hdr + format.PageHdrRightChild
 			child = uint32(data[r])<<24 | uint32(data[r+1])<<16 | uint32(data[r+2])<<8 | uint32(data[r+3])
 		}
 		lo, hi = loKey, hiKey
@@ -211,19 +206,8 @@ func (c *Cursor) FindRowid(rowid int64) (payload []byte, pgno uint32, st FindSta
 		data, err = c.src.Page(pgno)
 		// The child's keys are dense enough to be one leaf's cells: load
 		// the guessed cell's lines with its header (see pushChildAhead).
-		if err == nil && bounded && rowid > lo && rowid <= hi && uint64(hi)-uint64(lo) <= uint64(usable) && len(data) >= usable {
-			g, cells := rowid-lo-1, hi-lo
-			if sz := (int64(usable) - format.PageHeaderSizeLeaf - 2*cells) / cells; sz > 0 {
-				var sum byte
-				off := int64(usable) - (g+1)*sz
-				for k := 0; k < guessLines && off < int64(usable); k++ {
-					if off >= 0 {
-						sum += data[off]
-					}
-					off += format.CacheLine
-				}
-				c.sink += sum
-			}
+		if err == nil && bounded && rowid > lo && rowid <= hi && uint64(hi)-uint64(lo) <= uint64(usable) {
+			c.sink += loadGuessed(data, usable, rowid-lo-1, hi-lo)
 		}
 	}
 	return nil, 0, FindUnsure // deeper than MaxDepth: a cycle
@@ -236,11 +220,11 @@ func (c *Cursor) FindRowid(rowid int64) (payload []byte, pgno uint32, st FindSta
 func findKey(data []byte, ptrs, end int, leaf bool, i int) (int64, bool) {
 	p := ptrs + 2*i
 	off := int(data[p])<<8 | int(data[p+1])
-	if off < end || off > len(data)-findMinCell {
+	if off < end || off > len(data)-format.MinCellSize {
 		return 0, false
 	}
 	if !leaf {
-		off += findChildSize
+		off += format.InteriorChildSize
 	} else if data[off] < 0x80 {
 		off++ // a payload size of one byte: nearly every row under 128 bytes
 	} else {

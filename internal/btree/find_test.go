@@ -39,18 +39,25 @@ func checkFindRowid(t testing.TB, c *Cursor, keys []int64, model tableModel) {
 			t.Fatalf("FindRowid(%d) = %d with %d bytes, want the model's %d", rowid, st, len(payload), len(want))
 		}
 	}
-	for _, k := range keys {
+	for _, k := range seekTargets(keys) {
 		find(k)
+	}
+}
+
+// seekTargets returns the rowids a search test looks up in a tree of keys:
+// each key and the rowids beside it, the ends of int64, and 0.
+func seekTargets(keys []int64) []int64 {
+	out := make([]int64, 0, 3*len(keys)+3)
+	for _, k := range keys {
+		out = append(out, k)
 		if k > math.MinInt64 {
-			find(k - 1)
+			out = append(out, k-1)
 		}
 		if k < math.MaxInt64 {
-			find(k + 1)
+			out = append(out, k+1)
 		}
 	}
-	find(math.MinInt64)
-	find(math.MaxInt64)
-	find(0)
+	return append(out, math.MinInt64, math.MaxInt64, 0)
 }
 
 // TestFindRowidStaleHint changes a tree under a cursor that keeps its

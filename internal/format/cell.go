@@ -41,8 +41,8 @@ func (p *Page) Cell(i int) (Cell, error) {
 func (p *Page) CellAt(off int) (Cell, error) {
 	var c Cell
 	b := p.Data[:p.Usable]
-	if off < 0 || off > len(b)-minCellSize {
-		return c, CorruptAt(p.Pgno, off, "cell offset out of range 0..%d", len(b)-minCellSize)
+	if off < 0 || off > len(b)-MinCellSize {
+		return c, CorruptAt(p.Pgno, off, "cell offset out of range 0..%d", len(b)-MinCellSize)
 	}
 	pos := off
 	if !p.Type.IsLeaf() {
@@ -57,7 +57,7 @@ func (p *Page) CellAt(off int) (Cell, error) {
 				return c, CorruptAt(p.Pgno, off, "cell extends off the end of the page")
 			}
 			c.Rowid = int64(v)
-			c.Size = max(pos+n-off, minCellSize)
+			c.Size = max(pos+n-off, MinCellSize)
 			return c, nil
 		}
 	}
@@ -93,7 +93,7 @@ func (p *Page) CellAt(off int) (Cell, error) {
 			return c, CorruptAt(p.Pgno, off, "overflowing cell has no overflow page")
 		}
 	}
-	c.Size = max(end-off, minCellSize)
+	c.Size = max(end-off, MinCellSize)
 	return c, nil
 }
 
@@ -110,11 +110,11 @@ func (p *Page) LeafEntry(i int) (rowid int64, local []byte, overflow bool, err e
 	// cellOffset's check, on the pointer already bounded above: calling it
 	// instead made BenchmarkAll about 3% slower.
 	off := int(p.Data[ptr])<<8 | int(p.Data[ptr+1])
-	if off < p.cellPtrs+2*p.NCells || off > p.Usable-minCellSize {
+	if off < p.cellPtrs+2*p.NCells || off > p.Usable-MinCellSize {
 		_, err := p.CellOffset(i)
 		return 0, nil, false, err
 	}
-	b := p.Data[off:p.Usable] // at least minCellSize bytes
+	b := p.Data[off:p.Usable] // at least MinCellSize bytes
 	var n uint64
 	pos := 1
 	switch {
@@ -166,14 +166,14 @@ func (p *Page) IndexInteriorPayload(i int) (local []byte, overflow bool, err err
 	if !ok {
 		return nil, false, p.cellOffsetError(i, off)
 	}
-	// At least minCellSize bytes: the child's page number, then the
+	// At least MinCellSize bytes: the child's page number, then the
 	// payload's length.
 	b := p.Data[off:p.Usable]
-	n, m := headerVarint(b[interiorChildSize:])
+	n, m := headerVarint(b[InteriorChildSize:])
 	if m == 0 {
 		return nil, false, CorruptAt(p.Pgno, off, "cell extends off the end of the page")
 	}
-	pos := interiorChildSize + m
+	pos := InteriorChildSize + m
 	if n > uint64(p.maxLocal) {
 		return nil, true, nil
 	}

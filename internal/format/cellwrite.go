@@ -32,7 +32,7 @@ const overflowPtrSize = 4
 
 // CellSpace returns the content-area bytes a cell of n encoded bytes owns:
 // never less than 4, as SQLite counts it.
-func CellSpace(n int) int { return max(n, minCellSize) }
+func CellSpace(n int) int { return max(n, MinCellSize) }
 
 // TableLeafCellLen returns the encoded length of the table leaf cell for a
 // row of payloadLen bytes, and how many of those bytes are stored locally.

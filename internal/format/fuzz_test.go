@@ -261,7 +261,7 @@ func FuzzParsePage(f *testing.F) {
 // size the format says.
 func checkFuzzCell(t *testing.T, p *Page, off int, c Cell) {
 	t.Helper()
-	if off < 0 || c.Size < minCellSize || off+c.Size > p.Usable {
+	if off < 0 || c.Size < MinCellSize || off+c.Size > p.Usable {
 		t.Fatalf("cell at %d of size %d outside the usable area %d", off, c.Size, p.Usable)
 	}
 	if p.Type == PageTableInterior {

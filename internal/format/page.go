@@ -73,17 +73,17 @@ const (
 
 	pageHdrType           = 0
 	pageHdrFirstFreeblock = 1
-	pageHdrNumCells       = 3
+	PageHdrNumCells       = 3
 	pageHdrContentStart   = 5
 	pageHdrFragmented     = 7
-	pageHdrRightChild     = 8
+	PageHdrRightChild     = 8
 
 	freeblockHeaderSize = 4
-	// minCellSize is the least content area a cell owns, whatever its encoding.
-	minCellSize = 4
-	// interiorChildSize is the left child's page number that opens every
+	// MinCellSize is the least content area a cell owns, whatever its encoding.
+	MinCellSize = 4
+	// InteriorChildSize is the left child's page number that opens every
 	// interior cell.
-	interiorChildSize = 4
+	InteriorChildSize = 4
 )
 
 // HeaderOffset returns where the b-tree header of page pgno starts.
@@ -127,10 +127,10 @@ func (p *Page) Load(data []byte, pgno uint32, usable int) error {
 	if !t.Valid() {
 		return CorruptAt(pgno, hdr, "invalid b-tree page type %d", byte(t))
 	}
-	n := int(binary.BigEndian.Uint16(data[hdr+pageHdrNumCells:]))
+	n := int(binary.BigEndian.Uint16(data[hdr+PageHdrNumCells:]))
 	ptrs := hdr + t.HeaderSize()
 	if ptrs+2*n > usable {
-		return CorruptAt(pgno, hdr+pageHdrNumCells, "%d cells do not fit in the page", n)
+		return CorruptAt(pgno, hdr+PageHdrNumCells, "%d cells do not fit in the page", n)
 	}
 	p.Data, p.Pgno, p.Type, p.Hdr, p.NCells, p.Usable = data, pgno, t, hdr, n, usable
 	p.cellPtrs, p.maxLocal = ptrs, MaxLocal(usable, t == PageTableLeaf)
@@ -139,7 +139,7 @@ func (p *Page) Load(data []byte, pgno uint32, usable int) error {
 
 // RightChild returns the right-most child of an interior page.
 func (p *Page) RightChild() uint32 {
-	return binary.BigEndian.Uint32(p.Data[p.Hdr+pageHdrRightChild:])
+	return binary.BigEndian.Uint32(p.Data[p.Hdr+PageHdrRightChild:])
 }
 
 // FirstFreeblock returns the offset of the first freeblock, 0 if none.
@@ -177,13 +177,13 @@ func (p *Page) CellOffset(i int) (int, error) {
 // is out of range, for cellOffsetError to describe.
 func (p *Page) cellOffset(i int) (off int, ok bool) {
 	off = int(binary.BigEndian.Uint16(p.Data[p.cellPtrs+2*i:]))
-	return off, off >= p.cellPtrs+2*p.NCells && off <= p.Usable-minCellSize
+	return off, off >= p.cellPtrs+2*p.NCells && off <= p.Usable-MinCellSize
 }
 
 // cellOffsetError is the error for cell i's offset off, out of range.
 func (p *Page) cellOffsetError(i, off int) error {
 	return CorruptAt(p.Pgno, p.cellPtrs+2*i, "cell %d offset %d out of range %d..%d",
-		i, off, p.cellPtrs+2*p.NCells, p.Usable-minCellSize)
+		i, off, p.cellPtrs+2*p.NCells, p.Usable-MinCellSize)
 }
 
 // Child returns the child page left of cell i of an interior page; i ==
@@ -226,10 +226,10 @@ func (p *Page) TableInteriorKey(i int) (int64, error) {
 	if !ok {
 		return 0, p.cellOffsetError(i, off)
 	}
-	if v, ok := ShortVarint(p.Data[:p.Usable], off+interiorChildSize); ok {
+	if v, ok := ShortVarint(p.Data[:p.Usable], off+InteriorChildSize); ok {
 		return int64(v), nil
 	}
-	v, n := Uvarint(p.Data[min(off+interiorChildSize, p.Usable):p.Usable])
+	v, n := Uvarint(p.Data[min(off+InteriorChildSize, p.Usable):p.Usable])
 	if n == 0 {
 		return 0, CorruptAt(p.Pgno, off, "cell %d extends off the end of the page", i)
 	}

@@ -28,7 +28,7 @@ func buildPage(pgno uint32, pageSize, usable int, typ PageType, right uint32, ce
 	ptr := hdr + typ.HeaderSize()
 	end := usable
 	for i, c := range cells {
-		end -= max(len(c), minCellSize)
+		end -= max(len(c), MinCellSize)
 		copy(data[end:], c)
 		binary.BigEndian.PutUint16(data[ptr+2*i:], uint16(end))
 	}

@@ -69,11 +69,11 @@ func BuildPage(data []byte, pgno uint32, usable int, t PageType, cells [][]byte,
 	h := data[hdr:]
 	h[pageHdrType] = byte(t)
 	binary.BigEndian.PutUint16(h[pageHdrFirstFreeblock:], 0)
-	binary.BigEndian.PutUint16(h[pageHdrNumCells:], uint16(len(cells)))
+	binary.BigEndian.PutUint16(h[PageHdrNumCells:], uint16(len(cells)))
 	binary.BigEndian.PutUint16(h[pageHdrContentStart:], uint16(top)) // 65536 is stored as 0
 	h[pageHdrFragmented] = 0
 	if !t.IsLeaf() {
-		binary.BigEndian.PutUint32(h[pageHdrRightChild:], rightChild)
+		binary.BigEndian.PutUint32(h[PageHdrRightChild:], rightChild)
 	}
 	return Page{Data: data, Pgno: pgno, Type: t, Hdr: hdr, NCells: len(cells), Usable: usable, cellPtrs: ptrs,
 		maxLocal: MaxLocal(usable, t == PageTableLeaf)}, nil
@@ -87,7 +87,7 @@ func Capacity(pgno uint32, usable int, t PageType) int {
 
 // SetRightChild sets the right-most child of an interior page.
 func (p *Page) SetRightChild(child uint32) {
-	binary.BigEndian.PutUint32(p.Data[p.Hdr+pageHdrRightChild:], child)
+	binary.BigEndian.PutUint32(p.Data[p.Hdr+PageHdrRightChild:], child)
 }
 
 // CellBytes returns the encoding of cell i: exactly its bytes, without the
@@ -159,7 +159,7 @@ func (p *Page) setContentStart(v int) {
 
 func (p *Page) setNumCells(n int) {
 	p.NCells = n
-	binary.BigEndian.PutUint16(p.Data[p.Hdr+pageHdrNumCells:], uint16(n))
+	binary.BigEndian.PutUint16(p.Data[p.Hdr+PageHdrNumCells:], uint16(n))
 }
 
 // AllocCell reserves CellSpace(n) bytes for a new cell and inserts its
@@ -385,8 +385,8 @@ func (p *Page) Defragment(scratch []byte) error {
 	for i := p.NCells - 1; i >= 0; i-- {
 		ptr := p.cellPtrs + 2*i
 		off := int(binary.BigEndian.Uint16(d[ptr:]))
-		if off < cs || off > u-minCellSize {
-			return CorruptAt(p.Pgno, ptr, "cell %d offset %d out of range %d..%d", i, off, cs, u-minCellSize)
+		if off < cs || off > u-MinCellSize {
+			return CorruptAt(p.Pgno, ptr, "cell %d offset %d out of range %d..%d", i, off, cs, u-MinCellSize)
 		}
 		n, err := p.cellLen(scratch, off)
 		if err != nil {
@@ -418,10 +418,10 @@ func ParsePageInto(p *Page, data []byte, pgno uint32, usable int) error {
 	if !t.Valid() {
 		return CorruptAt(pgno, hdr, "invalid b-tree page type %d", byte(t))
 	}
-	n := int(binary.BigEndian.Uint16(data[hdr+pageHdrNumCells:]))
+	n := int(binary.BigEndian.Uint16(data[hdr+PageHdrNumCells:]))
 	ptrs := hdr + t.HeaderSize()
 	if ptrs+2*n > usable {
-		return CorruptAt(pgno, hdr+pageHdrNumCells, "%d cells do not fit in the page", n)
+		return CorruptAt(pgno, hdr+PageHdrNumCells, "%d cells do not fit in the page", n)
 	}
 	p.Data, p.Pgno, p.Type, p.Hdr, p.NCells, p.Usable, p.cellPtrs = data, pgno, t, hdr, n, usable, ptrs
 	p.maxLocal = MaxLocal(usable, t == PageTableLeaf)
