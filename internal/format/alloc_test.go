@@ -109,6 +109,16 @@ func TestHotPathsDoNotAllocate(t *testing.T) {
 			sinkI64 += r
 			sinkBytes = local
 		}},
+		{"TableLeafCells", func() {
+			var out [8]TableCell
+			n := fx.leaf.TableLeafCells(0, out[:])
+			sinkInt += n
+			sinkBytes = out[0].Payload
+		}},
+		{"FieldAt", func() {
+			_, body, _ := FieldAt(fx.rec, 5)
+			sinkBytes = body
+		}},
 		{"RecordReader.Next", func() {
 			r, _ := NewRecordReader(fx.rec)
 			for {

@@ -157,6 +157,77 @@ func (p *Page) LeafEntry(i int) (rowid int64, local []byte, overflow bool, err e
 	return rowid, b[pos:end:end], false, nil
 }
 
+// TableCell is one cell of a table leaf page as TableLeafCells decodes it:
+// the rowid and the payload, all of it local (aliasing the page).
+type TableCell struct {
+	Rowid   int64
+	Payload []byte
+}
+
+// tableCellMaxHeader bounds the varints that open a table leaf cell on
+// TableLeafCells' fast path: a payload length of at most 2 bytes and a
+// rowid of at most 9.
+const tableCellMaxHeader = 2 + MaxVarintLen
+
+// TableLeafCells decodes cells i, i+1, ... of a table leaf page into out,
+// as many as fit, and returns how many it decoded: a scan's per-row work,
+// in one loop that calls nothing. It stops early, before a cell that is
+// not plain (a payload that spills onto overflow pages, a payload length
+// of 2^14 or more, a cell that starts too near the end of the page) or is
+// malformed: LeafEntry and Cell read that one, and report what is wrong
+// with it. It decodes nothing on other page types.
+func (p *Page) TableLeafCells(i int, out []TableCell) int {
+	if p.Type != PageTableLeaf || i < 0 || i >= p.NCells {
+		return 0
+	}
+	out = out[:min(len(out), p.NCells-i)]
+	// Load checked that the pointer array fits the usable size.
+	ptrs := p.Data[p.cellPtrs+2*i : p.cellPtrs+2*(i+len(out))]
+	data := p.Data[:p.Usable]
+	lo, hi := p.cellPtrs+2*p.NCells, len(data)-tableCellMaxHeader
+	maxLocal := p.maxLocal
+	for k := range out {
+		off := int(binary.BigEndian.Uint16(ptrs[2*k:]))
+		if off < lo || off > hi {
+			return k
+		}
+		// payloadLen (1-2 bytes), rowid (1-9 bytes)
+		c := (*[tableCellMaxHeader]byte)(data[off : off+tableCellMaxHeader])
+		n, pos := int(c[0]), 1
+		if n >= 0x80 {
+			if c[1] >= 0x80 {
+				return k
+			}
+			n, pos = (n&0x7f)<<7|int(c[1]), 2
+		}
+		r := (*[MaxVarintLen]byte)(c[pos : pos+MaxVarintLen])
+		if n > maxLocal {
+			return k
+		}
+		var rowid int64
+		var m int
+		switch {
+		case r[0] < 0x80:
+			rowid, m = int64(r[0]), 1
+		case r[1] < 0x80:
+			rowid, m = int64(r[0]&0x7f)<<7|int64(r[1]), 2
+		case r[2] < 0x80:
+			rowid, m = int64(r[0]&0x7f)<<14|int64(r[1]&0x7f)<<7|int64(r[2]), 3
+		default:
+			var u uint64
+			u, m = Uvarint(r[:])
+			rowid = int64(u)
+		}
+		start := off + pos + m
+		end := start + n
+		if end > len(data) {
+			return k
+		}
+		out[k] = TableCell{Rowid: rowid, Payload: data[start:end:end]}
+	}
+	return len(out)
+}
+
 // IndexInteriorPayload is LeafEntry for index interior pages, whose cells
 // carry a key too: the payload of cell i when it is all local; overflow
 // reports one that spills, for Cell. Index seeks compare keys in interior

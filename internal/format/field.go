@@ -138,40 +138,61 @@ func FieldBody(rec []byte, i int) (t uint64, body []byte, ok bool) {
 func FieldAt(rec []byte, i int) (t uint64, body []byte, st FieldState) {
 	// The fast path: a header under 128 bytes whose serial types up to
 	// field i take one or two bytes each (values under 8 KiB): nearly all
-	// records. Anything else goes the general way.
-	if len(rec) == 0 || rec[0] >= 0x80 || rec[0] == 0 || int(rec[0]) > len(rec) {
+	// records. Anything else goes the general way. The bodies before field
+	// i need no check of their own: each size is under 8 KiB and there are
+	// fewer than 128 of them, so off cannot overflow, and a body that runs
+	// past the record takes field i's end past it too.
+	if len(rec) == 0 {
 		return fieldAt(rec, i)
 	}
-	hdr := rec[:rec[0]]
-	off := len(hdr)
-	for k, pos := 0, 1; pos < len(hdr); k++ {
-		c := uint64(hdr[pos])
+	h := int(rec[0])
+	if uint(h-1) >= 0x7f || h > len(rec) { // 0, or a header of 128 bytes or more
+		return fieldAt(rec, i)
+	}
+	hdr, off := rec[:h], h
+	for pos, k := 1, i; pos < len(hdr); k-- {
+		c := hdr[pos]
+		var size int
 		if c < 0x80 {
-			t = c
+			t, size = uint64(c), int(oneByteSerialSize[c])
 			pos++
-		} else if pos+1 < len(hdr) && hdr[pos+1] < 0x80 {
-			t = (c&0x7f)<<7 | uint64(hdr[pos+1])
+			if size < 0 {
+				return 0, nil, FieldCorrupt
+			}
+		} else if c > 0x80 && pos+1 < len(hdr) && hdr[pos+1] < 0x80 {
+			t = uint64(c&0x7f)<<7 | uint64(hdr[pos+1])
+			size = int(t-12) >> 1 // t >= 128: c is not 0x80
 			pos += 2
 		} else {
-			return fieldAt(rec, i)
+			return fieldAt(rec, i) // a longer varint
 		}
-		var size int
-		if t >= 12 {
-			size = int(t-12) >> 1
-		} else if size = int(smallSerialSize[t]); size < 0 {
-			return 0, nil, FieldCorrupt
-		}
-		end := off + size
-		if end > len(rec) {
-			return 0, nil, FieldCorrupt
-		}
-		if k == i {
+		if k == 0 {
+			end := off + size
+			if end > len(rec) {
+				return 0, nil, FieldCorrupt
+			}
 			return t, rec[off:end:end], FieldOK
 		}
-		off = end
+		off += size
+	}
+	if off > len(rec) {
+		return 0, nil, FieldCorrupt
 	}
 	return 0, nil, FieldAbsent
 }
+
+// oneByteSerialSize holds the body size of each serial type that fits a
+// one-byte varint (0..127); -1 marks the reserved types 10 and 11.
+var oneByteSerialSize = func() (s [128]int8) {
+	for t := range s {
+		n, ok := SerialTypeSize(uint64(t))
+		if !ok {
+			n = -1
+		}
+		s[t] = int8(n)
+	}
+	return s
+}()
 
 // fieldAt is FieldAt for any record.
 func fieldAt(rec []byte, i int) (t uint64, body []byte, st FieldState) {

@@ -235,6 +235,7 @@ func FuzzParsePage(f *testing.F) {
 				}
 			}
 		}
+		checkTableLeafCells(t, &p)
 		if !p.Type.IsLeaf() {
 			if ch, err := p.Child(p.NCells); err != nil || ch != p.RightChild() {
 				t.Fatalf("Child(NCells) = %d, %v; RightChild %d", ch, err, p.RightChild())
