@@ -144,7 +144,8 @@ func scanLeaves(c *btree.Cursor, more bool, tx *Tx, epoch uint64, meta *recordMe
 				}
 			}
 			// One cell the general way: an index leaf's, or one that
-			// spills or is malformed.
+			// TableLeafCells left (it spills, its payload length takes
+			// three bytes or more, it ends the page, or it is malformed).
 			var s byte
 			line, s = btree.LoadAhead(ahead, line)
 			sum += s

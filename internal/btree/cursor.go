@@ -588,9 +588,9 @@ func LoadAhead(ahead []byte, line int) (next int, sum byte) {
 	return line, 0
 }
 
-// LoadAhead loads two lines per call.
-var _ [format.LinesAhead - 2]struct{}
-var _ [2 - format.LinesAhead]struct{}
+// LoadAhead is written for two lines a call: this fails to compile if
+// format.LinesAhead is changed without it.
+var _ = [1]struct{}{}[format.LinesAhead-2]
 
 // Keep keeps the sum of LoadAhead's loads.
 func (c *Cursor) Keep(sum byte) { c.sink += sum }
