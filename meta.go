@@ -61,6 +61,7 @@ func metaForTable(ti *schema.TableInfo) *tableMeta {
 			m.rec.field[col] = f
 		}
 	}
+	m.rec.setFast()
 	if t.WithoutRowID {
 		m.nKey = len(t.PrimaryKey)
 		for _, pk := range t.PrimaryKey {
@@ -81,6 +82,7 @@ func metaForIndex(ii *schema.IndexInfo) *indexMeta {
 		f := len(m.rec.names)
 		m.rec.names = append(m.rec.names, name)
 		m.rec.field = append(m.rec.field, f)
+		m.rec.fast = append(m.rec.fast, f)
 		m.rec.real = append(m.rec.real, aff == schema.AffinityReal)
 		m.rec.defaults = append(m.rec.defaults, format.Value{})
 		m.kinfo.Colls = append(m.kinfo.Colls, format.Collation(coll))
@@ -107,6 +109,17 @@ func metaForIndex(ii *schema.IndexInfo) *indexMeta {
 		add(pk.Name, pk.Collation, pk.Desc, affOf(pk.Column))
 	}
 	return m
+}
+
+// setFast sets fast from field and alias.
+func (m *recordMeta) setFast() {
+	m.fast = make([]int, len(m.field))
+	for i, f := range m.field {
+		if i == m.alias {
+			f = -1
+		}
+		m.fast[i] = f
+	}
 }
 
 // defaultValue evaluates a DEFAULT clause for a column of affinity aff as

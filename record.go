@@ -29,6 +29,7 @@ type recordMeta struct {
 	names    []string
 	field    []int  // column -> stored field, -1 for a virtual generated column
 	alias    int    // rowid alias column, -1 if none
+	fast     []int  // column -> stored field for Column's fast path; -1 for the rowid alias and virtual columns
 	real     []bool // REAL affinity: integers read back as floats
 	defaults []format.Value
 }
@@ -95,16 +96,62 @@ func (r Record) Name(i int) string {
 // does. A virtual generated column, whose value SQLite computes and never
 // stores, reads as NULL. An index out of range returns NULL.
 func (r Record) Column(i int) Value {
-	if m := r.meta; m != nil && uint(i) < uint(len(m.field)) {
-		if i == m.alias {
-			return intValue(r.rowid)
-		}
-		if f := m.field[i]; f >= 0 {
-			t, body, st := format.FieldAt(r.data, f)
-			if st == format.FieldOK && (t >= 12 || !m.real[i]) {
-				return decodeValue(t, body)
+	// The fast path, in one function because it runs for every column a
+	// scan reads: a stored column (fast[i] is its field), a header under
+	// 128 bytes whose serial types up to the field take one or two bytes
+	// each (values under 8 KiB), and no integer to turn into a REAL. It
+	// checks only the field it returns: the bodies before it are each under
+	// 8 KiB and fewer than 128, so off cannot overflow, and one that runs
+	// past the record takes the field's end past it too. Anything else,
+	// absent or malformed included, goes the general way, which reports it.
+	//
+	//	rec[0]      header length h (1 to 127)
+	//	rec[1:h]    serial types, a varint each
+	//	rec[h:]     the fields' bodies, in order
+	m := r.meta
+	if m == nil || uint(i) >= uint(len(m.fast)) {
+		return r.column(i)
+	}
+	f, rec := m.fast[i], r.data
+	if f < 0 || len(rec) == 0 {
+		return r.column(i)
+	}
+	h := int(rec[0])
+	if h >= 0x80 || h > len(rec) {
+		return r.column(i)
+	}
+	hdr, off := rec[:h], h
+	for pos := 1; pos < len(hdr); f-- {
+		c := hdr[pos]
+		var t uint64
+		var size int
+		if c < 0x80 {
+			t, size = uint64(c), int(format.OneByteSerialSize[c])
+			pos++
+			if size < 0 { // reserved
+				break
 			}
+		} else if c > 0x80 && pos+1 < len(hdr) && hdr[pos+1] < 0x80 {
+			t = uint64(c&0x7f)<<7 | uint64(hdr[pos+1])
+			size = int(t-12) >> 1 // t >= 128: c is not 0x80
+			pos += 2
+		} else {
+			break
 		}
+		if f == 0 {
+			end := off + size
+			if end > len(rec) {
+				break
+			}
+			if t >= 12 {
+				return Value{b: rec[off:end:end], n: uint64(TypeBlob - Type(t&1))} // odd: TEXT
+			}
+			if m.real[i] {
+				break
+			}
+			return decodeSmall(t, rec[off:end:end])
+		}
+		off += size
 	}
 	return r.column(i)
 }

@@ -154,7 +154,7 @@ func FieldAt(rec []byte, i int) (t uint64, body []byte, st FieldState) {
 		c := hdr[pos]
 		var size int
 		if c < 0x80 {
-			t, size = uint64(c), int(oneByteSerialSize[c])
+			t, size = uint64(c), int(OneByteSerialSize[c])
 			pos++
 			if size < 0 {
 				return 0, nil, FieldCorrupt
@@ -181,9 +181,10 @@ func FieldAt(rec []byte, i int) (t uint64, body []byte, st FieldState) {
 	return 0, nil, FieldAbsent
 }
 
-// oneByteSerialSize holds the body size of each serial type that fits a
-// one-byte varint (0..127); -1 marks the reserved types 10 and 11.
-var oneByteSerialSize = func() (s [128]int8) {
+// OneByteSerialSize holds the body size of each serial type that fits a
+// one-byte varint (0..127); -1 marks the reserved types 10 and 11. Read
+// only.
+var OneByteSerialSize = func() (s [128]int8) {
 	for t := range s {
 		n, ok := SerialTypeSize(uint64(t))
 		if !ok {
