@@ -105,9 +105,16 @@ const scanBatch = 32
 // loading the next leaf as it goes, and checks at each leaf that tx still
 // holds the snapshot of epoch: a loop body that ends or renews tx stops the
 // scan with ErrTxClosed instead of reading pages tx no longer holds. An
-// error is kept by tx, as is one yield gave c (Fail).
+// error is kept by tx, as is one yield gave c (Fail) before it returned
+// false.
 func scanLeaves(c *btree.Cursor, more bool, tx *Tx, epoch uint64, meta *recordMeta, yield func(int64, Record) bool) {
 	var cells [scanBatch]format.TableCell
+	// A Record (48 bytes) is too big for the compiler to keep in
+	// registers: it is built in memory for each yield whatever we write.
+	// One reused, of which each row sets two fields, saves zeroing and
+	// filling a new one per row.
+	rec := Record{meta: meta, tx: tx}
+leaves:
 	for ; more; more = c.Next() {
 		if err := tx.checkEpoch(epoch); err != nil {
 			c.Fail(err)
@@ -121,22 +128,25 @@ func scanLeaves(c *btree.Cursor, more bool, tx *Tx, epoch uint64, meta *recordMe
 				break
 			}
 			if !yield(rowid, Record{data: payload, rowid: rowid, meta: meta, tx: tx}) {
-				return
+				break leaves
 			}
 			continue
 		}
 		// The leaf's cells in one loop, loading the next leaf as it goes:
 		// on a table leaf, decoded in batches while they are plain.
-		line, sum := 0, byte(0)
+		line := 0
 		for i < pg.NCells {
 			if pg.Type == format.PageTableLeaf {
 				n := pg.TableLeafCells(i, cells[:])
-				for _, e := range cells[:n] {
+				for k := range cells[:n] {
+					// Keep per row: one add to the cursor, where a sum
+					// kept across yield costs a spill and two reloads.
 					var s byte
 					line, s = btree.LoadAhead(ahead, line)
-					sum += s
-					if !yield(e.Rowid, Record{data: e.Payload, rowid: e.Rowid, meta: meta, tx: tx}) {
-						return
+					c.Keep(s)
+					rec.data, rec.rowid = cells[k].Payload, cells[k].Rowid
+					if !yield(rec.rowid, rec) {
+						break leaves
 					}
 				}
 				if i += n; n == len(cells) || i >= pg.NCells {
@@ -144,11 +154,12 @@ func scanLeaves(c *btree.Cursor, more bool, tx *Tx, epoch uint64, meta *recordMe
 				}
 			}
 			// One cell the general way: an index leaf's, or one that
-			// TableLeafCells left (it spills, its payload length takes
-			// three bytes or more, it ends the page, or it is malformed).
+			// TableLeafCells left (it spills, its payload is empty or its
+			// length takes three bytes or more, it ends the page, or it is
+			// malformed).
 			var s byte
 			line, s = btree.LoadAhead(ahead, line)
-			sum += s
+			c.Keep(s)
 			rowid, payload, overflow, err := pg.LeafEntry(i)
 			if err == nil && overflow {
 				c.SetLeafIndex(i)
@@ -159,11 +170,10 @@ func scanLeaves(c *btree.Cursor, more bool, tx *Tx, epoch uint64, meta *recordMe
 				break
 			}
 			if !yield(rowid, Record{data: payload, rowid: rowid, meta: meta, tx: tx}) {
-				return
+				break leaves
 			}
 			i++
 		}
-		c.Keep(sum)
 		if c.Err() != nil {
 			break
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -186,6 +187,68 @@ func TestAllStopsWhenTxEnds(t *testing.T) {
 			if end == "renew" {
 				tx.Rollback()
 			}
+		}
+	}
+}
+
+// TestBucketAllReportsMalformedEntry damages one bucket entry (its value's
+// serial type made reserved) and checks that the scans of the bucket stop
+// there and report it: Tx.Err and View wrap ErrCorrupt, whether the scan
+// starts at the first entry (All) or seeks (Range). The bucket's yield
+// fails the cursor and stops; the scan must still hand the error to the
+// transaction.
+func TestBucketAllReportsMalformedEntry(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.db")
+	sqltest.Exec(t, path,
+		"PRAGMA journal_mode=DELETE", // every page in the file, none in a WAL
+		"CREATE TABLE b(key BLOB PRIMARY KEY, value BLOB) STRICT, WITHOUT ROWID",
+		`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 20)
+			INSERT INTO b SELECT CAST(printf('k%05d', x) AS BLOB), zeroblob(10) FROM c`,
+	)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The entry's record: header length 3, the key's serial type (a
+	// 6-byte blob), the value's (a 10-byte blob), then the key.
+	key := []byte("k00007")
+	at := bytes.Index(data, append([]byte{3, 12 + 2*6, 12 + 2*10}, key...))
+	if at < 0 || bytes.Count(data, key) != 1 {
+		t.Fatal("entry k00007 not found once in the file")
+	}
+	data[at+2] = 10 // reserved
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db, err := pagoda.Open(path, &pagoda.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	scans := map[string]func(*pagoda.Bucket) iter.Seq2[[]byte, []byte]{
+		"All":   (*pagoda.Bucket).All,
+		"Range": func(b *pagoda.Bucket) iter.Seq2[[]byte, []byte] { return b.Range([]byte("k00002"), nil) },
+	}
+	for name, scan := range scans {
+		n := 0
+		err := db.View(func(tx *pagoda.Tx) error {
+			b, err := tx.Bucket("b")
+			if err != nil {
+				return err
+			}
+			for range scan(b) {
+				n++
+			}
+			if !errors.Is(tx.Err(), pagoda.ErrCorrupt) {
+				t.Errorf("%s: Tx.Err = %v after %d entries, want ErrCorrupt", name, tx.Err(), n)
+			}
+			return nil
+		})
+		if !errors.Is(err, pagoda.ErrCorrupt) {
+			t.Errorf("%s: View = %v after %d entries, want ErrCorrupt", name, err, n)
+		}
+		if want := map[string]int{"All": 6, "Range": 5}[name]; n != want {
+			t.Errorf("%s: %d entries before the damaged one, want %d", name, n, want)
 		}
 	}
 }

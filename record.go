@@ -113,45 +113,50 @@ func (r Record) Column(i int) Value {
 		return r.column(i)
 	}
 	f, rec := m.fast[i], r.data
-	if f < 0 || len(rec) == 0 {
+	if f < 0 || len(rec) == 0 || rec[0] >= 0x80 || int(rec[0]) > len(rec) {
 		return r.column(i)
 	}
-	h := int(rec[0])
-	if h >= 0x80 || h > len(rec) {
-		return r.column(i)
-	}
-	hdr, off := rec[:h], h
-	for pos := 1; pos < len(hdr); f-- {
-		c := hdr[pos]
-		var t uint64
-		var size int
-		if c < 0x80 {
-			t, size = uint64(c), int(format.OneByteSerialSize[c])
-			pos++
+	hdr := rec[:rec[0]]
+	off, pos := len(hdr), 1
+	// The f fields before: only their sizes.
+	for ; f > 0; f-- {
+		if pos >= len(hdr) {
+			return r.column(i)
+		}
+		if c := hdr[pos]; c < 0x80 {
+			size := int(format.OneByteSerialSize[c])
 			if size < 0 { // reserved
-				break
+				return r.column(i)
 			}
+			off, pos = off+size, pos+1
 		} else if c > 0x80 && pos+1 < len(hdr) && hdr[pos+1] < 0x80 {
-			t = uint64(c&0x7f)<<7 | uint64(hdr[pos+1])
-			size = int(t-12) >> 1 // t >= 128: c is not 0x80
-			pos += 2
+			t := uint(c&0x7f)<<7 | uint(hdr[pos+1]) // 128 or more: c is not 0x80
+			off, pos = off+int((t-12)>>1), pos+2
 		} else {
-			break
+			return r.column(i)
 		}
-		if f == 0 {
-			end := off + size
-			if end > len(rec) {
-				break
-			}
-			if t >= 12 {
-				return Value{b: rec[off:end:end], n: uint64(TypeBlob - Type(t&1))} // odd: TEXT
-			}
-			if m.real[i] {
-				break
-			}
-			return decodeSmall(t, rec[off:end:end])
+	}
+	// Field f: its serial type t.
+	if pos >= len(hdr) {
+		return r.column(i)
+	}
+	t := uint64(hdr[pos])
+	if t >= 0x80 {
+		if t == 0x80 || pos+1 >= len(hdr) || hdr[pos+1] >= 0x80 {
+			return r.column(i)
 		}
-		off += size
+		t = (t&0x7f)<<7 | uint64(hdr[pos+1])
+	}
+	if t >= 12 { // TEXT (odd) or BLOB (even)
+		end := off + int((t-12)>>1)
+		if end > len(rec) {
+			return r.column(i)
+		}
+		return Value{b: rec[off:end:end], n: uint64(TypeBlob) - t&1}
+	}
+	size := int(format.OneByteSerialSize[t])
+	if end := off + size; size >= 0 && end <= len(rec) && !m.real[i] {
+		return decodeSmall(t, rec[off:end:end])
 	}
 	return r.column(i)
 }

@@ -145,7 +145,10 @@ func (v Value) Text() string { return string(v.Blob()) }
 // Blob returns the bytes of a BLOB or TEXT value without copying; nil for
 // other types. The slice is valid until the transaction ends.
 func (v Value) Blob() []byte {
-	if t := v.Type(); t == TypeText || t == TypeBlob {
+	// Bytes in b make a TEXT or BLOB: NULL's b is nil and the tag slices
+	// of INTEGER and REAL are empty. So the common case costs one test;
+	// an empty TEXT or BLOB takes Type's.
+	if len(v.b) > 0 || v.Type() >= TypeText {
 		return v.b
 	}
 	return nil

@@ -171,28 +171,33 @@ const tableCellMaxHeader = 2 + MaxVarintLen
 
 // TableLeafCells decodes cells i, i+1, ... of a table leaf page into out,
 // as many as fit, and returns how many it decoded: a scan's per-row work,
-// in one loop that calls nothing. It stops early, before a cell that is
-// not plain (a payload that spills onto overflow pages, a payload length
-// of 2^14 or more, a cell that starts too near the end of the page) or is
-// malformed: LeafEntry and Cell read that one, and report what is wrong
-// with it. It decodes nothing on other page types.
+// in one loop that calls nothing, so that what it keeps (the page, where
+// the pointers are, the bounds) stays in registers. It stops early, before
+// a cell that is not plain (a payload that spills onto overflow pages, an
+// empty payload, a payload length of 2^14 or more, a cell that starts too
+// near the end of the page) or is malformed: LeafEntry and Cell read that
+// one, and report what is wrong with it. It decodes nothing on other page
+// types.
 func (p *Page) TableLeafCells(i int, out []TableCell) int {
 	if p.Type != PageTableLeaf || i < 0 || i >= p.NCells {
 		return 0
 	}
 	out = out[:min(len(out), p.NCells-i)]
-	// Load checked that the pointer array fits the usable size.
-	ptrs := p.Data[p.cellPtrs+2*i : p.cellPtrs+2*(i+len(out))]
-	data := p.Data[:p.Usable]
-	lo, hi := p.cellPtrs+2*p.NCells, len(data)-tableCellMaxHeader
-	maxLocal := p.maxLocal
+	// The pointer array and the cells are both read from data, and its
+	// length is its capacity: fewer values for the loop to keep.
+	data := p.Data[:p.Usable:p.Usable]
+	ptrs, lo, maxLocal := p.cellPtrs+2*i, p.cellPtrs+2*p.NCells, p.maxLocal
 	for k := range out {
-		off := int(binary.BigEndian.Uint16(ptrs[2*k:]))
-		if off < lo || off > hi {
+		// Load checked that the pointer array fits the usable size.
+		ptr := data[ptrs+2*k : ptrs+2*k+2 : ptrs+2*k+2]
+		off := int(ptr[0])<<8 | int(ptr[1])
+		if off < lo || off+tableCellMaxHeader > len(data) {
 			return k
 		}
-		// payloadLen (1-2 bytes), rowid (1-9 bytes)
-		c := (*[tableCellMaxHeader]byte)(data[off : off+tableCellMaxHeader])
+		//	c[0:1] or c[0:2]   payload length n, under 2^14
+		//	r = c[1:] or c[2:] rowid, 1 to 9 bytes
+		//	then               the payload, n bytes
+		c := (*[tableCellMaxHeader]byte)(data[off : off+tableCellMaxHeader : off+tableCellMaxHeader])
 		n, pos := int(c[0]), 1
 		if n >= 0x80 {
 			if c[1] >= 0x80 {
@@ -200,25 +205,35 @@ func (p *Page) TableLeafCells(i int, out []TableCell) int {
 			}
 			n, pos = (n&0x7f)<<7|int(c[1]), 2
 		}
-		r := (*[MaxVarintLen]byte)(c[pos : pos+MaxVarintLen])
-		if n > maxLocal {
+		if n == 0 || n > maxLocal { // empty (malformed: a record has a header), or it spills
 			return k
 		}
 		var rowid int64
-		var m int
+		r := (*[MaxVarintLen]byte)(c[pos:])
 		switch {
 		case r[0] < 0x80:
-			rowid, m = int64(r[0]), 1
+			rowid, pos = int64(r[0]), pos+1
 		case r[1] < 0x80:
-			rowid, m = int64(r[0]&0x7f)<<7|int64(r[1]), 2
+			rowid, pos = int64(r[0]&0x7f)<<7|int64(r[1]), pos+2
 		case r[2] < 0x80:
-			rowid, m = int64(r[0]&0x7f)<<14|int64(r[1]&0x7f)<<7|int64(r[2]), 3
+			rowid, pos = int64(r[0]&0x7f)<<14|int64(r[1]&0x7f)<<7|int64(r[2]), pos+3
 		default:
-			var u uint64
-			u, m = Uvarint(r[:])
-			rowid = int64(u)
+			// Four bytes or more, without a call (which would spill
+			// everything the loop keeps in registers): seven bits a
+			// byte, the ninth byte eight.
+			v, m := uint64(0), 0
+			for ; m < MaxVarintLen-1; m++ {
+				v = v<<7 | uint64(r[m]&0x7f)
+				if r[m] < 0x80 {
+					break
+				}
+			}
+			if m == MaxVarintLen-1 {
+				v = v<<8 | uint64(r[m])
+			}
+			rowid, pos = int64(v), pos+m+1
 		}
-		start := off + pos + m
+		start := off + pos
 		end := start + n
 		if end > len(data) {
 			return k

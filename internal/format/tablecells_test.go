@@ -45,15 +45,15 @@ func checkTableLeafCells(t *testing.T, p *Page) {
 }
 
 // tableCellPlain reports whether cell i of a table leaf is on
-// TableLeafCells' fast path: a payload length under 2^14 in at most two
-// bytes, and room after its start for the longest varints.
+// TableLeafCells' fast path: a payload length from 1 to under 2^14 in at
+// most two bytes, and room after its start for the longest varints.
 func tableCellPlain(p *Page, i int) bool {
 	off, ok := p.cellOffset(i)
 	if !ok || off > p.Usable-tableCellMaxHeader {
 		return false
 	}
 	n, m := Uvarint(p.Data[off:p.Usable])
-	return m > 0 && m <= 2 && n <= uint64(p.maxLocal)
+	return m > 0 && m <= 2 && n > 0 && n <= uint64(p.maxLocal)
 }
 
 func TestTableLeafCells(t *testing.T) {
