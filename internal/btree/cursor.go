@@ -46,7 +46,20 @@ type Cursor struct {
 	hintPgno            uint32
 	hintCells           int
 	hintFirst, hintLast int64
-	stack               [MaxDepth]level
+	// The source's flat pages (FlatPages), for FindRowid: nil when it
+	// has none.
+	flat   []byte
+	flatPS int
+	stack  [MaxDepth]level
+}
+
+// FlatPages is a Pages that may hold its pages in one slice: Flat returns
+// data and pageSize such that page pgno, for pgno-1 < len(data)/pageSize,
+// is data[(pgno-1)*pageSize:][:pageSize], the bytes Page returns, or nil
+// when it cannot say so. The data must stay as it is while the source is
+// used (a read snapshot's mapping).
+type FlatPages interface {
+	Flat() (data []byte, pageSize int)
 }
 
 // Init prepares c for the tree rooted at root; table selects a table b-tree
@@ -55,6 +68,12 @@ func (c *Cursor) Init(src Pages, root uint32, table bool, kinfo *format.KeyInfo)
 	c.src, c.root, c.table, c.kinfo = src, root, table, kinfo
 	c.usable = src.UsableSize()
 	c.depth, c.valid, c.err = 0, false, nil
+	c.flat, c.flatPS = nil, 0
+	if f, ok := src.(FlatPages); ok {
+		if data, ps := f.Flat(); ps >= c.usable && ps > 0 {
+			c.flat, c.flatPS = data[:len(data)/ps*ps], ps
+		}
+	}
 }
 
 // Valid reports whether the cursor is on an entry.

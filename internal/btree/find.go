@@ -45,6 +45,11 @@ const (
 // FindSpills leaves the cursor on the row (see there); otherwise the
 // cursor is left invalid.
 //
+// Pages come from the source's flat pages where it has them (FlatPages: a
+// read snapshot with no WAL frames), without a call per level; the common
+// keys (a rowid of up to three bytes) are decoded inline, findKey taking
+// the rest.
+//
 // The root's first and last keys are kept as a hint for the next call
 // (Init keeps it): they place the first probe and bound nothing, so a root
 // that changed since, or another tree's with the same page number and
@@ -56,11 +61,22 @@ func (c *Cursor) FindRowid(rowid int64) (payload []byte, pgno uint32, st FindSta
 		return nil, 0, FindUnsure
 	}
 	pgno = c.root
+	flat, ps := c.flat, c.flatPS
 	var lo, hi int64 // the page's keys lie in (lo, hi] when bounded
 	bounded := false
-	data, err := c.src.Page(pgno)
 	for range MaxDepth {
-		if err != nil || len(data) < usable {
+		var data []byte
+		if off := int(pgno-1) * ps; off < len(flat) && pgno > 0 {
+			data = flat[off : off+ps : off+ps] // no call: see FlatPages
+		} else {
+			data = c.srcPage(pgno)
+		}
+		// The keys are dense enough to be one leaf's cells: load the
+		// guessed cell's lines with the header (see pushChildAhead).
+		if bounded && rowid > lo && rowid <= hi && uint64(hi)-uint64(lo) <= uint64(usable) {
+			c.sink += loadGuessed(data, usable, rowid-lo-1, hi-lo)
+		}
+		if len(data) < usable {
 			return nil, 0, FindUnsure
 		}
 		data = data[:usable]
@@ -72,7 +88,9 @@ func (c *Cursor) FindRowid(rowid int64) (payload []byte, pgno uint32, st FindSta
 		n := int(data[hdr+format.PageHdrNumCells])<<8 | int(data[hdr+format.PageHdrNumCells+1])
 		leaf := typ == format.PageTableLeaf
 		ptrs := hdr + format.PageHeaderSizeLeaf
+		skip := 1 // from a cell to its key: a payload size of one byte, or the child's page number
 		if !leaf {
+			skip = format.InteriorChildSize
 			if typ != format.PageTableInterior {
 				return nil, 0, FindUnsure
 			}
@@ -82,17 +100,31 @@ func (c *Cursor) FindRowid(rowid int64) (payload []byte, pgno uint32, st FindSta
 		if end > usable-format.MinCellSize {
 			return nil, 0, FindUnsure
 		}
-		a, b := 0, n // the first key >= rowid is cell a, a in [a, b]
-		loKey, hiKey := lo, hi
-		loSeen, hiSeen := bounded, bounded
-		ga, gn, glo, ghi := 0, n, lo, hi
-		guess, hinted := bounded, false
-		if !bounded && n >= unboundedGuessCells {
+		// The first key >= rowid is cell a, a in [a, b]; kLo is the key
+		// of cell a-1 (the parent's lo for a = 0) and kHi that of cell b
+		// (the parent's hi for b = n), known where a > 0 or bounded, and
+		// where b < n or bounded.
+		a, b := 0, n
+		kLo, kHi := lo, hi
+		m, steps := -1, 0 // the first probe when guessed, and the neighbour probes after it
+		if bounded {
+			if n > 2 && rowid > lo && rowid <= hi {
+				m, steps = guessCell(rowid, lo, hi, 0, n), 1
+			}
+		} else if n >= unboundedGuessCells {
 			if c.hintPgno == pgno && c.hintCells == n {
 				// The root's first and last keys as the last lookup read
 				// them: where to guess, never bounds, so that a root
 				// changed since costs probes, not a wrong answer.
-				ga, gn, glo, ghi, guess, hinted = 1, n-1, c.hintFirst, c.hintLast, true, true
+				switch first, last := c.hintFirst, c.hintLast; {
+				case rowid <= first:
+					m = 0
+				case rowid > last:
+					m = n - 1
+				default:
+					m = guessCell(rowid, first, last, 1, n-1)
+				}
+				steps = 1
 			} else {
 				// The root: its first and last keys bound the cells between.
 				k0, ok := findKey(data, ptrs, end, leaf, 0)
@@ -103,80 +135,96 @@ func (c *Cursor) FindRowid(rowid int64) (payload []byte, pgno uint32, st FindSta
 				c.hintPgno, c.hintCells, c.hintFirst, c.hintLast = pgno, n, k0, kl
 				switch {
 				case rowid <= k0:
-					b, hiKey = 0, k0
+					b, kHi = 0, k0
 				case rowid > kl:
-					a, loKey = n, kl
+					a, kLo = n, kl
 				default:
-					a, loKey, b, hiKey = 1, k0, n-1, kl
-					ga, gn, glo, ghi, guess = 1, n-1, k0, kl, true
+					a, kLo, b, kHi = 1, k0, n-1, kl
+					m, steps = guessCell(rowid, k0, kl, 1, n-1), 1
 				}
 			}
 		}
-		if guess && gn > 2 && (hinted || rowid > glo && rowid <= ghi) {
-			var g int
-			switch {
-			case rowid <= glo:
-				g = 0
-			case rowid > ghi:
-				g = n - 1
-			default:
-				g = guessCell(rowid, glo, ghi, ga, gn)
-			}
-			g = min(max(g, a), b-1)
-			k, ok := findKey(data, ptrs, end, leaf, g)
-			if !ok {
-				return nil, 0, FindUnsure
-			}
-			if k == rowid && leaf {
-				// Keys are unique and ascending: the cell is the row.
-				a, b, hiKey = g, g, k
-			} else if k < rowid {
-				a, loKey = g+1, k
-				if a < b {
-					if k, ok = findKey(data, ptrs, end, leaf, a); !ok {
-						return nil, 0, FindUnsure
-					}
-					if k >= rowid {
-						b, hiKey = a, k
-					} else {
-						a, loKey = a+1, k
-					}
-				}
-			} else {
-				b, hiKey = g, k
-				if g > a {
-					if k, ok = findKey(data, ptrs, end, leaf, g-1); !ok {
-						return nil, 0, FindUnsure
-					}
-					if k < rowid {
-						a, loKey = g, k
-					} else {
-						b, hiKey = g-1, k
-					}
-				}
-			}
+		if m < 0 {
+			m = int(uint(a+b) >> 1)
 		}
-		for a < b {
-			m := int(uint(a+b) >> 1)
-			k, ok := findKey(data, ptrs, end, leaf, m)
+		// A guessed probe and its neighbour towards rowid, then bisection.
+		// A leaf's cell that holds rowid ends the search: keys are unique.
+		for m = min(max(m, a), b-1); a < b; {
+			// The key of cell m: findKey, with its common case inline (a
+			// rowid of at most three bytes after, on a leaf, a payload
+			// size of at most two).
+			p := ptrs + 2*m
+			off := int(data[p])<<8 | int(data[p+1])
+			k, ok := int64(0), false
+			if off >= end && off+format.InteriorChildSize+3 <= usable {
+				key := off + skip
+				if leaf && data[off] >= 0x80 {
+					key++
+				}
+				// c[0] ends the payload size on a leaf; c[1:] starts the key.
+				if c := (*[4]byte)(data[key-1 : key+3]); !leaf || c[0] < 0x80 {
+					switch {
+					case c[1] < 0x80:
+						k, ok = int64(c[1]), true
+					case c[2] < 0x80:
+						k, ok = int64(c[1]&0x7f)<<7|int64(c[2]), true
+					case c[3] < 0x80:
+						k, ok = int64(c[1]&0x7f)<<14|int64(c[2]&0x7f)<<7|int64(c[3]), true
+					}
+				}
+			}
 			if !ok {
-				return nil, 0, FindUnsure
+				if k, ok = findKey(data, ptrs, end, leaf, m); !ok {
+					return nil, 0, FindUnsure
+				}
 			}
 			if k < rowid {
-				a, loKey = m+1, k
+				a, kLo = m+1, k
+				m = a
 			} else {
-				b, hiKey = m, k
+				b, kHi = m, k
+				if k == rowid && leaf {
+					a = m
+					break
+				}
+				m = b - 1
 			}
+			if steps == 0 {
+				m = int(uint(a+b) >> 1)
+			}
+			steps = 0
 		}
 		if leaf {
-			if a == n || hiKey != rowid {
+			if a == n || kHi != rowid {
 				return nil, 0, FindAbsent
 			}
 			off := int(data[ptrs+2*a])<<8 | int(data[ptrs+2*a+1])
 			// findKey(a) checked off and both varints; the payload size
-			// is read again here, in full.
-			size, m := format.Uvarint(data[off:])
-			_, m2 := format.Uvarint(data[off+m:])
+			// is read again here, in full, and the rowid's length: inline
+			// for a size under 2^14 and a rowid of at most three bytes.
+			var size uint64
+			m, m2 := 0, 0
+			if off+5 <= len(data) {
+				c := (*[5]byte)(data[off : off+5])
+				if c[0] < 0x80 {
+					size, m = uint64(c[0]), 1
+				} else if c[1] < 0x80 {
+					size, m = uint64(c[0]&0x7f)<<7|uint64(c[1]), 2
+				}
+				switch {
+				case m == 0:
+				case c[m] < 0x80:
+					m2 = 1
+				case c[m+1] < 0x80:
+					m2 = 2
+				case c[m+2] < 0x80:
+					m2 = 3
+				}
+			}
+			if m2 == 0 {
+				size, m = format.Uvarint(data[off:])
+				_, m2 = format.Uvarint(data[off+m:])
+			}
 			if size > uint64(format.MaxLocal(usable, true)) {
 				// Spills: the cursor on the row reads the chain.
 				if c.pushData(pgno, data) != nil {
@@ -200,17 +248,23 @@ func (c *Cursor) FindRowid(rowid int64) (payload []byte, pgno uint32, st FindSta
 			r := hdr + format.PageHdrRightChild
 			child = uint32(data[r])<<24 | uint32(data[r+1])<<16 | uint32(data[r+2])<<8 | uint32(data[r+3])
 		}
-		lo, hi = loKey, hiKey
-		bounded = (a > 0 || loSeen) && (a < n || hiSeen)
+		bounded = (a > 0 || bounded) && (a < n || bounded)
+		lo, hi = kLo, kHi
 		pgno = child
-		data, err = c.src.Page(pgno)
-		// The child's keys are dense enough to be one leaf's cells: load
-		// the guessed cell's lines with its header (see pushChildAhead).
-		if err == nil && bounded && rowid > lo && rowid <= hi && uint64(hi)-uint64(lo) <= uint64(usable) {
-			c.sink += loadGuessed(data, usable, rowid-lo-1, hi-lo)
-		}
 	}
 	return nil, 0, FindUnsure // deeper than MaxDepth: a cycle
+}
+
+// srcPage returns page pgno for FindRowid when the flat pages do not hold
+// it; nil when it cannot be read. It is not inlined: it is the rare path.
+//
+//go:noinline
+func (c *Cursor) srcPage(pgno uint32) []byte {
+	data, err := c.src.Page(pgno)
+	if err != nil {
+		return nil
+	}
+	return data
 }
 
 // findKey returns the rowid of cell i of a table page whose cell pointers

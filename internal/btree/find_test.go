@@ -158,11 +158,13 @@ func TestFindRowidDamaged(t *testing.T) {
 			for _, v := range []byte{0x00, 0xff, pg[off] ^ 0x80, byte(pgno)} {
 				old := pg[off]
 				pg[off] = v
-				var c Cursor
+				var c, fc Cursor
 				c.Init(m, root, true, nil)
+				fc.Init(flatCopy(m), root, true, nil)
 				for _, k := range lookups {
 					payload, at, st := c.FindRowid(k)
 					answers[st]++
+					sameFind(t, &fc, k, payload, at, st)
 					if st == FindFound && (at < 1 || at > m.n || len(payload) > m.usable) {
 						t.Fatalf("page %d byte %d = %#x: FindRowid(%d) found %d bytes on page %d", pgno, off, v, k, len(payload), at)
 					}
@@ -211,10 +213,12 @@ func FuzzFindRowid(f *testing.F) {
 		m, root := damageTree(t, 300)
 		pg := m.pages[1+int(page)%(int(m.n)-1)] // not page 1, the file header's
 		copy(pg[int(off)%len(pg):], patch)
-		var c Cursor
+		var c, fc Cursor
 		c.Init(m, root, true, nil)
+		fc.Init(flatCopy(m), root, true, nil)
 		for _, k := range []int64{rowid, rowid + 1, 0, 111, 897} {
 			payload, at, st := c.FindRowid(k)
+			sameFind(t, &fc, k, payload, at, st)
 			if st == FindFound && (at < 1 || at > m.n || len(payload) > m.usable) {
 				t.Fatalf("FindRowid(%d) found %d bytes on page %d", k, len(payload), at)
 			}
@@ -223,4 +227,46 @@ func FuzzFindRowid(f *testing.F) {
 			}
 		}
 	})
+}
+
+// flatPager serves a memPager's pages from one slice, as a read snapshot
+// of a file without WAL frames does: FindRowid reads them through Flat.
+type flatPager struct {
+	*memPager
+	data []byte
+}
+
+// flatCopy copies m's pages into a flatPager.
+func flatCopy(m *memPager) *flatPager {
+	f := &flatPager{memPager: m}
+	for pgno := uint32(1); pgno <= m.n; pgno++ {
+		pg, err := m.Page(pgno)
+		if err != nil {
+			panic(err)
+		}
+		f.data = append(f.data, pg...)
+	}
+	return f
+}
+
+func (f *flatPager) Page(pgno uint32) ([]byte, error) {
+	if pgno == 0 || pgno > f.n {
+		return nil, format.Corruptf(pgno, "page %d outside 1..%d", pgno, f.n)
+	}
+	off := int(pgno-1) * f.pageSize
+	return f.data[off : off+f.pageSize : off+f.pageSize], nil
+}
+
+func (f *flatPager) Flat() ([]byte, int) { return f.data, f.pageSize }
+
+// sameFind checks that FindRowid(k) through fc, a cursor on a flatPager,
+// answers as the cursor on its memPager did: the same status, page and
+// payload bytes.
+func sameFind(t testing.TB, fc *Cursor, k int64, payload []byte, at uint32, st FindStatus) {
+	t.Helper()
+	fp, fat, fst := fc.FindRowid(k)
+	if fst != st || fat != at || !bytes.Equal(fp, payload) {
+		t.Fatalf("FindRowid(%d) through the flat pages = %d on page %d (%d bytes); through Page = %d on page %d (%d bytes)",
+			k, fst, fat, len(fp), st, at, len(payload))
+	}
 }

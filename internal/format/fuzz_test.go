@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 )
@@ -340,6 +341,10 @@ func FuzzRecord(f *testing.F) {
 		fields, checkErr := CheckRecord(data)
 		if (checkErr == nil) != (decodeErr == nil) {
 			t.Fatalf("CheckRecord = %d, %v; RecordReader error %v", fields, checkErr, decodeErr)
+		}
+		// CheckRecord's fast path answers exactly as its general path does.
+		if f2, err2 := checkRecordAny(data); f2 != fields || fmt.Sprint(err2) != fmt.Sprint(checkErr) {
+			t.Fatalf("CheckRecord(% x) = %d, %v; checkRecordAny = %d, %v", data, fields, checkErr, f2, err2)
 		}
 		count, countErr := RecordFieldCount(data)
 		// BytesPair accepts only what the general path reads as two TEXT

@@ -511,3 +511,27 @@ func TestValueAccessors(t *testing.T) {
 		t.Errorf("NullValue kind")
 	}
 }
+
+// TestCheckRecordFastPath checks CheckRecord on records its fast path reads
+// (serial types of one and two bytes) and on each of them cut short by a
+// byte: whole, it counts their fields; cut, it fails as the general path
+// does.
+func TestCheckRecordFastPath(t *testing.T) {
+	recs := [][]Value{
+		{NullValue(), BlobValue(make([]byte, 100))}, // the bench's row: a two-byte serial type
+		{IntValue(1), IntValue(-70000), FloatValue(0.5), TextValue([]byte("abc"))},
+		{TextValue(make([]byte, 8000)), BlobValue(nil), IntValue(1 << 40)},
+		{BlobValue(make([]byte, 57)), BlobValue(make([]byte, 58))}, // types 126 and 128: one byte, then two
+	}
+	for _, vals := range recs {
+		rec := AppendRecord(nil, vals)
+		if n, err := CheckRecord(rec); n != len(vals) || err != nil {
+			t.Errorf("CheckRecord(% x...) = %d, %v; want %d fields", rec[:min(len(rec), 8)], n, err, len(vals))
+		}
+		cut := rec[:len(rec)-1]
+		_, err := CheckRecord(cut)
+		if _, want := checkRecordAny(cut); err == nil || err.Error() != want.Error() {
+			t.Errorf("CheckRecord of a record cut short (% x...) = %v, want %v", cut[:min(len(cut), 8)], err, want)
+		}
+	}
+}

@@ -65,6 +65,20 @@ func (s *Snapshot) Page(pgno uint32) ([]byte, error) {
 	return s.data[off : off+s.pageSize : off+s.pageSize], nil
 }
 
+// Flat returns the pages that lie whole in the mapping of the database
+// file, when every page of the snapshot that exists there is read from it
+// (no WAL frame is part of the snapshot): page pgno, for pgno-1 <
+// len(data)/pageSize, is data[(pgno-1)*pageSize:][:pageSize], exactly what
+// Page returns. It returns nil otherwise. A point lookup reads its pages
+// from it without a call per page.
+func (s *Snapshot) Flat() (data []byte, pageSize int) {
+	if s.maxFrame != 0 || s.pageSize == 0 {
+		return nil, 0
+	}
+	n := min(s.nPages, s.dbPages)
+	return s.data[:int(n)*s.pageSize], s.pageSize
+}
+
 // InWAL reports whether pgno is served from the WAL in this snapshot.
 func (s *Snapshot) InWAL(pgno uint32) bool {
 	return s.maxFrame != 0 && s.log.Index.Find(pgno, s.maxFrame) != 0
