@@ -46,6 +46,7 @@ type Cursor struct {
 	hintPgno            uint32
 	hintCells           int
 	hintFirst, hintLast int64
+	innerCells          int // cells of the last interior page below the root FindRowid read
 	// The source's flat pages (FlatPages), for FindRowid: nil when it
 	// has none.
 	flat   []byte

@@ -71,10 +71,19 @@ func (c *Cursor) FindRowid(rowid int64) (payload []byte, pgno uint32, st FindSta
 		} else {
 			data = c.srcPage(pgno)
 		}
-		// The keys are dense enough to be one leaf's cells: load the
-		// guessed cell's lines with the header (see pushChildAhead).
-		if bounded && rowid > lo && rowid <= hi && uint64(hi)-uint64(lo) <= uint64(usable) {
-			c.sink += loadGuessed(data, usable, rowid-lo-1, hi-lo)
+		// Load the lines the search will read with the header, not after
+		// it: where the keys are dense enough to be one leaf's cells, the
+		// guessed cell's (see pushChildAhead); on a page below the root
+		// with more keys, an interior page, the guessed cell's pointer
+		// and cell as if it held as many cells as the last one did.
+		if bounded && rowid > lo && rowid <= hi {
+			if uint64(hi)-uint64(lo) <= uint64(usable) {
+				c.sink += loadGuessed(data, usable, rowid-lo-1, hi-lo)
+			} else if n := c.innerCells; n > 0 && len(data) >= usable {
+				g := min(guessCell(rowid, lo, hi, 0, n), n-1)
+				c.sink += data[min(format.PageHeaderSizeInterior+2*g, usable-1)]
+				c.sink += loadGuessed(data, usable, int64(g), int64(n))
+			}
 		}
 		if len(data) < usable {
 			return nil, 0, FindUnsure
@@ -238,6 +247,9 @@ func (c *Cursor) FindRowid(rowid int64) (payload []byte, pgno uint32, st FindSta
 				return nil, 0, FindUnsure
 			}
 			return data[start : start+int(size) : start+int(size)], pgno, FindFound
+		}
+		if bounded {
+			c.innerCells = n // for the next lookup's loads above
 		}
 		// Child a, whose keys lie between the separators around it.
 		var child uint32
