@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -216,6 +217,9 @@ func TestRun(t *testing.T) {
 			t.Errorf("result %+v: want operations, time within the spread and a file size", r)
 		}
 	}
+	if runtime.GOOS != "windows" && runtime.GOOS != "plan9" && (rep.LookupFloorNs <= 0 || rep.ScanFloorNs <= 0) {
+		t.Errorf("memory floors %v ns/lookup, %v ns/row: want both measured", rep.LookupFloorNs, rep.ScanFloorNs)
+	}
 	if got, want := len(rep.Writes), len(bench.PeerNames)*len(bench.WriteWorkloads); got != want {
 		t.Fatalf("%d write results, want %d", got, want)
 	}
@@ -310,4 +314,26 @@ func hasRow(out, first, second string) bool {
 		}
 	}
 	return false
+}
+
+// TestMemoryFloors measures the floors over a small file: both positive,
+// and nothing on a file shorter than a page.
+func TestMemoryFloors(t *testing.T) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
+		t.Skip("the memory floors map files with mmap(2)")
+	}
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, bytes.Repeat([]byte{1, 2, 3, 4}, 64<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lookup, scan, err := bench.MemoryFloors(path, 1000, 5*time.Millisecond)
+	if err != nil || lookup <= 0 || scan <= 0 {
+		t.Fatalf("MemoryFloors = %v ns, %v ns/row, %v; want two positive times", lookup, scan, err)
+	}
+	if err := os.WriteFile(path, []byte("short"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if lookup, scan, err := bench.MemoryFloors(path, 1000, time.Millisecond); err != nil || lookup != 0 || scan != 0 {
+		t.Fatalf("MemoryFloors of a 5-byte file = %v, %v, %v; want zeros", lookup, scan, err)
+	}
 }

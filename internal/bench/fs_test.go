@@ -430,3 +430,31 @@ func TestListedFS(t *testing.T) {
 		t.Error("VerifyFS accepts a walk with an entry the tree does not have")
 	}
 }
+
+// TestReadTargets checks the read targets on made-up results, with and
+// without memory floors.
+func TestReadTargets(t *testing.T) {
+	res := func(w, peer string, ns float64) Result { return Result{Workload: w, Peer: peer, NsPerOp: ns} }
+	r := &Report{
+		Fixture: &Fixture{FixtureOptions: FixtureOptions{Rows: 1000}},
+		Results: []Result{
+			res("lookup", "pagoda", 300), res("lookup", "mattn", 2400), res("lookup", "bbolt", 1200),
+			res("scan", "pagoda", 10_000), res("scan", "mattn", 250_000), res("scan", "bbolt", 20_000),
+		},
+		LookupFloorNs: 160, ScanFloorNs: 4,
+	}
+	got := strings.Join(r.targets(), "\n")
+	for _, want := range []string{
+		"lookup vs mattn: 8.0x faster, want >= 10x: NOT met (10x needs 240 ns; the memory floor is 160)",
+		"lookup vs bbolt: 4.00x faster, want > 1x: met",
+		"scan vs fastest peer (bbolt): 2.00x faster, want >= 1.8x: met (the memory floor allows 5.0x)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("targets lack %q:\n%s", want, got)
+		}
+	}
+	r.LookupFloorNs, r.ScanFloorNs = 0, 0
+	if got := strings.Join(r.targets(), "\n"); strings.Contains(got, "floor") {
+		t.Errorf("targets without floors mention one:\n%s", got)
+	}
+}

@@ -56,12 +56,15 @@ type Report struct {
 	Fixture    *Fixture // nil when no read workload ran
 	SQLiteSize int64
 	BoltSize   int64
-	Results    []Result       // read workloads
-	Writes     []WriteResult  // write workloads
-	Cache      []CacheResult  // the cache workload, by size then peer
-	Memory     []MemoryResult // the memory workload, by peer
-	FS         []FSResult     // the fs workloads, by workload then peer
-	FSTrees    []FSTreeResult // the trees of the fs workloads
+	// The read workloads' memory floors over the SQLite file (MemoryFloors),
+	// 0 when not measured: ns per lookup and ns per scanned row.
+	LookupFloorNs, ScanFloorNs float64
+	Results                    []Result       // read workloads
+	Writes                     []WriteResult  // write workloads
+	Cache                      []CacheResult  // the cache workload, by size then peer
+	Memory                     []MemoryResult // the memory workload, by peer
+	FS                         []FSResult     // the fs workloads, by workload then peer
+	FSTrees                    []FSTreeResult // the trees of the fs workloads
 	// CacheBaseline is the peak memory of a child that only generates the
 	// keys and values, by size (empty without child processes).
 	CacheBaseline map[int]int64
@@ -323,6 +326,12 @@ func runReads(cfg *Config, workloads []Workload, rep *Report) error {
 				res.FileSize = rep.BoltSize
 			}
 			rep.Results = append(rep.Results, res)
+		}
+	}
+	if slices.ContainsFunc(workloads, func(w Workload) bool { return w.Name == "lookup" || w.Name == "scan" }) {
+		progress("measuring the memory floors ...")
+		if rep.LookupFloorNs, rep.ScanFloorNs, err = MemoryFloors(f.SQLitePath, f.Rows, cfg.Benchtime); err != nil {
+			return fmt.Errorf("bench: memory floors: %w", err)
 		}
 	}
 	return nil

@@ -78,7 +78,11 @@ random values, in WAL mode; bbolt gets the same rows under 8-byte
 big-endian keys. The files are cached under --dir by their parameters.
 Every peer is checked against the data, then measured: random point
 lookups by rowid, and a full scan in rowid order reading every value.
-pebble has no read workloads: its rows say skipped.
+pebble has no read workloads: its rows say skipped. Then the memory
+floors: the SQLite file, mapped, read with no engine at all: one random
+page after another with four lines of each loaded at once (what a
+lookup's leaf costs from memory), and every line once in order (what a
+scan's bytes cost); the targets quote them.
 
 Writes (load-seq, load-rand, insert, delete, commit), each into fresh
 stores under --dir that are removed afterwards, every commit durable
