@@ -267,8 +267,10 @@ func (c *Cursor) FindRowid(rowid int64) (payload []byte, pgno uint32, st FindSta
 	return nil, 0, FindUnsure // deeper than MaxDepth: a cycle
 }
 
-// srcPage returns page pgno for FindRowid when the flat pages do not hold
-// it; nil when it cannot be read. It is not inlined: it is the rare path.
+// srcPage returns page pgno from the source, for FindRowid, where the flat
+// pages do not hold it (a snapshot with WAL frames, a write transaction);
+// nil when it cannot be read. It is kept out of line, so that FindRowid's
+// loop holds no interface call.
 //
 //go:noinline
 func (c *Cursor) srcPage(pgno uint32) []byte {
