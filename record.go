@@ -113,7 +113,13 @@ func (r Record) Column(i int) Value {
 		return r.column(i)
 	}
 	f, rec := m.fast[i], r.data
-	if f < 0 || len(rec) == 0 || rec[0] >= 0x80 || int(rec[0]) > len(rec) {
+	if f < 0 {
+		if i == m.alias { // the INTEGER PRIMARY KEY: the rowid
+			return intValue(r.rowid)
+		}
+		return r.column(i)
+	}
+	if len(rec) == 0 || rec[0] >= 0x80 || int(rec[0]) > len(rec) {
 		return r.column(i)
 	}
 	hdr := rec[:rec[0]]
