@@ -124,6 +124,8 @@ func (r Record) Column(i int) Value {
 	}
 	hdr := rec[:rec[0]]
 	off, pos := len(hdr), 1
+	// The walk is format.ShortSerial's, written out: through the shared
+	// helper a scan reading one column ran 14 more instructions a row.
 	// The f fields before: only their sizes.
 	for ; f > 0; f-- {
 		if pos >= len(hdr) {

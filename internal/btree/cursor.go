@@ -400,13 +400,8 @@ func (c *Cursor) SeekRowid(rowid int64) bool {
 			if err != nil {
 				return c.fail(err)
 			}
-			switch {
-			case rowid <= k0:
-				b, hiKey = 0, k0
-			case rowid > kl:
-				a, loKey = n, kl
-			default:
-				a, loKey, b, hiKey = 1, k0, n-1, kl
+			var inside bool
+			if a, b, loKey, hiKey, inside = rootRange(rowid, k0, kl, n, loKey, hiKey); inside {
 				ga, gn, glo, ghi, guess = 1, n-1, k0, kl, true
 			}
 		}

@@ -142,13 +142,8 @@ func (c *Cursor) FindRowid(rowid int64) (payload []byte, pgno uint32, st FindSta
 					return nil, 0, FindUnsure
 				}
 				c.hintPgno, c.hintCells, c.hintFirst, c.hintLast = pgno, n, k0, kl
-				switch {
-				case rowid <= k0:
-					b, kHi = 0, k0
-				case rowid > kl:
-					a, kLo = n, kl
-				default:
-					a, kLo, b, kHi = 1, k0, n-1, kl
+				var inside bool
+				if a, b, kLo, kHi, inside = rootRange(rowid, k0, kl, n, kLo, kHi); inside {
 					m, steps = guessCell(rowid, k0, kl, 1, n-1), 1
 				}
 			}
@@ -265,6 +260,21 @@ func (c *Cursor) FindRowid(rowid int64) (payload []byte, pgno uint32, st FindSta
 		pgno = child
 	}
 	return nil, 0, FindUnsure // deeper than MaxDepth: a cycle
+}
+
+// rootRange narrows the search of a root of n cells whose first and last
+// keys are k0 and kl: the first key >= rowid is cell a, a in [a, b], and
+// lo and hi become the keys of cells a-1 and b where k0 or kl is one of
+// them. inside reports rowid in (k0, kl], where the cells between are worth
+// a guess.
+func rootRange(rowid, k0, kl int64, n int, lo, hi int64) (a, b int, kLo, kHi int64, inside bool) {
+	switch {
+	case rowid <= k0:
+		return 0, 0, lo, k0, false
+	case rowid > kl:
+		return n, n, kl, hi, false
+	}
+	return 1, n - 1, k0, kl, true
 }
 
 // srcPage returns page pgno from the source, for FindRowid, where the flat

@@ -21,19 +21,11 @@ func CheckRecord(rec []byte) (fields int, err error) {
 	hdr := rec[:rec[0]]
 	body := len(hdr)
 	for pos := 1; pos < len(hdr); fields++ {
-		if c := hdr[pos]; c < 0x80 {
-			size := int(OneByteSerialSize[c])
-			if size < 0 {
-				return checkRecordAny(rec)
-			}
-			body += size
-			pos++
-		} else if c > 0x80 && pos+1 < len(hdr) && hdr[pos+1] < 0x80 {
-			body += int(uint(c&0x7f)<<7|uint(hdr[pos+1])-12) >> 1 // >= 128: c is not 0x80
-			pos += 2
-		} else {
+		_, size, next, ok := ShortSerial(hdr, pos)
+		if !ok {
 			return checkRecordAny(rec)
 		}
+		body, pos = body+size, next
 	}
 	if body > len(rec) {
 		return checkRecordAny(rec)
@@ -183,21 +175,12 @@ func FieldAt(rec []byte, i int) (t uint64, body []byte, st FieldState) {
 	}
 	hdr, off := rec[:h], h
 	for pos, k := 1, i; pos < len(hdr); k-- {
-		c := hdr[pos]
-		var size int
-		if c < 0x80 {
-			t, size = uint64(c), int(OneByteSerialSize[c])
-			pos++
-			if size < 0 {
-				return 0, nil, FieldCorrupt
-			}
-		} else if c > 0x80 && pos+1 < len(hdr) && hdr[pos+1] < 0x80 {
-			t = uint64(c&0x7f)<<7 | uint64(hdr[pos+1])
-			size = int(t-12) >> 1 // t >= 128: c is not 0x80
-			pos += 2
-		} else {
-			return fieldAt(rec, i) // a longer varint
+		var size, next int
+		var ok bool
+		if t, size, next, ok = ShortSerial(hdr, pos); !ok {
+			return fieldAt(rec, i) // a longer varint, or a reserved type
 		}
+		pos = next
 		if k == 0 {
 			end := off + size
 			if end > len(rec) {
@@ -330,4 +313,24 @@ func headerVarint(b []byte) (uint64, int) {
 		return uint64(b[0]&0x7f)<<7 | uint64(b[1]), 2
 	}
 	return Uvarint(b)
+}
+
+// ShortSerial reads the serial type at hdr[pos] (pos < len(hdr)) of a
+// record header when it takes one or two bytes and is not reserved: nearly
+// every type (all under 16384: values under 8 KiB). It returns the type,
+// its body's size and where the next type starts; ok is false for anything
+// else (a longer varint, a reserved type, a varint cut short), which the
+// general paths read. It is small enough to inline in the loops that walk
+// a header for every row read.
+func ShortSerial(hdr []byte, pos int) (t uint64, size, next int, ok bool) {
+	c := hdr[pos]
+	if c < 0x80 {
+		size = int(OneByteSerialSize[c])
+		return uint64(c), size, pos + 1, size >= 0
+	}
+	if c > 0x80 && pos+1 < len(hdr) && hdr[pos+1] < 0x80 { // c is not 0x80: t >= 128
+		t = uint64(c&0x7f)<<7 | uint64(hdr[pos+1])
+		return t, int(t-12) >> 1, pos + 2, true
+	}
+	return 0, 0, 0, false
 }
