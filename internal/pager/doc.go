@@ -24,16 +24,20 @@
 //     appended to the log later. Mappings are retired only at Close.
 //  5. Reading never writes to the database or the log.
 //  6. Page numbers outside 1..size are corruption errors naming the page.
+//  7. A hot rollback journal (a `-journal` that sqlite3 left mid-transaction)
+//     is rolled back before anything is read, as sqlite3 does: in the file
+//     by a writable pager; by a read-only one, in what it reads only, the
+//     journal's pages standing over the file's (journal.go).
 //
 // Rules the write side keeps (write.go):
 //
-//  7. One write transaction at a time (BeginWrite waits). It copies a page
+//  8. One write transaction at a time (BeginWrite waits). It copies a page
 //     into a private buffer the first time it changes it; mappings are
 //     never written through.
-//  8. A new database is created in WAL mode: page 1 is written to the main
+//  9. A new database is created in WAL mode: page 1 is written to the main
 //     file and synced before any WAL exists (sqlite3 deletes a WAL beside
 //     an empty file).
-//  9. Commit appends the changed pages to the WAL in page order, the last
+//  10. Commit appends the changed pages to the WAL in page order, the last
 //     one a commit frame carrying the page count, then syncs the WAL once
 //     (SyncFull): that sync is the commit point, and nothing after it can
 //     fail. Only after it are the frames indexed and visible to new
@@ -42,7 +46,7 @@
 //     frames reached the disk; if that fails too, the next commit writes
 //     over them and Close tries again. The first sync of a new WAL syncs
 //     its directory too.
-//  10. A transaction whose changed pages exceed the cache budget spills them
+//  11. A transaction whose changed pages exceed the cache budget spills them
 //     (Settle, between b-tree operations) as non-commit frames after the
 //     last commit, and reads them back from the WAL; rollback abandons
 //     them and the next commit overwrites them. New pages past the
@@ -50,12 +54,12 @@
 //     past the recorded size until the commit, which syncs the file before
 //     the WAL), when the file's header records its size and the sync mode
 //     is Full or Off.
-//  11. Allocation takes a freelist leaf of the first trunk, else the trunk,
+//  12. Allocation takes a freelist leaf of the first trunk, else the trunk,
 //     else appends a page, skipping the lock-byte page. Freeing appends a
 //     leaf to the first trunk while it holds fewer than U/4-8, else makes
 //     the page the new first trunk. Page 1 keeps the freelist head and
 //     count, the page count, and change counter == version-valid-for.
-//  12. A checkpoint first syncs the WAL unless this pager synced all of it
+//  13. A checkpoint first syncs the WAL unless this pager synced all of it
 //     at its commits (a WAL found at Open may not be durable), then copies,
 //     for each page, its newest frame at or before the oldest live
 //     snapshot's mark into the database file, then syncs it. Snapshots

@@ -121,6 +121,9 @@ type Pager struct {
 	stats    Stats
 	retired  [][]byte
 	closed   bool
+	// journal is a read-only pager's view of a hot rollback journal
+	// (journal.go), nil without one.
+	journal *journalOverlay
 }
 
 // WALPath returns the path of the write-ahead log of the database at path.
@@ -171,12 +174,12 @@ func Open(path string, opts Options) (*Pager, error) {
 		p.Close()
 		return nil, err
 	}
+	if err := p.recoverJournal(); err != nil {
+		p.Close()
+		return nil, err
+	}
 	if !opts.ReadOnly {
 		if err := p.initNew(); err != nil {
-			p.Close()
-			return nil, err
-		}
-		if err := p.checkNoHotJournal(); err != nil {
 			p.Close()
 			return nil, err
 		}
@@ -207,13 +210,16 @@ func (p *Pager) load() error {
 	if err != nil {
 		return err
 	}
-	if size == 0 {
-		// An empty file is an empty database to sqlite3.
+	if size == 0 || (p.journal != nil && p.journal.nPages == 0) {
+		// An empty file is an empty database to sqlite3, as is one that
+		// a hot journal empties (the first transaction of a new file).
 		p.pageSize, p.usable = 4096, 4096
 		return nil
 	}
 	var hdr [format.HeaderSize]byte
-	if _, err := p.f.ReadAt(hdr[:], 0); err != nil {
+	if pg1 := p.journalPage(1); pg1 != nil {
+		copy(hdr[:], pg1) // the header as the rollback leaves it
+	} else if _, err := p.f.ReadAt(hdr[:], 0); err != nil {
 		if errors.Is(err, io.EOF) {
 			return format.Corruptf(1, "file of %d bytes is shorter than the database header", size)
 		}
@@ -224,7 +230,7 @@ func (p *Pager) load() error {
 	}
 	h := format.Header(hdr[:])
 	p.pageSize, p.usable = h.PageSize(), h.UsableSize()
-	if size < int64(p.pageSize) {
+	if size < int64(p.pageSize) && p.journal == nil {
 		return format.Corruptf(1, "file of %d bytes is shorter than one %d-byte page", size, p.pageSize)
 	}
 	if size/int64(p.pageSize) > int64(^uint32(0)>>1) {
@@ -242,7 +248,12 @@ func (p *Pager) load() error {
 	}
 	// The size comes from the last commit frame when the WAL has one, else
 	// from the header (page 1 of the file) if valid, else the file size.
+	if p.journal != nil && p.log != nil && p.log.MaxFrame > 0 {
+		return fmt.Errorf("%w: %s has both a hot rollback journal and a WAL; open it writable to recover", format.ErrUnsupported, p.path)
+	}
 	switch {
+	case p.journal != nil:
+		p.nPages = p.journal.nPages // pages past the file's end read as zeros
 	case p.log != nil && p.log.MaxFrame > 0:
 		p.nPages = p.log.DBSize
 	case h.SizeIsValid():
@@ -250,7 +261,7 @@ func (p *Pager) load() error {
 	default:
 		p.nPages = p.dbPages
 	}
-	if p.nPages > p.dbPages && (p.log == nil || p.log.MaxFrame == 0) {
+	if p.nPages > p.dbPages && (p.log == nil || p.log.MaxFrame == 0) && p.journal == nil {
 		return format.Corruptf(1, "header says %d pages, the file holds %d", p.nPages, p.dbPages)
 	}
 	// Check the header as the snapshot sees it (page 1 may be in the WAL).
@@ -369,6 +380,9 @@ func (p *Pager) InitSnapshot(s *Snapshot) {
 		nPages:   p.nPages,
 		pageSize: p.pageSize,
 		usable:   p.usable,
+	}
+	if p.journal != nil {
+		s.journal = p.journal.pages
 	}
 	s.commits, s.restarts = p.stats.Commits, p.restarts
 	if p.log != nil && p.log.MaxFrame > p.backfill {

@@ -20,6 +20,10 @@ type Snapshot struct {
 	log      *wal.Log
 	walData  []byte
 	maxFrame uint32
+	// journal holds the pages a hot rollback journal restores, for a
+	// read-only pager that reads as if it had been played back
+	// (journal.go); nil without one.
+	journal map[uint32][]byte
 	// The pager's commits and WAL restarts when the snapshot was taken:
 	// its identity, for RenewSnapshot.
 	commits, restarts uint64
@@ -54,6 +58,11 @@ func (s *Snapshot) Page(pgno uint32) ([]byte, error) {
 			return s.log.FrameData(s.walData, f), nil
 		}
 	}
+	if s.journal != nil {
+		if pg, ok := s.journal[pgno]; ok {
+			return pg, nil
+		}
+	}
 	if pgno > s.dbPages {
 		// Within the committed size but past the end of the file: a page
 		// whose content was never written, as a free page allocated
@@ -67,12 +76,12 @@ func (s *Snapshot) Page(pgno uint32) ([]byte, error) {
 
 // Flat returns the pages that lie whole in the mapping of the database
 // file, when every page of the snapshot that exists there is read from it
-// (no WAL frame is part of the snapshot): page pgno, for pgno-1 <
+// (no WAL frame and no rollback journal's page is part of the snapshot): page pgno, for pgno-1 <
 // len(data)/pageSize, is data[(pgno-1)*pageSize:][:pageSize], exactly what
 // Page returns. It returns nil otherwise. A point lookup reads its pages
 // from it without a call per page.
 func (s *Snapshot) Flat() (data []byte, pageSize int) {
-	if s.maxFrame != 0 || s.pageSize == 0 {
+	if s.maxFrame != 0 || s.pageSize == 0 || s.journal != nil {
 		return nil, 0
 	}
 	n := min(s.nPages, s.dbPages)

@@ -148,17 +148,6 @@ func (p *Pager) initNew() error {
 	return nil
 }
 
-// checkNoHotJournal refuses to write a database whose rollback journal
-// says a transaction of another program was interrupted: sqlite3 would
-// roll it back first, and pagoda does not.
-func (p *Pager) checkNoHotJournal() error {
-	st, err := p.fs.Stat(p.path + "-journal")
-	if err == nil && st.Size() > 0 {
-		return fmt.Errorf("%w: %s-journal holds an interrupted sqlite3 transaction; open the database with sqlite3 once to roll it back", format.ErrUnsupported, p.path)
-	}
-	return nil
-}
-
 // syncDir makes the creation or removal of the files beside the database
 // durable, and counts it.
 func (p *Pager) syncDir() error {

@@ -273,16 +273,6 @@ func TestReopenContinuesWAL(t *testing.T) {
 	}
 }
 
-func TestHotJournalRefused(t *testing.T) {
-	path := makeDB(t, "CREATE TABLE t(a)")
-	if err := os.WriteFile(path+"-journal", []byte{1, 2, 3}, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Open(path, Options{}); !errors.Is(err, format.ErrUnsupported) {
-		t.Fatalf("Open with a hot journal: %v", err)
-	}
-}
-
 func TestFreelistCorruptionReported(t *testing.T) {
 	path := makeDB(t, "CREATE TABLE t(a)")
 	b, _ := os.ReadFile(path)

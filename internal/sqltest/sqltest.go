@@ -169,3 +169,34 @@ func WithWALFunc(t testing.TB, pageSize int, setup, pending func(db *sql.DB)) st
 	CopyFile(t, src+"-wal", dst+"-wal", false)
 	return dst
 }
+
+// WithHotJournal builds a database in rollback-journal mode (page size
+// pageSize, 0 for SQLite's default) with setup committed, then runs pending
+// inside a transaction with a cache of a few pages, so that SQLite writes
+// changed pages into the database file before the commit, their originals
+// in its -journal. The pair (db, db-journal) is copied while the
+// transaction is open, as a crash would leave it, and the transaction is
+// rolled back. It returns the copy, a hot journal beside it, and a copy of
+// the database as setup left it, which the journal's rollback restores.
+func WithHotJournal(t testing.TB, pageSize int, setup, pending []string) (crashed, committed string) {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "live.db")
+	db := Open(t, src)
+	var pre []string
+	if pageSize != 0 {
+		pre = append(pre, fmt.Sprintf("PRAGMA page_size=%d", pageSize))
+	}
+	Run(t, db, append(append(pre, "PRAGMA journal_mode=DELETE"), setup...)...)
+	committed = filepath.Join(dir, "committed.db")
+	CopyFile(t, src, committed, false)
+	Run(t, db, append([]string{"PRAGMA cache_size=5", "BEGIN"}, pending...)...)
+	crashed = filepath.Join(dir, "crashed.db")
+	CopyFile(t, src, crashed, false)
+	CopyFile(t, src+"-journal", crashed+"-journal", false)
+	Run(t, db, "ROLLBACK")
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return crashed, committed
+}

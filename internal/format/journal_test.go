@@ -1,0 +1,232 @@
+package format
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"testing"
+)
+
+// journalBuilder writes rollback journals as sqlite3's pager lays them out.
+type journalBuilder struct {
+	b                  []byte
+	pageSize, sector   int
+	dbPages            uint32
+	nonce              uint32
+	countOff, nRecords int
+}
+
+func newJournal(pageSize, sector int, dbPages uint32) *journalBuilder {
+	return &journalBuilder{pageSize: pageSize, sector: sector, dbPages: dbPages, countOff: -1}
+}
+
+// segment starts a segment whose header counts the records added after it.
+func (j *journalBuilder) segment(nonce uint32) {
+	j.end()
+	for len(j.b)%j.sector != 0 {
+		j.b = append(j.b, 0)
+	}
+	h := make([]byte, j.sector)
+	copy(h, JournalMagic[:])
+	binary.BigEndian.PutUint32(h[journalHdrNonce:], nonce)
+	binary.BigEndian.PutUint32(h[journalHdrDBSize:], j.dbPages)
+	binary.BigEndian.PutUint32(h[journalHdrSectorSize:], uint32(j.sector))
+	binary.BigEndian.PutUint32(h[journalHdrPageSize:], uint32(j.pageSize))
+	j.countOff, j.nRecords, j.nonce = len(j.b)+journalHdrNRec, 0, nonce
+	j.b = append(j.b, h...)
+}
+
+func (j *journalBuilder) end() {
+	if j.countOff >= 0 {
+		binary.BigEndian.PutUint32(j.b[j.countOff:], uint32(j.nRecords))
+	}
+}
+
+// record appends page pgno filled with fill, with its right checksum.
+func (j *journalBuilder) record(pgno uint32, fill byte) []byte {
+	page := bytes.Repeat([]byte{fill}, j.pageSize)
+	page[j.pageSize-200] = fill + 1 // a byte the checksum reads
+	j.b = binary.BigEndian.AppendUint32(j.b, pgno)
+	j.b = append(j.b, page...)
+	j.b = binary.BigEndian.AppendUint32(j.b, journalChecksum(page, j.nonce))
+	j.nRecords++
+	return page
+}
+
+func (j *journalBuilder) bytes() []byte {
+	j.end()
+	return j.b
+}
+
+func TestParseJournal(t *testing.T) {
+	const ps, sector = 1024, 512
+	j := newJournal(ps, sector, 10)
+	j.segment(7)
+	p3 := j.record(3, 0xa3)
+	p1 := j.record(1, 0xa1)
+	j.segment(99)      // a second segment, with its own nonce
+	j.record(12, 0xbb) // past the original size: skipped
+	p5 := j.record(5, 0xa5)
+	full := j.bytes()
+
+	got, ok, err := ParseJournal(full, ps)
+	if err != nil || !ok {
+		t.Fatalf("ParseJournal: %v, %v", ok, err)
+	}
+	if got.PageSize != ps || got.DBPages != 10 || got.Super != "" {
+		t.Fatalf("got page size %d, %d pages, super %q", got.PageSize, got.DBPages, got.Super)
+	}
+	want := []JournalPage{{3, p3}, {1, p1}, {5, p5}}
+	if len(got.Pages) != len(want) {
+		t.Fatalf("%d pages, want %d", len(got.Pages), len(want))
+	}
+	for i, w := range want {
+		if got.Pages[i].Pgno != w.Pgno || !bytes.Equal(got.Pages[i].Data, w.Data) {
+			t.Errorf("page %d: %d, want %d", i, got.Pages[i].Pgno, w.Pgno)
+		}
+	}
+
+	recSize := ps + journalRecordExtra
+	pagesOf := func(b []byte) []uint32 {
+		t.Helper()
+		j, ok, err := ParseJournal(b, ps)
+		if err != nil || !ok {
+			t.Fatalf("ParseJournal: %v, %v", ok, err)
+		}
+		var out []uint32
+		for _, p := range j.Pages {
+			out = append(out, p.Pgno)
+		}
+		return out
+	}
+	edit := func(f func(b []byte) []byte) []byte { return f(bytes.Clone(full)) }
+	cases := []struct {
+		name string
+		b    []byte
+		want []uint32
+	}{
+		{"whole", full, []uint32{3, 1, 5}},
+		{"torn last record", full[:len(full)-10], []uint32{3, 1}},
+		{"bad checksum stops", edit(func(b []byte) []byte { b[sector+recSize+4+ps-200]++; return b }), []uint32{3}},
+		{"page 0 stops", edit(func(b []byte) []byte { binary.BigEndian.PutUint32(b[sector+recSize:], 0); return b }), []uint32{3}},
+		{"lock-byte page stops", edit(func(b []byte) []byte {
+			binary.BigEndian.PutUint32(b[sector:], LockBytePage(ps))
+			return b
+		}), nil},
+		{"second header zeroed", edit(func(b []byte) []byte {
+			h := (sector + 2*recSize + sector - 1) / sector * sector // the next sector boundary
+			clear(b[h : h+8])
+			return b
+		}), []uint32{3, 1}},
+		{"count to the end", edit(func(b []byte) []byte {
+			binary.BigEndian.PutUint32(b[journalHdrNRec:], 0xFFFFFFFF)
+			return b[:sector+2*recSize]
+		}), []uint32{3, 1}},
+		{"count 0", edit(func(b []byte) []byte { binary.BigEndian.PutUint32(b[journalHdrNRec:], 0); return b }), nil},
+	}
+	for _, c := range cases {
+		if got := pagesOf(c.b); !equalU32(got, c.want) {
+			t.Errorf("%s: pages %v, want %v", c.name, got, c.want)
+		}
+	}
+
+	// Not a journal to play: no first header.
+	for _, b := range [][]byte{nil, {1, 2, 3}, make([]byte, 600), edit(func(b []byte) []byte { b[0] ^= 1; return b })} {
+		if _, ok, err := ParseJournal(b, ps); ok || err != nil {
+			t.Errorf("ParseJournal(%d bytes): %v, %v; want not ok", len(b), ok, err)
+		}
+	}
+	// A first header with a bad page or sector size is corrupt.
+	for _, off := range []int{journalHdrPageSize, journalHdrSectorSize} {
+		b := edit(func(b []byte) []byte { binary.BigEndian.PutUint32(b[off:], 1000); return b })
+		if _, _, err := ParseJournal(b, ps); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("field at %d of 1000: %v, want ErrCorrupt", off, err)
+		}
+	}
+	// Page size 0 is the database's.
+	b := edit(func(b []byte) []byte { binary.BigEndian.PutUint32(b[journalHdrPageSize:], 0); return b })
+	if got := pagesOf(b); !equalU32(got, []uint32{3, 1, 5}) {
+		t.Errorf("page size 0: %v", got)
+	}
+}
+
+func TestJournalSuper(t *testing.T) {
+	j := newJournal(512, 512, 4)
+	j.segment(1)
+	j.record(2, 9)
+	base := j.bytes()
+	trailer := func(name string, sumDelta uint32) []byte {
+		b := binary.BigEndian.AppendUint32(nil, LockBytePage(512))
+		b = append(b, name...)
+		b = binary.BigEndian.AppendUint32(b, uint32(len(name)))
+		var sum uint32
+		for _, c := range []byte(name) {
+			sum += uint32(c)
+		}
+		b = binary.BigEndian.AppendUint32(b, sum+sumDelta)
+		return append(b, JournalMagic[:]...)
+	}
+	for _, c := range []struct {
+		name, want string
+		tail       []byte
+	}{
+		{"none", "", nil},
+		{"named", "/tmp/db-mj1234", trailer("/tmp/db-mj1234", 0)},
+		{"NUL-terminated", "/a", trailer("/a\x00\x00", 0)},
+		{"bad checksum", "", trailer("/tmp/x", 1)},
+	} {
+		j, ok, err := ParseJournal(append(bytes.Clone(base), c.tail...), 512)
+		if err != nil || !ok || j.Super != c.want || len(j.Pages) != 1 {
+			t.Errorf("%s: super %q, %d pages, %v, %v; want %q", c.name, j.Super, len(j.Pages), ok, err, c.want)
+		}
+	}
+}
+
+func equalU32(a, b []uint32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// FuzzParseJournal: any bytes parse without a panic into pages that a
+// playback may write: numbered within the original size, never 0 or the
+// lock-byte page, each a whole page.
+func FuzzParseJournal(f *testing.F) {
+	j := newJournal(512, 512, 6)
+	j.segment(5)
+	j.record(2, 1)
+	j.record(4, 2)
+	j.segment(6)
+	j.record(1, 3)
+	f.Add(j.bytes(), 512)
+	f.Add([]byte{0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7}, 4096)
+	f.Fuzz(func(t *testing.T, b []byte, dbPageSize int) {
+		j, ok, err := ParseJournal(b, dbPageSize)
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) || ok {
+				t.Fatalf("error %v (ok %v), want ErrCorrupt", err, ok)
+			}
+			return
+		}
+		if !ok {
+			if len(j.Pages) != 0 {
+				t.Fatal("pages from a journal that is not played")
+			}
+			return
+		}
+		if !ValidPageSize(j.PageSize) {
+			t.Fatalf("page size %d", j.PageSize)
+		}
+		for _, p := range j.Pages {
+			if p.Pgno == 0 || p.Pgno > j.DBPages || p.Pgno == LockBytePage(j.PageSize) || len(p.Data) != j.PageSize {
+				t.Fatalf("page %d of %d bytes (size %d, %d pages)", p.Pgno, len(p.Data), j.PageSize, j.DBPages)
+			}
+		}
+	})
+}
