@@ -126,12 +126,16 @@ func (m *recordMeta) setFast() {
 // SQLite's valueFromExpr does when it reads a row older than the column:
 // literals (numbers keep their spelling until affinity converts them; hex
 // integers; 'strings'; x'blobs'; NULL, TRUE, FALSE; a bare identifier is a
-// string), unary plus and minus. Other expressions read as NULL.
+// string), unary plus and minus. Other expressions (CAST among them) read
+// as NULL.
+//
+// The rules are those of the SQLite that pagoda's differential tests run
+// (modernc.org/sqlite, 3.54.1). Older releases differ and read the same
+// file otherwise: sqlite3 3.40 gives a float literal NUMERIC affinity in a
+// column without one (1.0 reads 1), keeps a hex literal beyond 31 bits as
+// its text ('0x80000000'), and gives TRUE no affinity (1 in a TEXT column).
 func defaultValue(s string, aff schema.Affinity) format.Value {
-	s = strings.TrimSpace(s)
-	for len(s) >= 2 && s[0] == '(' && s[len(s)-1] == ')' {
-		s = strings.TrimSpace(s[1 : len(s)-1])
-	}
+	s = trimParens(s)
 	if s == "" {
 		return format.NullValue()
 	}
@@ -139,13 +143,22 @@ func defaultValue(s string, aff schema.Affinity) format.Value {
 	case '+':
 		return defaultValue(s[1:], aff)
 	case '-':
-		rest := strings.TrimSpace(s[1:])
-		if isIntLiteral(rest) {
+		// A minus on a decimal or float literal negates its text in one
+		// step, so -5.0 in a TEXT column keeps its spelling. Parentheses
+		// leave no node and the parser folds -(+x) into -x, so -(+5.0) is
+		// that too. A hex literal is evaluated alone, under the column's
+		// affinity, then negated as any other operand: -0x8000000000000000
+		// is +9.223372036854775808e18.
+		rest := trimParens(s[1:])
+		for strings.HasPrefix(rest, "+") {
+			rest = trimParens(rest[1:])
+		}
+		if isIntLiteral(rest) && !isHexLiteral(rest) {
 			if v, ok := decOrHex(rest); ok {
 				return applyAffinity(format.IntValue(-v), aff)
 			}
 		}
-		if isIntLiteral(rest) || isFloatLiteral(rest) {
+		if isIntLiteral(rest) && !isHexLiteral(rest) || isFloatLiteral(rest) {
 			return numericLiteral("-"+rest, aff)
 		}
 		v := defaultValue(rest, aff)
@@ -203,6 +216,16 @@ func defaultValue(s string, aff schema.Affinity) format.Value {
 	return format.NullValue()
 }
 
+// trimParens trims spaces and the parentheses around a whole expression:
+// SQLite's parser makes no node of them.
+func trimParens(s string) string {
+	s = strings.TrimSpace(s)
+	for len(s) >= 2 && s[0] == '(' && s[len(s)-1] == ')' {
+		s = strings.TrimSpace(s[1 : len(s)-1])
+	}
+	return s
+}
+
 // numericLiteral is a number literal kept as its text, then converted by
 // the affinity. A column without one takes the literal's own type (3.0
 // stays REAL, where a NUMERIC column makes it 3).
@@ -231,8 +254,11 @@ func numerify(v format.Value) format.Value {
 	return format.IntValue(0)
 }
 
+// isHexLiteral reports whether the integer literal s is hexadecimal.
+func isHexLiteral(s string) bool { return len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') }
+
 func isIntLiteral(s string) bool {
-	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+	if isHexLiteral(s) {
 		for _, c := range s[2:] {
 			if _, ok := hexDigit(byte(c)); !ok {
 				return false
