@@ -29,7 +29,11 @@ func (c *checker) readCatalog(t *tree) (cat *schema.Catalog, complete bool) {
 			c.reportf(pgno, "sqlite_schema: %s", errMsg(err, pgno))
 			return schema.BuildFormat(entries, c.sf), false
 		}
-		e, err := schemaEntry(payload)
+		if _, err := format.CheckRecord(payload); err != nil {
+			complete = false // the walk reported it (rowRecord)
+			continue
+		}
+		e, err := schema.DecodeEntry(payload)
 		if err != nil {
 			c.reportf(pgno, "sqlite_schema row %d: malformed record: %s", rowid, errMsg(err, pgno))
 			complete = false
@@ -110,7 +114,7 @@ func (c *checker) walkCatalog(cat *schema.Catalog) {
 		if ti.Entry.RootPage == 0 {
 			continue // a virtual table: no b-tree
 		}
-		t := &tree{name: "table " + ti.Entry.Name, root: ti.Entry.RootPage}
+		t := &tree{name: "table " + ti.Entry.Name, root: ti.Entry.RootPage, rows: true}
 		switch tb := ti.Table; {
 		case tb == nil:
 			t.table = c.looksLikeTable(t.root)
@@ -119,6 +123,7 @@ func (c *checker) walkCatalog(cat *schema.Catalog) {
 		default:
 			t.table = true
 		}
+		t.rules = c.rowRules(ti)
 		if c.walkRoot(t) {
 			c.tables[ti] = t
 		}

@@ -38,10 +38,11 @@ type Options struct {
 	MaxProblems int
 	// Default returns the value that column col of table ti takes in a row
 	// stored before the column was added (ALTER TABLE ADD COLUMN): the
-	// column's DEFAULT, converted by its affinity. The index-entry check
-	// needs it for rows shorter than the table. When nil, columns without a
-	// DEFAULT clause read as NULL, and an index over a column with one is
-	// not checked against rows that lack it.
+	// column's DEFAULT, converted by its affinity. The index-entry and row
+	// checks need it for rows shorter than the table. When nil, columns
+	// without a DEFAULT clause read as NULL, and an index over a column
+	// with one is not checked against rows that lack it, nor is the
+	// column's NOT NULL or STRICT type in those rows.
 	Default func(ti *schema.TableInfo, col int) format.Value
 	// Where returns whether a row (its values by column, the rowid alias
 	// holding the rowid) belongs in partial index ii, or nil when the

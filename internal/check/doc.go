@@ -25,6 +25,18 @@
 //	                 cells; all leaves of a tree at one depth.
 //	overflow chains  exactly format.OverflowPages pages, ending with 0.
 //	  (walk.go)
+//	row records      every row of every table (sqlite_schema and WITHOUT
+//	  (walk.go)      ROWID tables included): header length in range, serial
+//	                 types valid (format.CheckRecord: 10 and 11, which
+//	                 sqlite3 reads as NULL, too), and the fields' bodies
+//	                 exactly filling the payload.
+//	row values       NOT NULL columns hold no NULL; in STRICT tables each
+//	  (row.go)       column holds NULL or a value of its type (REAL:
+//	                 integers too; ANY: anything), "non-INTEGER value in
+//	                 t.a" as sqlite3 says it; a row stored before ALTER
+//	                 TABLE ADD COLUMN taking the column's DEFAULT
+//	                 (Options.Default). CHECK constraints (Options.Check)
+//	                 with the index entries.
 //	key order        rowids strictly increasing over a whole table tree and
 //	  (walk.go)      within the bounds of the separators above them; index
 //	                 entries (interior cells included) strictly increasing by
@@ -55,9 +67,12 @@
 // page (offset 52) must be the largest root, as sqlite3's integrity_check
 // has them.
 //
-// Not checked (sqlite3 checks some of these at the SQL level): storage
-// classes against column affinities, NOT NULL and CHECK constraints, and
-// the record format of table rows that no index covers.
+// Not checked: the storage classes of the columns of tables that are not
+// STRICT against their affinities (sqlite3 3.40 reports "NUMERIC value in
+// t.x" for a number in a TEXT column, "TEXT value in t.n" for a numeric
+// text in an INT one), VIRTUAL generated columns (pagoda does not compute
+// them), and a column's type in the rows that lack it when its DEFAULT is
+// unknown (Options.Default nil).
 //
 // Unlike sqlite3 3.40, whose integrity_check skips the freelist and the
 // unused-page check in a database that has a view, Run always checks them.

@@ -52,7 +52,8 @@ type keySpan struct {
 
 func (p *indexPlan) key(k keySpan) []byte { return p.arena[k.off : k.off+k.n] }
 
-// checkIndexes checks every table's rows against its indexes.
+// checkIndexes checks every table's rows against its indexes and its CHECK
+// constraints (the walk checks NOT NULL and STRICT types: row.go).
 func (c *checker) checkIndexes(cat *schema.Catalog) {
 	if c.utf16 {
 		return
@@ -75,7 +76,7 @@ func (c *checker) checkIndexes(cat *schema.Catalog) {
 		if c.check != nil {
 			checks = c.check(ti)
 		}
-		if len(plans) == 0 && checks == nil && !hasNotNull(ti.Table) {
+		if len(plans) == 0 && checks == nil {
 			continue
 		}
 		rows, ok := c.expectedKeys(ti, tt, plans, checks)
@@ -129,10 +130,9 @@ func (c *checker) planIndex(ti *schema.TableInfo, ii *schema.IndexInfo) *indexPl
 
 // expectedKeys scans the rows of table ti (tree tt) once, appends every
 // row's key to each plan (a partial index's only for the rows it takes)
-// and reports the rows that hold NULL in a NOT NULL column or fail
-// checks, a CHECK constraint. It returns
-// the number of rows; ok is false (and the problem reported) when a row
-// cannot be read.
+// and reports the rows that fail checks, a CHECK constraint. It returns
+// the number of rows; ok is false when a row cannot be read (the problem
+// reported).
 func (c *checker) expectedKeys(ti *schema.TableInfo, tt *tree, plans []*indexPlan, checks func([]format.Value) string) (rows int64, ok bool) {
 	t := ti.Table
 	field := make([]int, len(t.Columns)) // record field of each column, -1 if none
@@ -144,10 +144,17 @@ func (c *checker) expectedKeys(ti *schema.TableInfo, tt *tree, plans []*indexPla
 			field[col] = f
 		}
 	}
-	var vals, row []format.Value
-	partial := checks != nil || hasNotNull(t)
+	var vals []format.Value
+	// The whole row, by column, for CHECK constraints and WHERE clauses;
+	// known[col] is false for a column whose DEFAULT cannot be evaluated.
+	var row []format.Value
+	var known []bool
+	whole := checks != nil
 	for _, p := range plans {
-		partial = partial || p.where != nil
+		whole = whole || p.where != nil
+	}
+	if whole {
+		row, known = make([]format.Value, len(t.Columns)), make([]bool, len(t.Columns))
 	}
 	var cur btree.Cursor
 	cur.Init(c.src, tt.root, tt.table, tt.kinfo)
@@ -161,30 +168,18 @@ func (c *checker) expectedKeys(ti *schema.TableInfo, tt *tree, plans []*indexPla
 			rowid = 0
 		}
 		if _, err := format.CheckRecord(rec); err != nil {
-			c.reportf(pgno, "%s: %s: malformed record: %s", tt.name, rowName(tt, rowid, rec), errMsg(err, pgno))
+			// The walk reported it (rowRecord, or entry for a WITHOUT
+			// ROWID table, whose tree it leaves unsound).
 			return rows, false
 		}
 		rows++
 		rowKnown := false
-		if partial {
-			row, rowKnown = row[:0], true
-			for col := range t.Columns {
-				v, known := c.columnValue(ti, rec, rowid, col, field)
-				if col == t.RowidAlias && !t.WithoutRowID {
-					v, known = format.IntValue(rowid), true
-				}
-				rowKnown = rowKnown && known
-				row = append(row, v)
-			}
-			for i := range t.Columns {
-				if col := &t.Columns[i]; rowKnown && col.NotNull && !col.Hidden && row[i].Kind == format.KindNull {
-					c.reportf(pgno, "%s: %s: NULL value in %s.%s", tt.name, rowName(tt, rowid, rec), ti.Entry.Name, col.Name)
-				}
-			}
-			if checks != nil && rowKnown {
-				if failed := checks(row); failed != "" {
-					c.reportf(pgno, "%s: %s: CHECK constraint failed: %s", tt.name, rowName(tt, rowid, rec), failed)
-				}
+		if whole {
+			rowKnown = c.rowValues(ti, rec, rowid, field, row, known)
+		}
+		if checks != nil && rowKnown {
+			if failed := checks(row); failed != "" {
+				c.reportf(pgno, "%s: %s: CHECK constraint failed: %s", tt.name, rowName(tt, rowid, rec), failed)
 			}
 		}
 		for _, p := range plans {
@@ -415,14 +410,4 @@ func writeValue(b *strings.Builder, v format.Value) {
 		b.WriteByte('\'')
 		b.WriteString(more)
 	}
-}
-
-// hasNotNull reports whether a stored column of t is NOT NULL.
-func hasNotNull(t *schema.Table) bool {
-	for i := range t.Columns {
-		if t.Columns[i].NotNull && !t.Columns[i].Hidden {
-			return true
-		}
-	}
-	return false
 }

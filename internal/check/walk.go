@@ -2,6 +2,7 @@ package check
 
 import (
 	"encoding/binary"
+	"strconv"
 
 	"github.com/pagodadb/pagoda/internal/btree"
 	"github.com/pagodadb/pagoda/internal/format"
@@ -20,6 +21,12 @@ type tree struct {
 	// unique is, for a UNIQUE index, the number of leading fields that no
 	// two entries may share unless one of them is NULL; 0 otherwise.
 	unique int
+	// rows is set for the tree of a table from the schema, rowid or
+	// WITHOUT ROWID: its entries are rows, whose records rowRecord checks
+	// (every table b-tree's are). rules, when not nil, is what each row
+	// holds (row.go).
+	rows  bool
+	rules *rowRules
 
 	// ok stays true while the tree's shape can be trusted: every page read,
 	// every cell and overflow chain whole, no byte used twice, leaves at
@@ -167,8 +174,10 @@ func (c *checker) entry(t *tree, pg *format.Page, i int, cell format.Cell) {
 		}
 		t.prevSet, t.prevSep, t.prevRowid = true, true, cell.Rowid
 	case format.PageTableLeaf:
-		if _, ok := c.overflow(t, pg, i, cell, false); !ok {
+		if rec, ok := c.overflow(t, pg, i, cell, true); !ok {
 			t.ok = false
+		} else if c.rowRecord(t, pg.Pgno, i, cell.Rowid, rec) && t.rules != nil {
+			c.checkFields(t, pg.Pgno, cell.Rowid, rec)
 		}
 		if t.prevSet && cell.Rowid <= t.prevRowid {
 			c.reportf(pg.Pgno, "%s: cell %d: rowid %d out of order (after %s %d)", t.name, i, cell.Rowid, t.prevWhat(), t.prevRowid)
@@ -182,13 +191,80 @@ func (c *checker) entry(t *tree, pg *format.Page, i int, cell format.Cell) {
 			t.ok = false
 			return
 		}
-		if _, err := format.CheckRecord(payload); err != nil {
+		if t.rows { // a row of a WITHOUT ROWID table
+			if !c.rowRecord(t, pg.Pgno, i, 0, payload) {
+				t.ok = false
+				return
+			}
+			if t.rules != nil {
+				c.checkFields(t, pg.Pgno, 0, payload)
+			}
+		} else if _, err := format.CheckRecord(payload); err != nil {
 			c.reportf(pg.Pgno, "%s: cell %d: malformed key record: %s", t.name, i, errMsg(err, pg.Pgno))
 			t.ok = false
 			return
 		}
 		c.keyOrder(t, pg.Pgno, i, payload)
 	}
+}
+
+// rowRecord checks the record of a row, cell i of page pgno of table t
+// (rowid in a rowid table), as sqlite3's integrity_check decodes every
+// row's header: header length in range, every serial type valid, and a
+// body (the sizes the serial types give) exactly as long as the payload
+// after the header. It returns whether the row's fields can be read: not
+// when format.CheckRecord rejects the record. A rowid table with an
+// unreadable row stays sound (its shape is not in question); expectedKeys
+// then skips it.
+//
+// recordEnd passes a sound record in one pass without allocating;
+// format.CheckRecord says what is wrong with any other. It accepts a body
+// shorter than the payload, the one fault it leaves to recordEnd.
+func (c *checker) rowRecord(t *tree, pgno uint32, i int, rowid int64, rec []byte) (readable bool) {
+	end, ok := recordEnd(rec)
+	if ok && end == int64(len(rec)) {
+		return true
+	}
+	row := "cell " + strconv.Itoa(i)
+	if t.table {
+		row = "row " + strconv.FormatInt(rowid, 10)
+	}
+	if _, err := format.CheckRecord(rec); err != nil {
+		c.reportf(pgno, "%s: %s: malformed record: %s", t.name, row, errMsg(err, pgno))
+		return false
+	}
+	c.reportf(pgno, "%s: %s: malformed record: its header and fields take %d of its %d bytes", t.name, row, end, len(rec))
+	return true
+}
+
+// recordEnd returns where record rec ends by its header: the header's
+// length plus the body size of every serial type, more than len(rec) when
+// the body does not fit. ok is false when the header is malformed: its
+// length out of range, a serial type cut short or reserved (10, 11).
+func recordEnd(rec []byte) (end int64, ok bool) {
+	h, n := format.Uvarint(rec)
+	if n == 0 || h < uint64(n) || h > uint64(len(rec)) {
+		return 0, false
+	}
+	hdr := rec[:h]
+	end = int64(h)
+	for pos := n; pos < len(hdr); {
+		_, size, next, short := format.ShortSerial(hdr, pos)
+		if !short { // a type of three bytes or more, or reserved, or cut short
+			t, m := format.Uvarint(hdr[pos:])
+			s, valid := format.SerialTypeSize(t)
+			if m == 0 || !valid {
+				return 0, false
+			}
+			if s > int64(len(rec))-end {
+				return int64(len(rec)) + 1, true
+			}
+			size, next = int(s), pos+m
+		}
+		end += int64(size)
+		pos = next
+	}
+	return end, true
 }
 
 // prevWhat names the previous key of a table b-tree's walk.

@@ -1,0 +1,102 @@
+package check_test
+
+import (
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pagodadb/pagoda"
+	"github.com/pagodadb/pagoda/internal/sqltest"
+)
+
+// TestDBCheckStrict runs the row checks through DB.Check, which gives the
+// checker the catalog and the columns' defaults as reading a table gives
+// them (Options.Default): the rows stored before ALTER TABLE ADD COLUMN
+// take a DEFAULT that is not of the STRICT column's type. Each problem
+// must be one sqlite3's integrity_check reports.
+func TestDBCheckStrict(t *testing.T) {
+	cases := []struct {
+		name  string
+		stmts []string
+		want  []string // each the tail of one problem, after "table t: "
+	}{
+		{name: "ALTER TABLE ADD COLUMN", stmts: []string{
+			// SQLite 3.54 refuses such an ALTER TABLE on a STRICT table
+			// ("type mismatch on DEFAULT"); sqlite3 3.40 makes it.
+			"CREATE TABLE s(id INTEGER PRIMARY KEY, v)",
+			"INSERT INTO s VALUES (1, 1)",
+			"ALTER TABLE s ADD COLUMN c INTEGER DEFAULT 'abc'",
+			"ALTER TABLE s ADD COLUMN d INTEGER DEFAULT '5'",
+			"ALTER TABLE s ADD COLUMN e REAL DEFAULT 3",
+			"ALTER TABLE s ADD COLUMN f TEXT DEFAULT x'00'",
+			"INSERT INTO s VALUES (2, 2, 2, 2, 2, 'two')",
+			"PRAGMA writable_schema=ON",
+			"UPDATE sqlite_schema SET sql = replace(sql, 'PRIMARY KEY, v,', 'PRIMARY KEY, v ANY,') || ' STRICT' WHERE name = 's'",
+		}, want: []string{
+			"row 1: non-INTEGER value in s.c (TEXT)",
+			"row 1: non-TEXT value in s.f (BLOB)",
+		}},
+	}
+	if _, err := exec.LookPath("sqlite3"); err == nil {
+		// The repro: sqlite3 3.40 adds the column to the STRICT table.
+		cases = append(cases, struct {
+			name  string
+			stmts []string
+			want  []string
+		}{name: "ALTER TABLE ADD COLUMN by sqlite3", want: []string{"row 1: non-INTEGER value in s.c (TEXT)"}})
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.db")
+			if tc.stmts == nil {
+				out, err := exec.Command("sqlite3", path, "CREATE TABLE s(id INTEGER PRIMARY KEY, v ANY) STRICT; INSERT INTO s VALUES(1,1);"+
+					"ALTER TABLE s ADD COLUMN c INTEGER DEFAULT 'abc'").CombinedOutput()
+				if err != nil {
+					t.Skipf("this sqlite3 does not make the file: %v: %s", err, out)
+				}
+			} else {
+				sqltest.Exec(t, path, tc.stmts...)
+			}
+			db, err := pagoda.Open(path, &pagoda.Options{ReadOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			var got []string
+			var ce *pagoda.CheckError
+			if err := db.Check(); errors.As(err, &ce) {
+				for _, p := range ce.Problems {
+					got = append(got, p.Msg)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, w := range tc.want {
+				want = append(want, "table "+strings.SplitN(strings.SplitN(w, " in ", 2)[1], ".", 2)[0]+": "+w)
+			}
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("Check:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			// integrity_check agrees, line for line ("non-INTEGER value
+			// in s.c" for "row 1: non-INTEGER value in s.c (TEXT)").
+			var ic []string
+			for _, w := range tc.want {
+				m := strings.SplitN(w, ": ", 2)[1]
+				ic = append(ic, strings.SplitN(m, " (", 2)[0])
+			}
+			sdb := sqltest.Open(t, path)
+			lines := sqltest.Rows(t, sdb, "PRAGMA integrity_check")
+			slices.Sort(lines)
+			slices.Sort(ic)
+			if !slices.Equal(lines, ic) {
+				t.Errorf("integrity_check:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(ic, "\n"))
+			}
+		})
+	}
+}
