@@ -56,7 +56,10 @@ func (e *CheckError) Unwrap() error { return ErrCorrupt }
 //     no duplicate;
 //   - the freelist is well formed and as long as the header says;
 //   - every row of a table has exactly its entry in each of the table's
-//     indexes, and the indexes have no other entries.
+//     indexes, and the indexes have no other entries;
+//   - every row's record is well formed (its header, and fields exactly
+//     as long as the payload), and a STRICT table's values have their
+//     columns' types.
 //
 // A partial index must hold exactly the rows its WHERE clause takes (and
 // integrity_check only checks that none is missing). Expression indexes,
@@ -65,7 +68,8 @@ func (e *CheckError) Unwrap() error { return ErrCorrupt }
 // with their tables (pagoda cannot compute their keys); their pages are
 // still checked. NOT NULL constraints are checked, and CHECK constraints
 // when pagoda evaluates them (see Table.Insert), as integrity_check checks
-// them; storage classes against column affinities are not.
+// them; the storage classes of other tables' values against their columns'
+// affinities are not.
 //
 // Check reads every page, so it takes time proportional to the file. It
 // runs in its own read transaction and does not block writers. A database
