@@ -249,7 +249,7 @@ func (p *writePlan) rowValues(dst []format.Value, values []any) ([]format.Value,
 			if c.notNull && i != p.alias {
 				return nil, constraintf("NOT NULL constraint failed: %s.%s", p.name, c.name)
 			}
-		} else if c.strict != "" && !strictOK(c.strict, v.Kind) {
+		} else if c.strict != "" && !schema.StrictAccepts(c.strict, v.Kind) {
 			return nil, constraintf("cannot store %s value in %s column %s.%s", kindName(v.Kind), c.strict, p.name, c.name)
 		}
 		dst = append(dst, v)
@@ -262,22 +262,6 @@ func (p *writePlan) rowValues(dst []format.Value, values []any) ([]format.Value,
 func realSameAsInt(f float64) bool {
 	const limit = 1 << 51
 	return f == 0 || (f == math.Trunc(f) && f >= -limit && f < limit)
-}
-
-// strictOK reports whether a STRICT column of type typ accepts a value of
-// kind k (after affinity).
-func strictOK(typ string, k format.Kind) bool {
-	switch typ {
-	case "INT", "INTEGER":
-		return k == format.KindInt
-	case "REAL":
-		return k == format.KindFloat || k == format.KindInt
-	case "TEXT":
-		return k == format.KindText
-	case "BLOB":
-		return k == format.KindBlob
-	}
-	return true // ANY
 }
 
 func kindName(k format.Kind) string {

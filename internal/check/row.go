@@ -105,7 +105,7 @@ func (c *checker) checkFields(t *tree, pgno uint32, rowid int64, rec []byte) {
 			if rule.notNull {
 				c.reportf(pgno, "%s: %s: NULL value in %s.%s", t.name, rowName(t, rowid, rec), t.rules.table, rule.column)
 			}
-		case rule.typ != "" && !strictAccepts(rule.typ, k):
+		case rule.typ != "" && !schema.StrictAccepts(rule.typ, k):
 			c.reportf(pgno, "%s: %s: non-%s value in %s.%s (%s)", t.name, rowName(t, rowid, rec), rule.typ, t.rules.table, rule.column, k)
 		}
 	}
@@ -128,24 +128,6 @@ func serialKind(st uint64, body []byte) format.Kind {
 		return format.KindBlob
 	}
 	return format.KindText
-}
-
-// strictAccepts reports whether a STRICT column of type typ accepts a
-// value of storage class k other than NULL (OP_IsType's masks in
-// src/pragma.c): exactly its type, but integers in a REAL column too (the
-// record stores a whole REAL as an integer).
-func strictAccepts(typ string, k format.Kind) bool {
-	switch typ {
-	case "INT", "INTEGER":
-		return k == format.KindInt
-	case "REAL":
-		return k == format.KindFloat || k == format.KindInt
-	case "TEXT":
-		return k == format.KindText
-	case "BLOB":
-		return k == format.KindBlob
-	}
-	return true
 }
 
 // rowValues sets row[col] to the value of every column of a row (record

@@ -1,6 +1,10 @@
 package schema
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/pagodadb/pagoda/internal/format"
+)
 
 // Column is one column of a table, as declared.
 type Column struct {
@@ -232,3 +236,22 @@ func (t *Table) ColumnIndex(name string) int {
 
 // quoteName renders a name for error messages.
 func quoteName(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// StrictAccepts reports whether a STRICT column of declared type typ (in
+// upper case) accepts a non-NULL value of storage class k, as SQLite's
+// inserts and integrity_check do (OP_TypeCheck, OP_IsType): exactly its
+// type, but integers in a REAL column too (a record stores a whole REAL as
+// an integer); ANY accepts every class.
+func StrictAccepts(typ string, k format.Kind) bool {
+	switch typ {
+	case "INT", "INTEGER":
+		return k == format.KindInt
+	case "REAL":
+		return k == format.KindFloat || k == format.KindInt
+	case "TEXT":
+		return k == format.KindText
+	case "BLOB":
+		return k == format.KindBlob
+	}
+	return true // ANY
+}

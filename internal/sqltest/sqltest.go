@@ -142,19 +142,8 @@ func WithWAL(t testing.TB, setup, pending []string) string {
 // into the main file; pending's stays in the -wal of the returned copy.
 func WithWALFunc(t testing.TB, pageSize int, setup, pending func(db *sql.DB)) string {
 	t.Helper()
-	dir := t.TempDir()
-	src := filepath.Join(dir, "live.db")
-	db := Open(t, src)
-	var pre []string
-	if pageSize != 0 {
-		// Before journal_mode=WAL, which creates page 1.
-		pre = append(pre, fmt.Sprintf("PRAGMA page_size=%d", pageSize))
-	}
-	for _, s := range append(pre, "PRAGMA journal_mode=WAL", "PRAGMA wal_autocheckpoint=0") {
-		if _, err := db.Exec(s); err != nil {
-			t.Fatalf("sqlite: %s: %v", s, err)
-		}
-	}
+	dir, src, db := openNew(t, pageSize) // before journal_mode=WAL, which creates page 1
+	Run(t, db, "PRAGMA journal_mode=WAL", "PRAGMA wal_autocheckpoint=0")
 	if setup != nil {
 		setup(db)
 	}
@@ -180,14 +169,8 @@ func WithWALFunc(t testing.TB, pageSize int, setup, pending func(db *sql.DB)) st
 // the database as setup left it, which the journal's rollback restores.
 func WithHotJournal(t testing.TB, pageSize int, setup, pending []string) (crashed, committed string) {
 	t.Helper()
-	dir := t.TempDir()
-	src := filepath.Join(dir, "live.db")
-	db := Open(t, src)
-	var pre []string
-	if pageSize != 0 {
-		pre = append(pre, fmt.Sprintf("PRAGMA page_size=%d", pageSize))
-	}
-	Run(t, db, append(append(pre, "PRAGMA journal_mode=DELETE"), setup...)...)
+	dir, src, db := openNew(t, pageSize)
+	Run(t, db, append([]string{"PRAGMA journal_mode=DELETE"}, setup...)...)
 	committed = filepath.Join(dir, "committed.db")
 	CopyFile(t, src, committed, false)
 	Run(t, db, append([]string{"PRAGMA cache_size=5", "BEGIN"}, pending...)...)
@@ -199,4 +182,17 @@ func WithHotJournal(t testing.TB, pageSize int, setup, pending []string) (crashe
 		t.Fatal(err)
 	}
 	return crashed, committed
+}
+
+// openNew opens a new database, live.db in a new directory dir, with its
+// page size set to pageSize (0 for SQLite's default).
+func openNew(t testing.TB, pageSize int) (dir, src string, db *sql.DB) {
+	t.Helper()
+	dir = t.TempDir()
+	src = filepath.Join(dir, "live.db")
+	db = Open(t, src)
+	if pageSize != 0 {
+		Run(t, db, fmt.Sprintf("PRAGMA page_size=%d", pageSize))
+	}
+	return dir, src, db
 }
