@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pagodadb/pagoda/internal/sqltest"
@@ -459,6 +460,20 @@ func TestShadowTables(t *testing.T) {
 		}
 		if _, err := tx.Table("docs"); !errors.Is(err, ErrUnsupported) {
 			t.Errorf("Table(docs), a virtual table: %v, want ErrUnsupported", err)
+		}
+		// Objects says which table is virtual, with its module, and which
+		// are its shadow tables.
+		for _, o := range tx.Objects() {
+			module, shadowOf := "", ""
+			switch {
+			case o.Name == "docs":
+				module = "fts5"
+			case o.Type == "table" && strings.HasPrefix(o.Name, "docs_"):
+				shadowOf = "docs"
+			}
+			if o.Module != module || o.ShadowOf != shadowOf {
+				t.Errorf("Objects(): %s has Module %q, ShadowOf %q; want %q, %q", o.Name, o.Module, o.ShadowOf, module, shadowOf)
+			}
 		}
 		other, err := tx.Table("docsx") // no underscore: not a shadow table
 		if err != nil {

@@ -179,15 +179,32 @@ type Object struct {
 	Type     string // "table", "index", "view" or "trigger"
 	Name     string
 	Table    string // the table it belongs to
-	RootPage uint32 // 0 for views and triggers
+	RootPage uint32 // 0 for views, triggers and virtual tables
 	SQL      string // "" for automatic indexes
+	// Module is a virtual table's module ("fts5", "rtree"), "" for any
+	// other object. A virtual table has no b-tree: its rows are made by the
+	// module, which pagoda does not run, so Tx.Table refuses it with
+	// ErrUnsupported; the module keeps its data in shadow tables.
+	Module string
+	// ShadowOf names the virtual table whose shadow table this table is
+	// (fts5's docs_content is one of docs), "" otherwise. A shadow table
+	// reads as any table; only its module should write it.
+	ShadowOf string
 }
 
 // Objects lists the schema in sqlite_schema order.
 func (tx *Tx) Objects() []Object {
 	out := make([]Object, 0, len(tx.cat.Entries))
 	for _, e := range tx.cat.Entries {
-		out = append(out, Object{Type: e.Type, Name: e.Name, Table: e.TblName, RootPage: e.RootPage, SQL: e.SQL})
+		o := Object{Type: e.Type, Name: e.Name, Table: e.TblName, RootPage: e.RootPage, SQL: e.SQL}
+		if e.Type == "table" {
+			if e.RootPage == 0 {
+				o.Module = schema.VirtualModule(e.SQL)
+			} else if ti := tx.cat.Table(e.Name); ti != nil && ti.Entry.RootPage == e.RootPage {
+				o.ShadowOf = ti.ShadowOf
+			}
+		}
+		out = append(out, o)
 	}
 	return out
 }

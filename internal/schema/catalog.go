@@ -207,7 +207,7 @@ func BuildFormat(entries []Entry, schemaFormat uint32) *Catalog {
 		// A virtual table is a "table" row with no b-tree: root page 0.
 		if e.Type == "table" && e.RootPage == 0 && e.Name != "" {
 			prefix := foldKey(e.Name) + "_"
-			suffixes := shadowSuffixes[foldKey(virtualModule(e.SQL))]
+			suffixes := shadowSuffixes[foldKey(VirtualModule(e.SQL))]
 			for _, ti := range c.Tables {
 				name := foldKey(ti.Entry.Name)
 				if ti.ShadowOf != "" || ti.Entry.RootPage == 0 || !strings.HasPrefix(name, prefix) {
@@ -260,11 +260,12 @@ var shadowSuffixes = map[string][]string{
 	"geopoly": {"node", "parent", "rowid"},
 }
 
-// virtualModule returns the module name of a CREATE VIRTUAL TABLE
-// statement: the name after USING ("" if there is none).
-func virtualModule(sql string) string {
+// VirtualModule returns the module name of a CREATE VIRTUAL TABLE
+// statement: the name after USING, as written ("fts5", "rtree"); "" if sql
+// is not such a statement.
+func VirtualModule(sql string) string {
 	toks, err := tokenize(sql)
-	if err != nil {
+	if err != nil || len(toks) < 3 || !toks[0].is("CREATE") || !toks[1].is("VIRTUAL") || !toks[2].is("TABLE") {
 		return ""
 	}
 	for i, t := range toks {

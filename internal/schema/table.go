@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/pagodadb/pagoda/internal/format"
@@ -145,7 +146,12 @@ func (b *tableBuilder) parse() error {
 	}
 	temp := p.accept("TEMP") || p.accept("TEMPORARY")
 	if p.peek().is("VIRTUAL") {
-		return p.errAt(ErrUnsupported, p.peek(), "virtual table")
+		module := VirtualModule(p.src)
+		if module == "" {
+			module = "?"
+		}
+		return fmt.Errorf("%w: virtual table using %s: its rows are made by the module, which pagoda does not run; its shadow tables read as tables",
+			ErrUnsupported, module)
 	}
 	if err := p.expect("TABLE"); err != nil {
 		return err

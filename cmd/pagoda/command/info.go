@@ -18,8 +18,10 @@ func newInfoCmd() *cobra.Command {
 		Long: `Print the fields of the database header, then each table with its row
 count (buckets marked) followed by its indexes with their entry counts.
 
-A table or index that cannot be counted shows "?"; its error is printed at
-the end and the exit code is 1.`,
+A virtual table (FTS5, R*Tree, ...) shows "-": its rows are made by its
+module, which pagoda does not run; the shadow tables where the module keeps
+them are counted, and marked. Any other table or index that cannot be
+counted shows "?"; its error is printed at the end and the exit code is 1.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runView(cmd, args[0], func(tx *pagoda.Tx, out *output) error {
@@ -84,6 +86,13 @@ func writeTables(out *output, tx *pagoda.Tx) error {
 			continue
 		}
 		r := row{name: o.Name, count: "?", unit: "rows", kind: "table"}
+		if o.RootPage == 0 && o.Module != "" {
+			// No b-tree to count: the module makes the rows, from its
+			// shadow tables, which are counted as tables.
+			r.count, r.unit, r.kind = "-", "", "virtual table ("+o.Module+")"
+			rows = append(rows, r)
+			continue
+		}
 		if t, err := tx.Table(o.Name); err != nil {
 			errs = append(errs, err)
 		} else {
@@ -91,6 +100,9 @@ func writeTables(out *output, tx *pagoda.Tx) error {
 				r.kind = "bucket"
 			} else if t.WithoutRowID() {
 				r.kind = "table, without rowid"
+			}
+			if o.ShadowOf != "" {
+				r.kind += ", shadow of " + o.ShadowOf
 			}
 			r.count = count(t.Count())
 		}

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pagodadb/pagoda"
 	"github.com/pagodadb/pagoda/internal/sqltest"
 )
 
@@ -118,5 +120,47 @@ func TestInfoAutoVacuum(t *testing.T) {
 		if !strings.Contains(out, "auto-vacuum:") || !strings.Contains(out, want) {
 			t.Errorf("%s: info says\n%s\nwant an auto-vacuum line with %q", mode, out, want)
 		}
+	}
+}
+
+// TestInfoVirtualTables: a virtual table has no b-tree to count. info shows
+// it with its module, counts and marks its shadow tables, and exits 0;
+// scan refuses it with ErrUnsupported's message.
+func TestInfoVirtualTables(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "vt.db")
+	sqltest.Exec(t, path,
+		"CREATE TABLE plain(a)",
+		"INSERT INTO plain VALUES (1), (2)",
+		"CREATE VIRTUAL TABLE docs USING fts5(title, body)",
+		"INSERT INTO docs VALUES ('a', 'hello world'), ('b', 'more words')",
+		"CREATE VIRTUAL TABLE boxes USING rtree(id, x0, x1)",
+		"INSERT INTO boxes VALUES (1, 0, 1)",
+		"CREATE TABLE docs_extra(a)", // not one of fts5's shadow names
+	)
+	out := mustRun(t, "info", path)
+	lines := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && strings.HasPrefix(line, "  ") {
+			lines[f[0]] = strings.Join(f[1:], " ")
+		}
+	}
+	for name, want := range map[string]string{
+		"plain":        "2 rows table",
+		"docs":         "- virtual table (fts5)",
+		"docs_content": "2 rows table, shadow of docs",
+		"docs_docsize": "2 rows table, shadow of docs",
+		"docs_config":  "1 rows table, without rowid, shadow of docs",
+		"docs_extra":   "0 rows table",
+		"boxes":        "- virtual table (rtree)",
+		"boxes_node":   "1 rows table, shadow of boxes",
+		"boxes_rowid":  "1 rows table, shadow of boxes",
+	} {
+		if lines[name] != want {
+			t.Errorf("%s: %q, want %q\n%s", name, lines[name], want, out)
+		}
+	}
+	_, _, err := run(t, "scan", path, "docs")
+	if !errors.Is(err, pagoda.ErrUnsupported) || !strings.Contains(err.Error(), "virtual table using fts5") {
+		t.Errorf("scan of a virtual table: %v, want ErrUnsupported naming the module", err)
 	}
 }
