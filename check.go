@@ -58,8 +58,14 @@ func (e *CheckError) Unwrap() error { return ErrCorrupt }
 //   - every row of a table has exactly its entry in each of the table's
 //     indexes, and the indexes have no other entries;
 //   - every row's record is well formed (its header, and fields exactly
-//     as long as the payload), and a STRICT table's values have their
-//     columns' types.
+//     as long as the payload; the reserved serial types 10 and 11 read as
+//     NULL in a rowid table's row, as sqlite3 reads them), a STRICT
+//     table's values have their columns' types, and other tables' values
+//     agree with their columns' affinities as integrity_check has it: no
+//     number in a TEXT column ("NUMERIC value in t.a"), no text that reads
+//     as a number in a NUMERIC, INTEGER or REAL one ("TEXT value in
+//     t.a"), with SQLite 3.54's rules for which later problems of a row a
+//     first one hides (see internal/check).
 //
 // A partial index must hold exactly the rows its WHERE clause takes (and
 // integrity_check only checks that none is missing). Expression indexes,
@@ -68,8 +74,7 @@ func (e *CheckError) Unwrap() error { return ErrCorrupt }
 // with their tables (pagoda cannot compute their keys); their pages are
 // still checked. NOT NULL constraints are checked, and CHECK constraints
 // when pagoda evaluates them (see Table.Insert), as integrity_check checks
-// them; the storage classes of other tables' values against their columns'
-// affinities are not.
+// them.
 //
 // Check reads every page, so it takes time proportional to the file. It
 // runs in its own read transaction and does not block writers. A database

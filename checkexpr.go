@@ -34,12 +34,16 @@ type checkExpr struct {
 // resolved and its literals decoded.
 type cnode struct {
 	op    schema.ExprOp
-	cmp   string // OpCompare
+	aff   schema.Affinity // OpCast
+	base  bool            // OpCase: args[0] is CASE's operand
+	els   bool            // OpCase: the last of args is the ELSE
+	cmp   string          // OpCompare
 	not   bool
 	fn    string // OpFunc
 	col   int    // OpColumn
 	lit   format.Value
-	colls [2]format.Collation // the collations of the comparisons: OpCompare, OpIs, OpIn ([0]), OpBetween (>= and <=)
+	colls [2]format.Collation // the collations of the comparisons: OpCompare, OpIs, OpIn ([0]), OpBetween (>= and <=); min, max and nullif ([0])
+	whens []format.Collation  // OpCase with an operand: the collation of each WHEN's comparison
 	args  []*cnode
 }
 
@@ -62,10 +66,53 @@ func compileChecks(t *schema.Table) ([]checkExpr, error) {
 	return out, nil
 }
 
+// compileExpr compiles a CHECK constraint or a partial index's WHERE
+// clause. They keep the subset that writes were written for (checkSubset):
+// the broader one of generated columns is not taken by writes.
 func compileExpr(e *schema.Expr, t *schema.Table) (*cnode, error) {
-	n := &cnode{op: e.Op, cmp: e.Text, not: e.Not, fn: e.Text}
+	if err := checkSubset(e); err != nil {
+		return nil, err
+	}
+	return compileNode(e, t, false)
+}
+
+// checkFuncs are the functions of CHECK constraints and partial indexes.
+var checkFuncs = map[string]bool{
+	"length": true, "typeof": true, "lower": true, "upper": true, "coalesce": true, "ifnull": true, "json_valid": true,
+}
+
+// checkSubset refuses what CHECK constraints and partial indexes do not
+// evaluate: CAST, CASE, bit operators, JSON arrows, and the functions
+// outside checkFuncs.
+func checkSubset(e *schema.Expr) error {
+	switch e.Op {
+	case schema.OpCast, schema.OpCase, schema.OpBitNot:
+		return fmt.Errorf("%w: %s in a CHECK constraint or partial index", schema.ErrUnsupported, e)
+	case schema.OpArith:
+		switch e.Text {
+		case "+", "-", "*", "/", "%", "||":
+		default:
+			return fmt.Errorf("%w: operator %s in a CHECK constraint or partial index", schema.ErrUnsupported, e.Text)
+		}
+	case schema.OpFunc:
+		if !checkFuncs[e.Text] {
+			return fmt.Errorf("%w: function %s in a CHECK constraint or partial index", schema.ErrUnsupported, e.Text)
+		}
+	}
 	for _, a := range e.Args {
-		c, err := compileExpr(a, t)
+		if err := checkSubset(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// compileNode compiles e against table t. gen allows the columns of a
+// generated column's expression: the VIRTUAL ones too.
+func compileNode(e *schema.Expr, t *schema.Table, gen bool) (*cnode, error) {
+	n := &cnode{op: e.Op, cmp: e.Text, not: e.Not, fn: e.Text, aff: e.Aff, base: e.Base, els: e.Else}
+	for _, a := range e.Args {
+		c, err := compileNode(a, t, gen)
 		if err != nil {
 			return nil, err
 		}
@@ -93,8 +140,32 @@ func compileExpr(e *schema.Expr, t *schema.Table) (*cnode, error) {
 				break
 			}
 		}
-		if n.col < 0 || t.Columns[n.col].Hidden {
+		if n.col < 0 {
+			return nil, fmt.Errorf("%w: %q is not a column of the table", schema.ErrUnsupported, e.Text)
+		}
+		if !gen && t.Columns[n.col].Hidden {
 			return nil, fmt.Errorf("%w: CHECK names %q, not a stored column", schema.ErrUnsupported, e.Text)
+		}
+	case schema.OpCase:
+		if e.Base {
+			for i := 1; i+1 < len(e.Args) || i+1 == len(e.Args) && !e.Else; i += 2 {
+				n.whens = append(n.whens, binaryColl(e.Args[0], e.Args[i], t))
+			}
+		}
+	case schema.OpFunc:
+		switch e.Text {
+		case "min", "max", "nullif":
+			// sqlite3's functions that need a collation take the first
+			// argument's that has one.
+			for _, a := range e.Args {
+				if c, ok := collSeq(a, t); ok {
+					n.colls[0] = c
+					break
+				}
+			}
+		case "iif", "if":
+			// iif(c1, v1, c2, v2, ..., [else]) is CASE WHEN c1 THEN v1 ... END.
+			n.op, n.els = schema.OpCase, len(e.Args)%2 == 1
 		}
 	case schema.OpLiteral:
 		v, err := literalValue(e)
@@ -149,7 +220,7 @@ func collSeq(e *schema.Expr, t *schema.Table) (format.Collation, bool) {
 				return format.Collation(c.Collation), true // BINARY unless declared
 			}
 			return format.CollBinary, false
-		case schema.OpPlus:
+		case schema.OpPlus, schema.OpCast:
 			e = e.Args[0]
 			continue
 		case schema.OpCollate:
@@ -286,32 +357,33 @@ func (c *checkExpr) passes(t *schema.Table, vals []format.Value) bool {
 	return truth(c.root.eval(t, vals).v) != triFalse
 }
 
+// eval evaluates n on the row vals (after affinity, the rowid alias
+// holding the rowid).
 func (n *cnode) eval(t *schema.Table, vals []format.Value) operand {
+	return n.ev(&exprRow{t: t, vals: vals})
+}
+
+func (n *cnode) ev(r *exprRow) operand {
 	switch n.op {
 	case schema.OpLiteral:
 		return operand{v: n.lit}
 	case schema.OpColumn:
-		c := t.Columns[n.col]
-		v := vals[n.col]
-		if c.Affinity == schema.AffinityReal && v.Kind == format.KindInt {
-			v = format.FloatValue(float64(v.Int())) // stored as an integer, read as REAL
-		}
-		return operand{v: v, aff: c.Affinity, hasAff: true}
+		return operand{v: r.column(n.col), aff: r.t.Columns[n.col].Affinity, hasAff: true}
 	case schema.OpPlus:
-		return operand{v: n.args[0].eval(t, vals).v}
+		return operand{v: n.args[0].ev(r).v}
 	case schema.OpCollate:
-		return n.args[0].eval(t, vals)
+		return n.args[0].ev(r)
 	case schema.OpNot:
-		return operand{v: not3(truth(n.args[0].eval(t, vals).v)).value()}
+		return operand{v: not3(truth(n.args[0].ev(r).v)).value()}
 	case schema.OpAnd:
-		return operand{v: and3(truth(n.args[0].eval(t, vals).v), truth(n.args[1].eval(t, vals).v)).value()}
+		return operand{v: and3(truth(n.args[0].ev(r).v), truth(n.args[1].ev(r).v)).value()}
 	case schema.OpOr:
-		a, b := truth(n.args[0].eval(t, vals).v), truth(n.args[1].eval(t, vals).v)
+		a, b := truth(n.args[0].ev(r).v), truth(n.args[1].ev(r).v)
 		return operand{v: not3(and3(not3(a), not3(b))).value()}
 	case schema.OpCompare:
-		return operand{v: compareOp(n.cmp, n.args[0].eval(t, vals), n.args[1].eval(t, vals), n.colls[0]).value()}
+		return operand{v: compareOp(n.cmp, n.args[0].ev(r), n.args[1].ev(r), n.colls[0]).value()}
 	case schema.OpIs:
-		a, b := n.args[0].eval(t, vals), n.args[1].eval(t, vals)
+		a, b := n.args[0].ev(r), n.args[1].ev(r)
 		var eq bool
 		switch an, bn := a.v.Kind == format.KindNull, b.v.Kind == format.KindNull; {
 		case an || bn:
@@ -321,51 +393,65 @@ func (n *cnode) eval(t *schema.Table, vals []format.Value) operand {
 		}
 		return operand{v: triOf(eq != n.not).value()}
 	case schema.OpBetween:
-		x, lo, hi := n.args[0].eval(t, vals), n.args[1].eval(t, vals), n.args[2].eval(t, vals)
-		r := and3(compareOp(">=", x, lo, n.colls[0]), compareOp("<=", x, hi, n.colls[1]))
+		x, lo, hi := n.args[0].ev(r), n.args[1].ev(r), n.args[2].ev(r)
+		res := and3(compareOp(">=", x, lo, n.colls[0]), compareOp("<=", x, hi, n.colls[1]))
 		if n.not {
-			r = not3(r)
+			res = not3(res)
 		}
-		return operand{v: r.value()}
+		return operand{v: res.value()}
 	case schema.OpIn:
-		x := n.args[0].eval(t, vals)
-		r := triFalse
+		x := n.args[0].ev(r)
+		res := triFalse
 		if len(n.args) > 1 {
 			if x.v.Kind == format.KindNull {
-				r = triNull
+				res = triNull
 			} else {
 				for _, a := range n.args[1:] {
 					// x = y with x's affinity and collation only.
-					y := operand{v: a.eval(t, vals).v}
+					y := operand{v: a.ev(r).v}
 					switch compareOp("=", x, y, n.colls[0]) {
 					case triTrue:
-						r = triTrue
+						res = triTrue
 					case triNull:
-						if r == triFalse {
-							r = triNull
+						if res == triFalse {
+							res = triNull
 						}
 					}
-					if r == triTrue {
+					if res == triTrue {
 						break
 					}
 				}
 			}
 		}
 		if n.not {
-			r = not3(r)
+			res = not3(res)
 		}
-		return operand{v: r.value()}
+		return operand{v: res.value()}
 	case schema.OpFunc:
-		return operand{v: n.call(t, vals)}
+		return operand{v: n.call(r)}
 	case schema.OpNegate:
-		return operand{v: arith("-", format.IntValue(0), n.args[0].eval(t, vals).v)}
+		return operand{v: arith("-", format.IntValue(0), n.args[0].ev(r).v)}
 	case schema.OpArith:
-		return operand{v: arith(n.cmp, n.args[0].eval(t, vals).v, n.args[1].eval(t, vals).v)}
+		switch n.cmp {
+		case "->", "->>":
+			return operand{v: r.jsonArrow(n.args[0].ev(r).v, n.args[1].ev(r).v, n.cmp == "->>")}
+		}
+		return operand{v: arith(n.cmp, n.args[0].ev(r).v, n.args[1].ev(r).v)}
+	case schema.OpBitNot:
+		v := n.args[0].ev(r).v
+		if v.Kind == format.KindNull {
+			return operand{v: v}
+		}
+		return operand{v: format.IntValue(^sqlIntValue(v))}
+	case schema.OpCast:
+		return operand{v: castValue(n.args[0].ev(r).v, n.aff), aff: n.aff, hasAff: true}
+	case schema.OpCase:
+		return operand{v: n.caseValue(r)}
 	case schema.OpLike:
-		x, pat := n.args[0].eval(t, vals).v, n.args[1].eval(t, vals).v
+		x, pat := n.args[0].ev(r).v, n.args[1].ev(r).v
 		esc := format.NullValue()
 		if len(n.args) > 2 {
-			esc = n.args[2].eval(t, vals).v
+			esc = n.args[2].ev(r).v
 		}
 		r, ok := like(x, pat, esc, len(n.args) > 2)
 		if !ok {
@@ -389,8 +475,11 @@ func arith(op string, a, b format.Value) format.Value {
 	if a.Kind == format.KindNull || b.Kind == format.KindNull {
 		return format.NullValue()
 	}
-	if op == "||" {
+	switch op {
+	case "||":
 		return format.TextValue(append(append([]byte(nil), textOf(a)...), textOf(b)...))
+	case "&", "|", "<<", ">>":
+		return format.IntValue(bitOp(op, sqlIntValue(a), sqlIntValue(b)))
 	}
 	ia, aInt := numericInt(a)
 	ib, bInt := numericInt(b)
@@ -836,33 +925,34 @@ func leadingNumber(b []byte) (f float64, digits bool) {
 	return f, true
 }
 
-// textOf renders v as SQLite's conversion to TEXT does. A REAL prints as
-// FormatFloat prints it, in 15 significant digits as sqlite3 3.40 does;
-// later versions print 17 when 15 do not read back as the same number (as
-// for 2^63), so a CHECK that turns such a REAL into text can differ from
-// theirs.
+// textOf renders v as SQLite's conversion to TEXT does: a REAL as
+// SQLite 3.54 renders it (realText; sqlite3 3.40 printed 15 significant
+// digits, so a CHECK that turns such a REAL into text may differ there).
 func textOf(v format.Value) []byte {
 	switch v.Kind {
 	case format.KindInt:
 		return strconv.AppendInt(nil, v.Int(), 10)
 	case format.KindFloat:
-		return []byte(FormatFloat(v.Float()))
+		return appendRealText(nil, v.Float())
 	}
 	return v.Bytes
 }
 
 // call evaluates a function of the subset.
-func (n *cnode) call(t *schema.Table, vals []format.Value) format.Value {
+func (n *cnode) call(r *exprRow) format.Value {
+	if !checkFuncs[n.fn] {
+		return n.callMore(r)
+	}
 	switch n.fn {
 	case "coalesce", "ifnull":
 		for _, a := range n.args {
-			if v := a.eval(t, vals).v; v.Kind != format.KindNull {
+			if v := a.ev(r).v; v.Kind != format.KindNull {
 				return v
 			}
 		}
 		return format.NullValue()
 	}
-	v := n.args[0].eval(t, vals).v
+	v := n.args[0].ev(r).v
 	switch n.fn {
 	case "typeof":
 		return format.TextValue([]byte(typeNames[v.Kind]))
@@ -878,7 +968,7 @@ func (n *cnode) call(t *schema.Table, vals []format.Value) format.Value {
 		if v.Kind == format.KindNull {
 			return v
 		}
-		if jsonValid(textOf(v)) {
+		if jsonValid(cutNUL(textOf(v))) { // SQLite's JSON functions read text up to a NUL byte
 			return format.IntValue(1)
 		}
 		return format.IntValue(0)

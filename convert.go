@@ -130,9 +130,6 @@ func integral(v format.Value) format.Value {
 	return v
 }
 
-// realText renders a REAL as SQLite converts it to TEXT ("%!.15g").
-func realText(f float64) string { return FormatFloat(f) }
-
 // parseNumber recognizes text that SQLite's numeric affinities convert: an
 // optional sign, digits with an optional fraction and exponent, surrounded
 // by optional spaces. Integers that fit int64 stay integers.

@@ -1,6 +1,7 @@
 package pagoda
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -42,12 +43,21 @@ func metaForTable(ti *schema.TableInfo) *tableMeta {
 	if !t.WithoutRowID {
 		m.rec.alias = t.RowidAlias
 	}
+	m.rec.table = t
+	m.rec.gen = compileGenerated(t, m.rec.owner)
 	for i, c := range t.Columns {
 		m.rec.names[i] = c.Name
 		m.rec.field[i] = -1
 		m.rec.real[i] = c.Affinity == schema.AffinityReal
 		if c.HasDefault {
-			m.rec.defaults[i] = defaultValue(c.Default, c.Affinity)
+			v, err := defaultFor(c.Default, c.Affinity)
+			if err != nil {
+				if m.rec.defaultErr == nil {
+					m.rec.defaultErr = make([]error, n)
+				}
+				m.rec.defaultErr[i] = fmt.Errorf("pagoda: %w: %s column %s DEFAULT (%s): %v", ErrUnsupported, m.rec.owner, c.Name, c.Default, err)
+			}
+			m.rec.defaults[i] = v
 			if v := m.rec.defaults[i]; c.Affinity == schema.AffinityReal && v.Kind == format.KindFloat {
 				// A whole REAL goes through an integer, as when stored: -0.0 reads 0.0.
 				if w := integral(v); w.Kind == format.KindInt {
@@ -122,12 +132,60 @@ func (m *recordMeta) setFast() {
 	}
 }
 
+// defaultFor is the value of a DEFAULT clause s for the rows older than
+// its column, as SQLite's valueFromExpr computes it (ALTER TABLE ADD
+// COLUMN refuses a default that valueFromExpr cannot compute, so these are
+// all an old row can need): literals as defaultValue reads them, unary
+// plus, and CAST: its operand computed under the CAST's affinity (so
+// CAST(1.50 AS TEXT) keeps the spelling '1.50'), then cast, then the
+// column's affinity. Any other expression is an error wrapping
+// schema.ErrUnsupported.
+func defaultFor(s string, aff schema.Affinity) (format.Value, error) {
+	e, err := schema.ParseExpr(s)
+	if err != nil || !hasCast(e) {
+		return defaultValue(s, aff), nil // literals, and what ParseExpr does not take (TRUE)
+	}
+	return defaultExpr(e, aff)
+}
+
+func hasCast(e *schema.Expr) bool {
+	if e.Op == schema.OpCast {
+		return true
+	}
+	for _, a := range e.Args {
+		if hasCast(a) {
+			return true
+		}
+	}
+	return false
+}
+
+func defaultExpr(e *schema.Expr, aff schema.Affinity) (format.Value, error) {
+	switch e.Op {
+	case schema.OpPlus:
+		return defaultExpr(e.Args[0], aff)
+	case schema.OpCast:
+		v, err := defaultExpr(e.Args[0], e.Aff)
+		if err != nil {
+			return v, err
+		}
+		return applyAffinity(castValue(v, e.Aff), aff), nil
+	case schema.OpLiteral, schema.OpColumn:
+		return defaultValue(e.String(), aff), nil
+	case schema.OpNegate:
+		if !hasCast(e) {
+			return defaultValue(e.String(), aff), nil
+		}
+	}
+	return format.NullValue(), fmt.Errorf("%w: %s", schema.ErrUnsupported, e)
+}
+
 // defaultValue evaluates a DEFAULT clause for a column of affinity aff as
 // SQLite's valueFromExpr does when it reads a row older than the column:
 // literals (numbers keep their spelling until affinity converts them; hex
 // integers; 'strings'; x'blobs'; NULL, TRUE, FALSE; a bare identifier is a
-// string), unary plus and minus. Other expressions (CAST among them) read
-// as NULL.
+// string), unary plus and minus. Other expressions read as NULL: see
+// defaultFor, which takes CAST.
 //
 // The rules are those of the SQLite that pagoda's differential tests run
 // (modernc.org/sqlite, 3.54.1). Older releases differ and read the same

@@ -3,6 +3,7 @@ package pagoda
 import (
 	"github.com/pagodadb/pagoda/internal/btree"
 	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/schema"
 )
 
 // Record is one row of a table (or one entry of an index), read in place:
@@ -32,6 +33,12 @@ type recordMeta struct {
 	fast     []int  // column -> stored field for Column's fast path; -1 for the rowid alias and virtual columns
 	real     []bool // REAL affinity: integers read back as floats
 	defaults []format.Value
+	// defaultErr, when not nil, holds for each column the error of a
+	// DEFAULT that pagoda cannot evaluate, reported when a row older
+	// than the column is read.
+	defaultErr []error
+	table      *schema.Table // a table's definition, for its generated columns
+	gen        []genColumn   // by column: the VIRTUAL columns compiled; nil if none
 }
 
 // newRecord checks the record's header and body lengths once, so that
@@ -93,8 +100,14 @@ func (r Record) Name(i int) string {
 // Column returns column i in declaration order. The INTEGER PRIMARY KEY
 // column returns the rowid; a column missing from an old row returns its
 // default; an integer stored in a REAL column returns a float, as SQLite
-// does. A virtual generated column, whose value SQLite computes and never
-// stores, reads as NULL. An index out of range returns NULL.
+// does. A VIRTUAL generated column, which SQLite never stores, is computed
+// as SQLite computes it: its expression over the row's other columns, then
+// its affinity (its TEXT or BLOB value is then a new slice, not one into
+// the page). An expression (or a DEFAULT of a column added by ALTER TABLE)
+// that pagoda does not evaluate reads as NULL, and the transaction keeps
+// an error wrapping ErrUnsupported that names the column and the
+// construct, where Tx.Err, View and the cursors' Err report it; the
+// other columns read as usual. An index out of range returns NULL.
 func (r Record) Column(i int) Value {
 	// The fast path, in one function because it runs for every column a
 	// scan reads: a stored column (fast[i] is its field), a header under
@@ -192,12 +205,22 @@ func (r Record) column(i int) Value {
 	}
 	f := m.field[i]
 	if f < 0 {
+		if m.gen != nil {
+			return r.generated(i)
+		}
 		return Value{}
 	}
 	t, body, st := format.FieldAt(r.data, f)
 	if st != format.FieldOK {
 		if st == format.FieldAbsent {
-			return valueOf(m.defaults[i]) // the row predates ALTER TABLE ADD COLUMN
+			// The row predates ALTER TABLE ADD COLUMN.
+			if m.defaultErr != nil && m.defaultErr[i] != nil {
+				if r.tx != nil {
+					r.tx.setErr(m.defaultErr[i])
+				}
+				return Value{}
+			}
+			return valueOf(m.defaults[i])
 		}
 		r.corrupt()
 		return Value{}

@@ -94,6 +94,7 @@ type checker struct {
 	refs     []ref    // refs[p]: who uses page p, first come first served
 	roots    []string // what each tree is, for messages ("table t"); refs of kind useRoot index it
 	utf16    bool     // text is UTF-16: index key order and entries are not checked
+	enc      uint32   // the text encoding (header offset 56)
 	sf       uint32   // the schema format number (header offset 44): below 4, DESC is ignored
 	lockByte uint32   // the lock-byte page, 0 when the file does not reach it
 
@@ -104,6 +105,8 @@ type checker struct {
 	// Scratch space reused from page to page.
 	spans   []span
 	payload []byte
+	ftype   []uint64 // a row's serial types (decodeHeader)
+	foff    []int    // where each of its fields starts, and where the last ends
 }
 
 // reportf records a problem on page pgno (0 for none), or, once the cap is
@@ -237,6 +240,7 @@ func (c *checker) run(cat *schema.Catalog) {
 	hdr := format.Header(pg1)
 	enc := hdr.TextEncoding()
 	c.utf16 = enc == format.TextEncodingUTF16LE || enc == format.TextEncodingUTF16BE
+	c.enc = enc
 	c.sf = hdr.SchemaFormat()
 	c.refs = make([]ref, c.n+1)
 	c.exemptPages(len(pg1), hdr)

@@ -100,3 +100,67 @@ func TestDBCheckStrict(t *testing.T) {
 		})
 	}
 }
+
+// TestDBCheckAffinity runs the affinity checks of tables that are not
+// STRICT through DB.Check, whose Options.Default gives the rows older than
+// ALTER TABLE ADD COLUMN their DEFAULTs: the lines of its problems must be
+// SQLite's integrity_check lines, those that a DEFAULT's type decides
+// included (a field the header was not parsed up to takes its DEFAULT's
+// type).
+func TestDBCheckAffinity(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.db")
+	sqltest.Exec(t, path,
+		"CREATE TABLE t(id INTEGER PRIMARY KEY, a, b)",
+		"INSERT INTO t VALUES (1, 'x', 'y')",
+		"ALTER TABLE t ADD COLUMN c DEFAULT 'abc'",
+		"ALTER TABLE t ADD COLUMN d DEFAULT '5'",
+		"ALTER TABLE t ADD COLUMN e DEFAULT 5",
+		"INSERT INTO t VALUES (2, '12', '13', 7, 'q', 'r')",
+		"INSERT INTO t VALUES (3, '12', 'x', 7, 8, 9)",
+		"INSERT INTO t VALUES (4, 'x', 'y', 'z', ' 6', 9)",
+		"PRAGMA writable_schema=ON",
+		"UPDATE sqlite_schema SET sql = 'CREATE TABLE t(id INTEGER PRIMARY KEY, a INT, b INT, c INT DEFAULT ''abc'', d INT DEFAULT ''5'', e TEXT DEFAULT 5)' WHERE name = 't'",
+	)
+	// Row 1 lacks c, d, e: 'abc' stays TEXT under INT affinity, '5' is
+	// 5, 5 is '5': no problem. Row 2: a; b reread (parsed up to b); c
+	// not parsed, so TEXT by its DEFAULT, reread: 7, "TEXT value"; d and
+	// e not parsed. Row 3: a; b reread; c as in row 2. Row 4: d, read
+	// before its problem (nothing stale yet), then e, still parsed.
+	want := []string{
+		"TEXT value in t.a", "TEXT value in t.b", "TEXT value in t.c",
+		"TEXT value in t.a", "TEXT value in t.c",
+		"TEXT value in t.d", "NUMERIC value in t.e",
+	}
+	db, err := pagoda.Open(path, &pagoda.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var got []string
+	var ce *pagoda.CheckError
+	if err := db.Check(); errors.As(err, &ce) {
+		for _, p := range ce.Problems {
+			// "table t: row 2: TEXT value in t.c (7)": the line is
+			// between the row's name and the value.
+			m := p.Msg
+			if i := strings.LastIndex(m, " value in "); i >= 0 {
+				m = m[strings.LastIndex(m[:i], ": ")+2:]
+				m = strings.SplitN(m, " (", 2)[0]
+			}
+			got = append(got, m)
+		}
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("Check:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	sdb := sqltest.Open(t, path)
+	lines := sqltest.Rows(t, sdb, "PRAGMA integrity_check")
+	slices.Sort(lines)
+	if !slices.Equal(lines, want) {
+		t.Errorf("integrity_check:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -27,16 +27,26 @@
 //	  (walk.go)
 //	row records      every row of every table (sqlite_schema and WITHOUT
 //	  (walk.go)      ROWID tables included): header length in range, serial
-//	                 types valid (format.CheckRecord: 10 and 11, which
-//	                 sqlite3 reads as NULL, too), and the fields' bodies
-//	                 exactly filling the payload.
-//	row values       NOT NULL columns hold no NULL; in STRICT tables each
-//	  (row.go)       column holds NULL or a value of its type (REAL:
-//	                 integers too; ANY: anything), "non-INTEGER value in
-//	                 t.a" as sqlite3 says it; a row stored before ALTER
-//	                 TABLE ADD COLUMN taking the column's DEFAULT
-//	                 (Options.Default). CHECK constraints (Options.Check)
-//	                 with the index entries.
+//	                 types valid, and the fields' bodies exactly filling the
+//	                 payload. The reserved serial types 10 and 11 read as
+//	                 NULL in the rows of rowid tables, as SQLite reads them
+//	                 (its integrity_check accepts them); elsewhere they are
+//	                 malformed (see below).
+//	row values       as integrity_check's "Verify datatypes" (row.go, with
+//	  (row.go)       its wording): NOT NULL columns hold no NULL ("NULL
+//	                 value in t.a"); in STRICT tables each column holds NULL
+//	                 or a value of its type (REAL: integers too; ANY:
+//	                 anything), "non-INTEGER value in t.a"; in other tables
+//	                 a column of TEXT affinity holds no number ("NUMERIC
+//	                 value in t.a") and one of NUMERIC, INTEGER or REAL
+//	                 affinity no text that NUMERIC affinity would make a
+//	                 number (" 7", "1e5": "TEXT value in t.a"). The types
+//	                 are those of the serial types SQLite's cursor has
+//	                 parsed, so that, as in SQLite, a problem can hide the
+//	                 problems of later columns of its row (row.go says
+//	                 how). A row stored before ALTER TABLE ADD COLUMN takes
+//	                 the column's DEFAULT (Options.Default). CHECK
+//	                 constraints (Options.Check) with the index entries.
 //	key order        rowids strictly increasing over a whole table tree and
 //	  (walk.go)      within the bounds of the separators above them; index
 //	                 entries (interior cells included) strictly increasing by
@@ -67,12 +77,35 @@
 // page (offset 52) must be the largest root, as sqlite3's integrity_check
 // has them.
 //
-// Not checked: the storage classes of the columns of tables that are not
-// STRICT against their affinities (sqlite3 3.40 reports "NUMERIC value in
-// t.x" for a number in a TEXT column, "TEXT value in t.n" for a numeric
-// text in an INT one), VIRTUAL generated columns (pagoda does not compute
-// them), and a column's type in the rows that lack it when its DEFAULT is
-// unknown (Options.Default nil).
+// Not checked: VIRTUAL generated columns (pagoda does not compute them;
+// after a problem in a row, the columns after a checked VIRTUAL one are not
+// checked either, since SQLite's computing it reparses the row's header),
+// and, from the first column whose DEFAULT decides (the field is missing
+// or not parsed), the rest of a row when its DEFAULT is unknown
+// (Options.Default nil). The reserved serial types 10 and 11 in index
+// entries, WITHOUT ROWID rows and sqlite_schema rows are reported as
+// malformed records, where SQLite reads them as NULL and orders them
+// (10 as NULL, 11 after the numbers and before the text: an index entry
+// with 11 is "missing from index" to it): format.CompareRecords does not
+// order them. pagoda's reading (format) rejects them in every record.
+//
+// Where SQLite versions differ, the check follows SQLite 3.54 (modernc's),
+// not the sqlite3 3.40 CLI:
+//
+//   - a NOT NULL column whose field's serial type is REAL or NULL: 3.54
+//     reads the value (a NaN is NULL: "NULL value in t.a"; 3.40 says
+//     nothing), which, after a problem in the row, reparses the header up
+//     to that field and hides the problems of the columns stored after it;
+//   - a rowid table whose count of stored columns, less one, is the rowid
+//     alias's column index, a VIRTUAL column coming before it, as in
+//     t(a, v AS (1) VIRTUAL, id INTEGER PRIMARY KEY, c): 3.54 never parses
+//     the last field (c's), whose column then takes its DEFAULT's type;
+//     3.40 parses every field;
+//   - WITHOUT ROWID rows: 3.54 parses every field; 3.40 only up to the
+//     field of the last declared column;
+//   - a text with a NUL byte: 3.54's NUMERIC affinity reads it up to the
+//     NUL ("5\x00x" is numeric: "TEXT value" in a numeric column); 3.40
+//     reads its whole length.
 //
 // Unlike sqlite3 3.40, whose integrity_check skips the freelist and the
 // unused-page check in a database that has a view, Run always checks them.

@@ -30,6 +30,16 @@ var fuzzSeeds = [][]string{
 		"DELETE FROM t WHERE id % 5 = 0",
 	},
 	{
+		// Typed columns that are not STRICT, for the affinity checks: a
+		// mutation may turn a text into a numeric one, a type into 10.
+		"PRAGMA page_size=512",
+		"CREATE TABLE a(id INTEGER PRIMARY KEY, i INT NOT NULL, t TEXT, r REAL, n NUMERIC, v AS (i + 1) VIRTUAL, x)",
+		"INSERT INTO a(id, i, t, r, n, x) VALUES (1, 1, 'one', 1.5, 'n1', NULL), (2, 2, 'x2', 2.5, x'02', 'q'), (3, 3, NULL, NULL, 'abc', 3)",
+		"ALTER TABLE a ADD COLUMN d INT DEFAULT 'abc'",
+		"CREATE TABLE aw(k TEXT PRIMARY KEY, v INT, w TEXT) WITHOUT ROWID",
+		"INSERT INTO aw VALUES ('a', 1, 'b'), ('b', NULL, 'c'), ('c1', 3, 'd')",
+	},
+	{
 		"PRAGMA page_size=512",
 		`CREATE TABLE "b"(key BLOB PRIMARY KEY, value BLOB) STRICT, WITHOUT ROWID`,
 		"INSERT INTO b VALUES (x'01', x'02'), (x'0102', zeroblob(700))",

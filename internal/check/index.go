@@ -167,7 +167,7 @@ func (c *checker) expectedKeys(ti *schema.TableInfo, tt *tree, plans []*indexPla
 		if !tt.table {
 			rowid = 0
 		}
-		if _, err := format.CheckRecord(rec); err != nil {
+		if end, bad := recordEnd(rec, tt.table); bad != "" || end > int64(len(rec)) {
 			// The walk reported it (rowRecord, or entry for a WITHOUT
 			// ROWID table, whose tree it leaves unsound).
 			return rows, false
@@ -228,7 +228,7 @@ func (c *checker) columnValue(ti *schema.TableInfo, rec []byte, rowid int64, col
 		return format.IntValue(rowid), true
 	}
 	if f := field[col]; f >= 0 {
-		if v, ok := format.Field(rec, f); ok {
+		if v, ok := rowField(rec, f); ok {
 			return v, true
 		}
 	}

@@ -1,74 +1,193 @@
 package check
 
 import (
-	"encoding/binary"
-	"math"
 	"strings"
 
 	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/schema"
 )
 
-// The row checks of sqlite3's integrity_check (src/pragma.c), made on each
-// row as the walk meets it (fieldRules), from the serial types of its
-// record alone: a NOT NULL column holds no NULL ("NULL value in t.c"); in
-// a STRICT table a column of a type other than ANY holds NULL or a value of
-// its type, a REAL column integers too ("non-INTEGER value in t.c", the
-// type named as declared: INT, INTEGER, REAL, TEXT or BLOB). The rowid
-// alias is not checked (it is the rowid), nor a VIRTUAL generated column
-// (pagoda does not compute it). A row stored before ALTER TABLE ADD COLUMN
-// takes the column's DEFAULT (Options.Default): sqlite3 accepts a DEFAULT
-// of another type than a STRICT column's, and reports every such row.
-// CHECK constraints need the row's values: expectedKeys checks them.
+// The row checks of sqlite3's integrity_check (src/pragma.c, "Verify
+// datatypes for all columns"), made on each row as the walk meets it
+// (checkFields), from its record and the columns' defaults alone. For each
+// column in declaration order, the rowid alias excepted:
+//
+//	(1) NOT NULL: no NULL                     "NULL value in t.c"
+//	(2) STRICT, type not ANY: NULL or a value
+//	    of the type (REAL: integers too)      "non-INTEGER value in t.c"
+//	(3) not STRICT, TEXT affinity: NULL,
+//	    TEXT or BLOB                          "NUMERIC value in t.c"
+//	(4) not STRICT, NUMERIC, INTEGER or REAL
+//	    affinity: no TEXT that NUMERIC
+//	    affinity turns into a number           "TEXT value in t.c"
+//
+// A NULL reported by (1) is not checked by (2) to (4). BLOB affinity (no
+// declared type) and ANY are not checked but for NOT NULL.
+//
+// SQLite tests the types with OP_IsType, which reads the serial types the
+// table cursor has parsed, not the values: a NaN (serial type 7) is REAL
+// to it, although it reads as NULL, and the reserved serial types 10 and
+// 11 are NULL. A field past the last one parsed is taken to have the type
+// of the column's DEFAULT (P4, NULL when there is none), as a field the
+// record lacks (a row older than ALTER TABLE ADD COLUMN) does. What is
+// parsed changes within a row, and that decides what is reported after a
+// first problem:
+//
+//   - At the start of each row, one OP_Column parses the header up to
+//     mxCol: every non-virtual field, but in a rowid table one less when
+//     the count of non-virtual columns minus one is the rowid alias's
+//     column index (the comparison mixes a storage index with a column
+//     index; when the alias is the last column, the field left out is its
+//     own, which is never checked).
+//   - Each problem is an OP_ResultRow, which marks every cursor's parsed
+//     header stale.
+//   - OP_Column on a stale cursor parses the header again from the start,
+//     up to the field it reads and no further; on a fresh one it parses on
+//     to that field if it has not yet. OP_IsType never parses.
+//   - (1) reads the field with OP_Column when OP_IsType says NULL or REAL
+//     (a NaN is NULL only to OP_Column), and (4) when it says TEXT.
+//
+// So a problem in column c hides the problems of later columns until an
+// OP_Column reads a field at or past theirs: with (a TEXT, b INT, c TEXT)
+// holding (5, '12', 1.5), sqlite3 reports t.a and t.b but not t.c, whose
+// field the reread of b's left unparsed and which then reads as NULL.
+// checkFields follows these steps.
+//
+// A VIRTUAL generated column is not checked (pagoda does not compute it);
+// SQLite computes it with OP_Column reads of the fields it uses, so after a
+// problem in the row the checks of the columns after a checked VIRTUAL one
+// are dropped. The rows of a WITHOUT ROWID table out of primary-key order
+// (keyOrder) have the key fields reread, as integrity_check does after
+// "row not in PRIMARY KEY order". CHECK constraints need the row's values:
+// expectedKeys checks them.
 
-// rowRules is what every row of a table must satisfy, field by field.
-type rowRules struct {
-	table  string      // the table's name, for messages
-	fields []fieldRule // by record field (Table.RecordOrder)
+// OP_IsType's type bits (its P5 mask), one for each storage class.
+const (
+	maskInt   uint8 = 0x01 // SQLITE_INTEGER
+	maskFloat uint8 = 0x02 // SQLITE_FLOAT
+	maskText  uint8 = 0x04 // SQLITE_TEXT
+	maskBlob  uint8 = 0x08 // SQLITE_BLOB
+	maskNull  uint8 = 0x10 // SQLITE_NULL
+)
+
+// The masks integrity_check passes to OP_IsType.
+const (
+	maskNotNullOK = maskInt | maskText | maskBlob             // (1): else read the value
+	maskTextOK    = maskNull | maskText | maskBlob            // (3)
+	maskNumericOK = maskNull | maskInt | maskFloat | maskBlob // (4): else read the value
+	maskAny       = maskNull | maskInt | maskFloat | maskText | maskBlob
+)
+
+// strictMask is aStdTypeMask of pragma.c: what a STRICT column of each type
+// holds, NULL included.
+func strictMask(typ string) uint8 {
+	switch typ {
+	case "INT", "INTEGER":
+		return maskNull | maskInt
+	case "REAL":
+		return maskNull | maskInt | maskFloat
+	case "TEXT":
+		return maskNull | maskText
+	case "BLOB":
+		return maskNull | maskBlob
+	}
+	return maskAny
 }
 
-// fieldRule is what one field of a row must hold.
-type fieldRule struct {
+// typeCheck is which of the type checks (2) to (4) a column gets.
+type typeCheck uint8
+
+const (
+	checkNone    typeCheck = iota // NOT NULL alone
+	checkStrict                   // (2)
+	checkText                     // (3)
+	checkNumeric                  // (4)
+)
+
+// rowRules is what every row of a table must satisfy.
+type rowRules struct {
+	table string    // the table's name, for messages
+	cols  []colRule // the checked columns, in declaration order
+	// parse is how many fields the first OP_Column of each row parses:
+	// mxCol+1 in pragma.c.
+	parse int
+	// nKey is, in a WITHOUT ROWID table, the primary key's fields, which
+	// integrity_check reads after each row's order check.
+	nKey int
+	enc  uint32 // text encoding, for (4)
+}
+
+// colRule is what one column of a row must hold.
+type colRule struct {
 	column  string // the column's name
+	field   int    // its field in the record (P3); -1 for a VIRTUAL column
 	notNull bool
-	typ     string // the STRICT type in upper case, "" for none or ANY
-	// dflt is the storage class of the column's value in a row whose
-	// record lacks the field; dfltKnown is false when it is unknown (a
-	// DEFAULT and no Options.Default): such rows are not checked.
-	dflt      format.Kind
+	check   typeCheck
+	typ     string // checkStrict: the STRICT type in upper case
+	mask    uint8  // checkStrict: strictMask(typ)
+	// dflt is the column's value in a row whose record lacks the field,
+	// the column's DEFAULT converted by its affinity (Options.Default);
+	// its type is also what OP_IsType takes for a field not parsed.
+	// dfltKnown is false when it is unknown (a DEFAULT and no
+	// Options.Default): the checks of such a row stop there.
+	dflt      format.Value
 	dfltKnown bool
 }
 
 // rowRules returns the rules of table ti's rows, nil when there are none
-// (no NOT NULL column, not STRICT or only ANY columns).
+// (no NOT NULL column and no column with a type to check).
 func (c *checker) rowRules(ti *schema.TableInfo) *rowRules {
 	t := ti.Table
 	if t == nil {
 		return nil
 	}
-	r := &rowRules{table: ti.Entry.Name, fields: make([]fieldRule, len(t.RecordOrder))}
-	some := false
+	r := &rowRules{table: ti.Entry.Name, enc: c.enc}
+	field := make([]int, len(t.Columns))
+	for i := range field {
+		field[i] = -1
+	}
 	for f, col := range t.RecordOrder {
-		if col < 0 || col >= len(t.Columns) || col == t.RowidAlias && !t.WithoutRowID {
+		if col >= 0 && col < len(field) {
+			field[col] = f
+		}
+	}
+	// mxCol (pragma.c): the last non-virtual field, less one in a rowid
+	// table when that is the rowid alias's column index.
+	mxCol := len(t.RecordOrder) - 1
+	if t.WithoutRowID {
+		r.nKey = len(t.PrimaryKey)
+	} else if mxCol == t.RowidAlias {
+		mxCol--
+	}
+	r.parse = mxCol + 1
+	some := false
+	for col := range t.Columns {
+		if col == t.RowidAlias && !t.WithoutRowID {
 			continue
 		}
 		cl := &t.Columns[col]
-		rule := fieldRule{column: cl.Name, notNull: cl.NotNull, dfltKnown: true}
-		if t.Strict {
-			if rule.typ = strings.ToUpper(cl.Type); rule.typ == "ANY" {
-				rule.typ = ""
+		rule := colRule{column: cl.Name, field: field[col], notNull: cl.NotNull, dfltKnown: true}
+		switch {
+		case t.Strict:
+			rule.typ = strings.ToUpper(cl.Type)
+			if rule.mask = strictMask(rule.typ); rule.mask != maskAny {
+				rule.check = checkStrict
 			}
+		case cl.Affinity == schema.AffinityText:
+			rule.check = checkText
+		case cl.Affinity >= schema.AffinityNumeric:
+			rule.check = checkNumeric
 		}
-		if !rule.notNull && rule.typ == "" {
+		if !rule.notNull && rule.check == checkNone {
 			continue
 		}
 		switch {
 		case c.deflt != nil:
-			rule.dflt = c.deflt(ti, col).Kind
+			rule.dflt = c.deflt(ti, col)
 		case cl.HasDefault:
 			rule.dfltKnown = false
 		}
-		r.fields[f], some = rule, true
+		r.cols, some = append(r.cols, rule), true
 	}
 	if !some {
 		return nil
@@ -76,76 +195,389 @@ func (c *checker) rowRules(ti *schema.TableInfo) *rowRules {
 	return r
 }
 
-// checkFields checks the fields of a row of tree t (record rec, sound, as
-// rowRecord or CheckRecord found it; rowid in a rowid table) on page pgno
-// against t.rules.
-func (c *checker) checkFields(t *tree, pgno uint32, rowid int64, rec []byte) {
-	h, pos := format.Uvarint(rec)
-	hdr, off := rec[:h], int(h)
-	for f := range t.rules.fields {
-		rule := &t.rules.fields[f]
-		var k format.Kind
-		if pos < len(hdr) {
-			st, size, next, ok := format.ShortSerial(hdr, pos)
-			if !ok {
-				var n int
-				st, n = format.Uvarint(hdr[pos:])
-				s, _ := format.SerialTypeSize(st)
-				size, next = int(s), pos+n
+// rowState is integrity_check's table cursor on one row: which fields'
+// serial types OP_IsType sees (parsed) and whether a problem reported
+// since the header was last parsed made it stale.
+type rowState struct {
+	c      *checker
+	t      *tree
+	pgno   uint32
+	rowid  int64
+	rec    []byte
+	n      int // fields in rec (c.ftype, c.foff)
+	parsed int
+	stale  bool
+}
+
+// checkFields checks the fields of a row of tree t (record rec, its header
+// sound, as rowRecord found it; rowid in a rowid table) on page pgno
+// against t.rules. outOfOrder says that keyOrder found the row of a
+// WITHOUT ROWID table out of primary-key order.
+func (c *checker) checkFields(t *tree, pgno uint32, rowid int64, rec []byte, outOfOrder bool) {
+	r := t.rules
+	s := rowState{c: c, t: t, pgno: pgno, rowid: rowid, rec: rec, n: c.decodeHeader(rec)}
+	s.parsed = min(r.parse, s.n)
+	if outOfOrder {
+		// "row not in PRIMARY KEY order" was reported, then each key
+		// field read into the next row's comparison.
+		s.stale = true
+		for f := range r.nKey {
+			s.read(f)
+		}
+	}
+	for i := range r.cols {
+		rule := &r.cols[i]
+		if rule.field < 0 {
+			// A VIRTUAL column: SQLite computes it, reading fields with
+			// OP_Column, which would parse the header again.
+			if s.stale {
+				return
 			}
-			k = serialKind(st, rec[off:off+size])
-			off, pos = off+size, next
-		} else if rule.dfltKnown {
-			k = rule.dflt
-		} else {
 			continue
 		}
-		switch {
-		case k == format.KindNull:
-			if rule.notNull {
-				c.reportf(pgno, "%s: %s: NULL value in %s.%s", t.name, rowName(t, rowid, rec), t.rules.table, rule.column)
+		if rule.notNull {
+			m, ok := s.seen(rule)
+			if !ok {
+				return
 			}
-		case rule.typ != "" && !schema.StrictAccepts(rule.typ, k):
-			c.reportf(pgno, "%s: %s: non-%s value in %s.%s (%s)", t.name, rowName(t, rowid, rec), rule.typ, t.rules.table, rule.column, k)
+			if m&maskNotNullOK == 0 { // NULL or REAL: read the value
+				v, ok := s.value(rule)
+				if !ok {
+					return
+				}
+				if v.Kind == format.KindNull {
+					s.report("%s: %s: NULL value in %s.%s", t.name, rowName(t, rowid, rec), r.table, rule.column)
+					continue
+				}
+			}
+		}
+		if rule.check == checkNone {
+			continue
+		}
+		m, ok := s.seen(rule)
+		if !ok {
+			return
+		}
+		switch rule.check {
+		case checkStrict:
+			if m&rule.mask == 0 {
+				s.report("%s: %s: non-%s value in %s.%s (%s)", t.name, rowName(t, rowid, rec), rule.typ, r.table, rule.column, maskName(m))
+			}
+		case checkText:
+			if m&maskTextOK == 0 {
+				s.report("%s: %s: NUMERIC value in %s.%s (%s)", t.name, rowName(t, rowid, rec), r.table, rule.column, maskName(m))
+			}
+		case checkNumeric:
+			if m&maskNumericOK != 0 {
+				continue
+			}
+			// TEXT to OP_IsType: read the value, apply NUMERIC affinity
+			// (OP_Affinity "C") and report what is no longer NULL, TEXT
+			// or BLOB. The value is the field's even when OP_IsType saw
+			// the DEFAULT's type, the field not being parsed.
+			v, ok := s.value(rule)
+			if !ok {
+				return
+			}
+			if v.Kind == format.KindInt || v.Kind == format.KindFloat ||
+				v.Kind == format.KindText && numericText(v.Bytes, r.enc) {
+				var b strings.Builder
+				writeValue(&b, v)
+				s.report("%s: %s: TEXT value in %s.%s (%s)", t.name, rowName(t, rowid, rec), r.table, rule.column, b.String())
+			}
 		}
 	}
 }
 
-// serialKind is the storage class of a field of serial type st (not
-// reserved) and body body: a NaN reads as NULL (format.DecodeValue).
-func serialKind(st uint64, body []byte) format.Kind {
-	switch {
-	case st == 0:
-		return format.KindNull
-	case st == 7:
-		if len(body) == 8 && math.IsNaN(math.Float64frombits(binary.BigEndian.Uint64(body))) {
-			return format.KindNull
-		}
-		return format.KindFloat
-	case st < 12:
-		return format.KindInt
-	case st&1 == 0:
-		return format.KindBlob
+// seen returns the type OP_IsType sees for rule's column: its field's
+// serial type when parsed, else the type of its DEFAULT (P4). ok is false
+// when that default is unknown.
+func (s *rowState) seen(rule *colRule) (m uint8, ok bool) {
+	if f := rule.field; f < s.parsed {
+		return serialMask(s.c.ftype[f]), true
 	}
-	return format.KindText
+	if !rule.dfltKnown {
+		return 0, false
+	}
+	return kindMask(rule.dflt.Kind), true
 }
+
+// value is OP_Column on rule's column: it parses the header as far as the
+// field (read) and returns the field's value, or the column's default when
+// the record lacks the field. ok is false when that default is unknown.
+func (s *rowState) value(rule *colRule) (v format.Value, ok bool) {
+	f := rule.field
+	s.read(f)
+	if f < s.n {
+		return s.c.fieldValue(s.rec, f), true
+	}
+	return rule.dflt, rule.dfltKnown
+}
+
+// read is the parsing side of OP_Column on field f: a stale header is
+// parsed again from the start up to f, a fresh one on to f.
+func (s *rowState) read(f int) {
+	if s.stale || s.parsed <= f {
+		s.parsed = min(f+1, s.n)
+	}
+	s.stale = false
+}
+
+// report records a problem of the row: an OP_ResultRow, which makes the
+// parsed header stale.
+func (s *rowState) report(msg string, args ...any) {
+	s.c.reportf(s.pgno, msg, args...)
+	s.stale = true
+}
+
+// decodeHeader reads the serial types of record rec (its header sound, as
+// recordEnd passed it with reserved types read as NULL) into c.ftype and
+// the start of each field's body into c.foff (c.foff[f+1] is where field f
+// ends), and returns the number of fields. It stops at a field whose body
+// runs past rec, which rowRecord does not pass.
+func (c *checker) decodeHeader(rec []byte) int {
+	h, pos := format.Uvarint(rec)
+	if pos == 0 || h > uint64(len(rec)) {
+		return 0
+	}
+	hdr, off := rec[:h], int(h)
+	c.ftype, c.foff = c.ftype[:0], append(c.foff[:0], off)
+	for pos < len(hdr) {
+		st, size, next, ok := format.ShortSerial(hdr, pos)
+		if !ok {
+			var n int
+			st, n = format.Uvarint(hdr[pos:])
+			s, valid := rowSerialSize(st)
+			if n == 0 || !valid || s > int64(len(rec)-off) {
+				break
+			}
+			size, next = int(s), pos+n
+		}
+		if size > len(rec)-off {
+			break
+		}
+		off += size
+		c.ftype, c.foff = append(c.ftype, st), append(c.foff, off)
+		pos = next
+	}
+	return len(c.ftype)
+}
+
+// fieldValue returns field f of the record decodeHeader decoded last, as
+// SQLite reads it (rowValue).
+func (c *checker) fieldValue(rec []byte, f int) format.Value {
+	return rowValue(c.ftype[f], rec[c.foff[f]:c.foff[f+1]])
+}
+
+// Serial types 10 and 11 are "reserved for expansion" (sqlite-format.md
+// §3): SQLite writes neither in a file, but reads both as NULL with no
+// body (sqlite3VdbeSerialGet, sqlite3VdbeSerialTypeLen), and its
+// integrity_check accepts a row that has one: OP_IsType counts them as
+// NULL. format rejects them, and so does the check in index b-trees (index
+// entries and WITHOUT ROWID rows, whose order SQLite compares with 10 equal
+// to NULL and 11 between the numbers and the text, which
+// format.CompareRecords does not do) and in sqlite_schema, whose rows
+// pagoda must decode. In the rows of rowid tables the check reads them as
+// SQLite does.
+const (
+	serialReserved10 = 10
+	serialReserved11 = 11
+)
+
+// rowSerialSize is format.SerialTypeSize for the fields of a rowid table's
+// row: the reserved types have no body.
+func rowSerialSize(st uint64) (int64, bool) {
+	if st == serialReserved10 || st == serialReserved11 {
+		return 0, true
+	}
+	return format.SerialTypeSize(st)
+}
+
+// rowValue decodes a field of serial type st and body body (its size
+// rowSerialSize(st)) as SQLite reads it: a reserved type and a NaN read as
+// NULL.
+func rowValue(st uint64, body []byte) format.Value {
+	if st == serialReserved10 || st == serialReserved11 {
+		return format.NullValue()
+	}
+	return format.DecodeValue(st, body)
+}
+
+// rowField returns field f of a row record (sound by recordEnd), as SQLite
+// reads it (rowValue); ok is false when the record has fewer fields.
+func rowField(rec []byte, f int) (v format.Value, ok bool) {
+	st, body, state := format.FieldAt(rec, f)
+	switch state {
+	case format.FieldOK:
+		return format.DecodeValue(st, body), true
+	case format.FieldAbsent:
+		return format.Value{}, false
+	}
+	// A reserved type before or at field f (or a fault): the long way.
+	h, pos := format.Uvarint(rec)
+	if pos == 0 || h > uint64(len(rec)) {
+		return format.Value{}, false
+	}
+	hdr, off := rec[:h], int(h)
+	for k := 0; pos < len(hdr); k++ {
+		st, n := format.Uvarint(hdr[pos:])
+		size, valid := rowSerialSize(st)
+		if n == 0 || !valid || size > int64(len(rec)-off) {
+			return format.Value{}, false
+		}
+		if k == f {
+			return rowValue(st, rec[off:off+int(size)]), true
+		}
+		pos, off = pos+n, off+int(size)
+	}
+	return format.Value{}, false
+}
+
+// serialMask is the type OP_IsType sees in a field of serial type st: the
+// serial type alone, so a NaN is REAL; 10 and 11 are NULL.
+func serialMask(st uint64) uint8 {
+	switch {
+	case st >= 12:
+		if st&1 == 1 {
+			return maskText
+		}
+		return maskBlob
+	case st == 0 || st == serialReserved10 || st == serialReserved11:
+		return maskNull
+	case st == 7:
+		return maskFloat
+	}
+	return maskInt
+}
+
+// kindMask is the type bit of a storage class.
+func kindMask(k format.Kind) uint8 {
+	switch k {
+	case format.KindInt:
+		return maskInt
+	case format.KindFloat:
+		return maskFloat
+	case format.KindText:
+		return maskText
+	case format.KindBlob:
+		return maskBlob
+	}
+	return maskNull
+}
+
+// maskName names the storage class of a one-bit mask, for messages.
+func maskName(m uint8) string {
+	switch m {
+	case maskInt:
+		return format.KindInt.String()
+	case maskFloat:
+		return format.KindFloat.String()
+	case maskText:
+		return format.KindText.String()
+	case maskBlob:
+		return format.KindBlob.String()
+	}
+	return format.KindNull.String()
+}
+
+// numericText reports whether NUMERIC affinity turns text b (in encoding
+// enc, a header text-encoding code) into a number: whether SQLite 3.54's
+// sqlite3AtoF (src/util.c) accepts it whole, by this grammar:
+//
+//	[space...] [+|-] digits [. [digits]] [exponent] [space...]
+//	[space...] [+|-] . digits [exponent] [space...]
+//	exponent:  (e|E) [+|-] digits
+//
+// where a space is one of \t \n \v \f \r and ' ' (sqlite3Isspace) and the
+// text ends at its end or at its first NUL byte, whatever follows it
+// ("5\x00abc" is 5; sqlite3 3.40 read the whole length and kept it TEXT).
+// An exponent without digits ("1e", "1e+") is not a number. Hexadecimal
+// ("0x10"), "inf", "NaN" and digits outside ASCII are not numbers. Huge
+// values are numbers (1e999 is Inf). In UTF-16 the text must be all code
+// units below 0x100 (sqlite3MemRealValueRCSlowPath), read by their low
+// byte.
+func numericText(b []byte, enc uint32) bool {
+	step, lo := 1, 0
+	switch enc {
+	case format.TextEncodingUTF16LE:
+		step = 2
+	case format.TextEncodingUTF16BE:
+		step, lo = 2, 1
+	}
+	n := len(b)
+	if step == 2 {
+		n &^= 1
+		for i := 0; i < n; i += 2 {
+			if b[i+1-lo] != 0 {
+				return false
+			}
+		}
+	}
+	// at returns the character at i, 0 at the end.
+	at := func(i int) byte {
+		if i >= n {
+			return 0
+		}
+		return b[i+lo]
+	}
+	i := 0
+	for isSpace(at(i)) {
+		i += step
+	}
+	if c := at(i); c == '+' || c == '-' {
+		i += step
+	}
+	digits := false
+	for isDigit(at(i)) {
+		i, digits = i+step, true
+	}
+	if at(i) == '.' {
+		i += step
+		for isDigit(at(i)) {
+			i, digits = i+step, true
+		}
+	}
+	if !digits {
+		return false
+	}
+	if c := at(i); c == 'e' || c == 'E' {
+		i += step
+		if c := at(i); c == '+' || c == '-' {
+			i += step
+		}
+		if !isDigit(at(i)) {
+			return false
+		}
+		for isDigit(at(i)) {
+			i += step
+		}
+	}
+	for isSpace(at(i)) {
+		i += step
+	}
+	return at(i) == 0
+}
+
+// isSpace is sqlite3Isspace: ASCII space and \t \n \v \f \r.
+func isSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
+
+// isDigit is sqlite3Isdigit: ASCII digits.
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // rowValues sets row[col] to the value of every column of a row (record
-// rec, checked, and rowid) in one pass over the record: the record's field,
-// the rowid for the rowid alias, else the column's default (columnValue).
-// It reports whether every column is known (columnValue).
+// rec, checked, and rowid) in one pass over the record: the record's field
+// (rowValue), the rowid for the rowid alias, else the column's default
+// (columnValue). It reports whether every column is known (columnValue).
 func (c *checker) rowValues(ti *schema.TableInfo, rec []byte, rowid int64, field []int, row []format.Value, known []bool) (all bool) {
 	t := ti.Table
 	clear(known)
-	if r, err := format.NewRecordReader(rec); err == nil {
-		for _, col := range t.RecordOrder {
-			v, ok, err := r.Next()
-			if !ok || err != nil {
-				break
-			}
-			if col >= 0 && col < len(row) {
-				row[col], known[col] = v, true
-			}
+	n := c.decodeHeader(rec)
+	for f, col := range t.RecordOrder {
+		if f >= n {
+			break
+		}
+		if col >= 0 && col < len(row) {
+			row[col], known[col] = c.fieldValue(rec, f), true
 		}
 	}
 	if a := t.RowidAlias; a >= 0 && a < len(row) && !t.WithoutRowID {

@@ -134,12 +134,6 @@ func TestMalformedRowRecords(t *testing.T) {
 			rec[rec[0]-1] -= 2 // the blob reads a byte shorter
 			return "its header and fields take 3008 of its 3009 bytes"
 		}},
-		{name: "reserved serial type", row: 5, sqliteOK: true, damage: func(rec []byte) string {
-			// SQLite reads type 10 as NULL; pagoda cannot read the row
-			// (format.CheckRecord), and its check says so.
-			rec[rec[0]-1] = 10
-			return "reserved serial type in record"
-		}},
 		{name: "WITHOUT ROWID row", damage: func(rec []byte) string {
 			rec[rec[0]-1] -= 2 // 'two' reads as 'tw'
 			return "its header and fields take 6 of its 7 bytes"
@@ -380,8 +374,11 @@ func TestStrictTypes(t *testing.T) {
 }
 
 // TestRecordEnd: recordEnd passes exactly the records format.CheckRecord
-// accepts whose fields fill them (rowRecord relies on it), on records of
-// random values, cut short, run on and with random bytes changed.
+// accepts whose fields fill them (rowRecord relies on it), and says what
+// is wrong in CheckRecord's words, on records of random values, cut short,
+// run on and with random bytes changed or made serial types 10 and 11.
+// With reservedNull, it reads the record as CheckRecord reads the record
+// with those types made 0 (NULL).
 func TestRecordEnd(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 20000 {
@@ -401,7 +398,7 @@ func TestRecordEnd(t *testing.T) {
 			}
 		}
 		rec := format.AppendRecord(nil, vals)
-		switch rng.IntN(4) {
+		switch rng.IntN(5) {
 		case 0:
 			rec = rec[:rng.IntN(len(rec)+1)]
 		case 1:
@@ -410,12 +407,46 @@ func TestRecordEnd(t *testing.T) {
 			for range 1 + rng.IntN(3) {
 				rec[rng.IntN(min(len(rec), 12))] = byte(rng.Uint32())
 			}
+		case 3:
+			if h := int(rec[0]); h > 1 && h < 0x80 {
+				rec[1+rng.IntN(h-1)] = byte(10 + rng.IntN(2))
+			}
 		}
-		end, ok := recordEnd(rec)
-		_, err := format.CheckRecord(rec)
-		sound := ok && end == int64(len(rec))
-		if (err == nil) != (ok && end <= int64(len(rec))) || sound && err != nil {
-			t.Fatalf("record %x: recordEnd = %d, %v; CheckRecord: %v", rec, end, ok, err)
+		for _, reservedNull := range []bool{false, true} {
+			ref := rec
+			if reservedNull {
+				ref = nullReserved(rec)
+			}
+			end, bad := recordEnd(rec, reservedNull)
+			_, err := format.CheckRecord(ref)
+			msg := bad
+			if bad == "" && end > int64(len(rec)) {
+				msg = msgBodyShort
+			}
+			if err == nil && msg != "" || err != nil && err.Error() != (&format.CorruptError{Offset: -1, Msg: msg}).Error() {
+				t.Fatalf("record %x (reservedNull %v): recordEnd = %d, %q; CheckRecord: %v", rec, reservedNull, end, bad, err)
+			}
 		}
 	}
+}
+
+// nullReserved returns a copy of rec with each serial type 10 or 11 of its
+// header made 0, as far as the header can be read.
+func nullReserved(rec []byte) []byte {
+	out := slices.Clone(rec)
+	h, pos := format.Uvarint(out)
+	if pos == 0 || h > uint64(len(out)) {
+		return out
+	}
+	for pos < int(h) {
+		st, n := format.Uvarint(out[pos:h])
+		if n == 0 {
+			break
+		}
+		if st == 10 || st == 11 {
+			out[pos+n-1] = 0 // the varint's last byte holds the low bits; the others are 0x80
+		}
+		pos += n
+	}
+	return out
 }

@@ -177,7 +177,7 @@ func (c *checker) entry(t *tree, pg *format.Page, i int, cell format.Cell) {
 		if rec, ok := c.overflow(t, pg, i, cell, true); !ok {
 			t.ok = false
 		} else if c.rowRecord(t, pg.Pgno, i, cell.Rowid, rec) && t.rules != nil {
-			c.checkFields(t, pg.Pgno, cell.Rowid, rec)
+			c.checkFields(t, pg.Pgno, cell.Rowid, rec, false)
 		}
 		if t.prevSet && cell.Rowid <= t.prevRowid {
 			c.reportf(pg.Pgno, "%s: cell %d: rowid %d out of order (after %s %d)", t.name, i, cell.Rowid, t.prevWhat(), t.prevRowid)
@@ -196,10 +196,15 @@ func (c *checker) entry(t *tree, pg *format.Page, i int, cell format.Cell) {
 				t.ok = false
 				return
 			}
+			// integrity_check checks the row's primary-key order before
+			// its columns.
+			inOrder := c.keyOrder(t, pg.Pgno, i, payload)
 			if t.rules != nil {
-				c.checkFields(t, pg.Pgno, 0, payload)
+				c.checkFields(t, pg.Pgno, 0, payload, !inOrder)
 			}
-		} else if _, err := format.CheckRecord(payload); err != nil {
+			return
+		}
+		if _, err := format.CheckRecord(payload); err != nil {
 			c.reportf(pg.Pgno, "%s: cell %d: malformed key record: %s", t.name, i, errMsg(err, pg.Pgno))
 			t.ok = false
 			return
@@ -213,38 +218,53 @@ func (c *checker) entry(t *tree, pg *format.Page, i int, cell format.Cell) {
 // row's header: header length in range, every serial type valid, and a
 // body (the sizes the serial types give) exactly as long as the payload
 // after the header. It returns whether the row's fields can be read: not
-// when format.CheckRecord rejects the record. A rowid table with an
-// unreadable row stays sound (its shape is not in question); expectedKeys
-// then skips it.
+// when the header is malformed or the body runs past the payload. A rowid
+// table with an unreadable row stays sound (its shape is not in question);
+// expectedKeys then skips it.
 //
-// recordEnd passes a sound record in one pass without allocating;
-// format.CheckRecord says what is wrong with any other. It accepts a body
-// shorter than the payload, the one fault it leaves to recordEnd.
+// In the rows of a rowid table the reserved serial types 10 and 11 read as
+// NULL, as SQLite reads them (rowSerialSize); elsewhere (sqlite_schema,
+// WITHOUT ROWID rows) they make the record malformed.
 func (c *checker) rowRecord(t *tree, pgno uint32, i int, rowid int64, rec []byte) (readable bool) {
-	end, ok := recordEnd(rec)
-	if ok && end == int64(len(rec)) {
+	end, bad := recordEnd(rec, t.rows && t.table)
+	if bad == "" && end == int64(len(rec)) {
 		return true
 	}
 	row := "cell " + strconv.Itoa(i)
 	if t.table {
 		row = "row " + strconv.FormatInt(rowid, 10)
 	}
-	if _, err := format.CheckRecord(rec); err != nil {
-		c.reportf(pgno, "%s: %s: malformed record: %s", t.name, row, errMsg(err, pgno))
+	switch {
+	case bad != "":
+		c.reportf(pgno, "%s: %s: malformed record: %s", t.name, row, bad)
+		return false
+	case end > int64(len(rec)):
+		c.reportf(pgno, "%s: %s: malformed record: %s", t.name, row, msgBodyShort)
 		return false
 	}
 	c.reportf(pgno, "%s: %s: malformed record: its header and fields take %d of its %d bytes", t.name, row, end, len(rec))
 	return true
 }
 
+// What recordEnd finds wrong with a record header, in format's words.
+const (
+	msgHeaderLen = "record header length out of range"
+	msgTypeCut   = "record header ends inside a serial type"
+	msgReserved  = "reserved serial type in record"
+	msgBodyShort = "record body shorter than its header says"
+)
+
 // recordEnd returns where record rec ends by its header: the header's
 // length plus the body size of every serial type, more than len(rec) when
-// the body does not fit. ok is false when the header is malformed: its
-// length out of range, a serial type cut short or reserved (10, 11).
-func recordEnd(rec []byte) (end int64, ok bool) {
+// the body does not fit. bad says what is wrong when the header is
+// malformed: its length out of range, a serial type cut short or, unless
+// reservedNull, reserved (10, 11; with reservedNull they have no body, as
+// SQLite reads them in a row). It passes a sound record in one pass
+// without allocating.
+func recordEnd(rec []byte, reservedNull bool) (end int64, bad string) {
 	h, n := format.Uvarint(rec)
 	if n == 0 || h < uint64(n) || h > uint64(len(rec)) {
-		return 0, false
+		return 0, msgHeaderLen
 	}
 	hdr := rec[:h]
 	end = int64(h)
@@ -252,19 +272,27 @@ func recordEnd(rec []byte) (end int64, ok bool) {
 		_, size, next, short := format.ShortSerial(hdr, pos)
 		if !short { // a type of three bytes or more, or reserved, or cut short
 			t, m := format.Uvarint(hdr[pos:])
+			if m == 0 {
+				return 0, msgTypeCut
+			}
 			s, valid := format.SerialTypeSize(t)
-			if m == 0 || !valid {
-				return 0, false
+			if reservedNull {
+				s, valid = rowSerialSize(t)
+			}
+			if !valid {
+				return 0, msgReserved
 			}
 			if s > int64(len(rec))-end {
-				return int64(len(rec)) + 1, true
+				return int64(len(rec)) + 1, ""
 			}
 			size, next = int(s), pos+m
 		}
-		end += int64(size)
+		if end += int64(size); end > int64(len(rec)) {
+			return end, "" // the fields after it are not read, as CheckRecord does not
+		}
 		pos = next
 	}
-	return end, true
+	return end, ""
 }
 
 // prevWhat names the previous key of a table b-tree's walk.
@@ -276,11 +304,13 @@ func (t *tree) prevWhat() string {
 }
 
 // keyOrder checks that key, entry i of page pgno, comes after the previous
-// entry of index b-tree t, and is no duplicate in a UNIQUE index.
-func (c *checker) keyOrder(t *tree, pgno uint32, i int, key []byte) {
+// entry of index b-tree t, and is no duplicate in a UNIQUE index. It
+// returns false when key is out of order.
+func (c *checker) keyOrder(t *tree, pgno uint32, i int, key []byte) (inOrder bool) {
 	if t.kinfo == nil {
-		return
+		return true
 	}
+	inOrder = true
 	if t.prevSet {
 		cmp, err := format.CompareRecordPrefix(t.prevKey, key, t.kinfo, t.nKey)
 		switch {
@@ -289,7 +319,7 @@ func (c *checker) keyOrder(t *tree, pgno uint32, i int, key []byte) {
 			t.ok = false
 		case cmp >= 0:
 			c.reportf(pgno, "%s: cell %d: key %s out of order (not after %s)", t.name, i, formatKey(key), formatKey(t.prevKey))
-			t.ok = false
+			t.ok, inOrder = false, false
 		case t.unique > 0 && !hasNull(key, t.unique):
 			if cmp, _ := format.CompareRecordPrefix(t.prevKey, key, t.kinfo, t.unique); cmp == 0 {
 				c.reportf(pgno, "%s: cell %d: non-unique entry %s (after %s)", t.name, i, formatKey(key), formatKey(t.prevKey))
@@ -298,6 +328,7 @@ func (c *checker) keyOrder(t *tree, pgno uint32, i int, key []byte) {
 	}
 	t.prevSet = true
 	t.prevKey = append(t.prevKey[:0], key...)
+	return inOrder
 }
 
 // hasNull reports whether one of the first n fields of rec is NULL.

@@ -244,10 +244,11 @@ func (b *tableBuilder) generated(at token) error {
 	if col.Generated {
 		return p.errAt(ErrSyntax, at, "column %s is already generated", quoteName(col.Name))
 	}
-	if _, err := p.parens("generated column expression"); err != nil {
+	text, err := p.parens("generated column expression")
+	if err != nil {
 		return err
 	}
-	col.Generated, col.Hidden = true, true
+	col.Generated, col.Hidden, col.Expr = true, true, text
 	t := p.peek()
 	if t.kind == tokQuoted || t.kind == tokWord && isName(t) {
 		p.next()

@@ -3,9 +3,10 @@ package schema
 import "strings"
 
 // Expr is a parsed SQL expression of the subset pagoda evaluates: what
-// CHECK constraints are commonly made of. ParseExpr refuses anything else
-// with ErrUnsupported, so that the table keeps refusing writes rather than
-// check them wrongly.
+// CHECK constraints, generated columns and DEFAULT clauses are commonly
+// made of. ParseExpr refuses anything else with ErrUnsupported, so that
+// the table keeps refusing writes rather than check them wrongly, and a
+// generated column is reported rather than read wrongly.
 //
 //	expr    := expr OR expr | expr AND expr | NOT expr
 //	         | expr (= == != <> IS [NOT]) expr
@@ -13,11 +14,13 @@ import "strings"
 //	         | expr [NOT] LIKE expr [ESCAPE expr]
 //	         | expr ISNULL | expr NOTNULL | expr NOT NULL
 //	         | expr (< <= > >=) expr
-//	         | expr (+ - * / % ||) expr
-//	         | (+|-) expr | expr COLLATE name
+//	         | expr (& | << >>) expr
+//	         | expr (+ - * / % || -> ->>) expr
+//	         | (+|-|~) expr | expr COLLATE name
+//	         | CAST(expr AS type) | CASE [expr] WHEN expr THEN expr ... [ELSE expr] END
 //	         | literal | column | (expr) | function(expr, ...)
 //	literal := integer | real | 'text' | x'blob' | NULL
-//	function:= length | typeof | lower | upper | coalesce | ifnull | json_valid
+//	function:= see exprFuncs
 type Expr struct {
 	Op   ExprOp
 	Text string  // OpLiteral: the token; OpColumn: the column name; OpCompare: the operator; OpFunc: the name (lower case); OpCollate: the collation's name
@@ -25,6 +28,11 @@ type Expr struct {
 	Args []*Expr // operands
 	Lit  LitKind // OpLiteral
 	Coll Collation
+	Aff  Affinity // OpCast: the affinity of the type Text names
+	// OpCase: Base says Args[0] is the operand of CASE x WHEN ...; Else
+	// says the last of Args is the ELSE; the WHEN and THEN pairs are
+	// between.
+	Base, Else bool
 }
 
 // ExprOp is the kind of an Expr node.
@@ -45,7 +53,10 @@ const (
 	OpCollate               // Args[0] COLLATE Coll
 	OpFunc                  // Text(Args...)
 	OpLike                  // Args[0] [NOT] LIKE Args[1] [ESCAPE Args[2]]
-	OpArith                 // Args[0] Text Args[1]: + - * / % ||
+	OpArith                 // Args[0] Text Args[1]: + - * / % || & | << >> -> ->>
+	OpBitNot                // ~Args[0]
+	OpCast                  // CAST(Args[0] AS Text), of affinity Aff
+	OpCase                  // CASE [Args[0]] WHEN a THEN b ... [ELSE e] END (Base, Else)
 )
 
 // LitKind is the type of a literal.
@@ -59,16 +70,18 @@ const (
 	LitBlob
 )
 
-// unevaluatedOps are the binary operators ParseExpr refuses.
-var unevaluatedOps = map[string]bool{
-	"&": true, "|": true, "<<": true, ">>": true, "->": true, "->>": true,
-}
-
-// exprFuncs are the functions an Expr may call, with their argument counts
-// (-1: one or more).
-var exprFuncs = map[string]int{
-	"length": 1, "typeof": 1, "lower": 1, "upper": 1, "coalesce": -2, "ifnull": 2,
-	"json_valid": 1,
+// exprFuncs are the functions an Expr may call, with their least and
+// most argument counts (-1: no most). min and max with one argument are
+// aggregates, json_extract with more than one path returns an array:
+// both are refused.
+var exprFuncs = map[string][2]int{
+	"length": {1, 1}, "typeof": {1, 1}, "lower": {1, 1}, "upper": {1, 1}, "coalesce": {2, -1}, "ifnull": {2, 2},
+	"json_valid": {1, 1}, "abs": {1, 1}, "round": {1, 2}, "substr": {2, 3}, "substring": {2, 3},
+	"trim": {1, 2}, "ltrim": {1, 2}, "rtrim": {1, 2}, "replace": {3, 3}, "instr": {2, 2},
+	"hex": {1, 1}, "char": {0, -1}, "unicode": {1, 1}, "min": {2, -1}, "max": {2, -1},
+	"nullif": {2, 2}, "iif": {2, -1}, "if": {2, -1}, "concat": {1, -1}, "concat_ws": {2, -1},
+	"json_extract": {2, 2}, "octet_length": {1, 1}, "sign": {1, 1},
+	"likely": {1, 1}, "unlikely": {1, 1}, "likelihood": {2, 2},
 }
 
 // ParseExpr parses one expression (a CHECK constraint's text). Syntax
@@ -250,7 +263,7 @@ func (p *parser) exprList(list []*Expr) ([]*Expr, error) {
 
 // exprRelation parses < <= > >= chains.
 func (p *parser) exprRelation() (*Expr, error) {
-	l, err := p.exprAdd()
+	l, err := p.exprBit()
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +273,7 @@ func (p *parser) exprRelation() (*Expr, error) {
 			break
 		}
 		p.i++
-		r, err := p.exprAdd()
+		r, err := p.exprBit()
 		if err != nil {
 			return nil, err
 		}
@@ -269,21 +282,15 @@ func (p *parser) exprRelation() (*Expr, error) {
 	return l, nil
 }
 
-// exprAdd, exprMul and exprConcat parse the arithmetic levels: + and -,
-// then * / %, then ||. Bit operators and JSON arrows are not evaluated.
-func (p *parser) exprAdd() (*Expr, error) {
-	e, err := p.arith(p.exprMul, "+", "-")
-	if err == nil {
-		if t := p.peek(); t.kind == tokOp && unevaluatedOps[t.text] {
-			return nil, p.unsupported()
-		}
-	}
-	return e, err
-}
+// exprBit, exprAdd, exprMul and exprConcat parse the arithmetic levels:
+// & | << >>, then + and -, then * / %, then || -> ->>.
+func (p *parser) exprBit() (*Expr, error) { return p.arith(p.exprAdd, "&", "|", "<<", ">>") }
+
+func (p *parser) exprAdd() (*Expr, error) { return p.arith(p.exprMul, "+", "-") }
 
 func (p *parser) exprMul() (*Expr, error) { return p.arith(p.exprConcat, "*", "/", "%") }
 
-func (p *parser) exprConcat() (*Expr, error) { return p.arith(p.exprUnary, "||") }
+func (p *parser) exprConcat() (*Expr, error) { return p.arith(p.exprUnary, "||", "->", "->>") }
 
 // arith parses left-associative chains of the operators ops.
 func (p *parser) arith(operand func() (*Expr, error), ops ...string) (*Expr, error) {
@@ -355,7 +362,12 @@ func (p *parser) exprPrefix() (*Expr, error) {
 		}
 		return &Expr{Op: OpPlus, Args: []*Expr{e}}, nil
 	case t.isOp("~"):
-		return nil, p.unsupported()
+		p.i++
+		e, err := p.exprPrefix()
+		if err != nil {
+			return nil, err
+		}
+		return &Expr{Op: OpBitNot, Args: []*Expr{e}}, nil
 	}
 	return p.exprPrimary()
 }
@@ -395,6 +407,10 @@ func (p *parser) exprPrimary() (*Expr, error) {
 		}
 	case tokWord:
 		switch {
+		case t.is("CAST") && p.peekAt(1).isOp("("):
+			return p.exprCast()
+		case t.is("CASE"):
+			return p.exprCase()
 		case t.is("NULL"):
 			p.i++
 			return &Expr{Op: OpLiteral, Lit: LitNull, Text: "NULL"}, nil
@@ -413,7 +429,7 @@ func (p *parser) exprPrimary() (*Expr, error) {
 			if e.Args, err = p.exprList(nil); err != nil {
 				return nil, err
 			}
-			if (n >= 0 && len(e.Args) != n) || (n < 0 && len(e.Args) < -n) {
+			if len(e.Args) < n[0] || (n[1] >= 0 && len(e.Args) > n[1]) {
 				return nil, p.errAt(ErrUnsupported, t, "%s with %d arguments", name, len(e.Args))
 			}
 			if p.peek().is("FILTER") || p.peek().is("OVER") {
@@ -429,6 +445,83 @@ func (p *parser) exprPrimary() (*Expr, error) {
 		return &Expr{Op: OpColumn, Text: t.text}, nil
 	}
 	return nil, p.unsupported()
+}
+
+// exprCast parses CAST(expr AS type): the type's affinity is a column's
+// (sqlite3AffinityType), from the type's text.
+func (p *parser) exprCast() (*Expr, error) {
+	p.i += 2
+	x, err := p.exprOr()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expect("AS"); err != nil {
+		return nil, err
+	}
+	first := p.peek()
+	if first.isOp(")") {
+		return nil, p.syntaxf("expected a type name")
+	}
+	last := first
+	for depth := 0; ; {
+		t := p.peek()
+		if t.kind == tokEOF || depth == 0 && t.isOp(")") {
+			break
+		}
+		switch {
+		case t.isOp("("):
+			depth++
+		case t.isOp(")"):
+			depth--
+		}
+		last = p.next()
+	}
+	if _, err := p.expectOp(")"); err != nil {
+		return nil, err
+	}
+	typ := p.src[first.pos:last.end]
+	return &Expr{Op: OpCast, Text: typ, Aff: affinityOfType(typ), Args: []*Expr{x}}, nil
+}
+
+// exprCase parses CASE [x] WHEN a THEN b ... [ELSE e] END.
+func (p *parser) exprCase() (*Expr, error) {
+	p.i++
+	e := &Expr{Op: OpCase}
+	if !p.peek().is("WHEN") {
+		x, err := p.exprOr()
+		if err != nil {
+			return nil, err
+		}
+		e.Base, e.Args = true, append(e.Args, x)
+	}
+	for p.accept("WHEN") {
+		w, err := p.exprOr()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expect("THEN"); err != nil {
+			return nil, err
+		}
+		th, err := p.exprOr()
+		if err != nil {
+			return nil, err
+		}
+		e.Args = append(e.Args, w, th)
+	}
+	if len(e.Args) < 2 {
+		return nil, p.syntaxf("CASE without WHEN")
+	}
+	if p.accept("ELSE") {
+		x, err := p.exprOr()
+		if err != nil {
+			return nil, err
+		}
+		e.Else, e.Args = true, append(e.Args, x)
+	}
+	if err := p.expect("END"); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 // String renders e for error messages and tests, fully parenthesized.
@@ -468,6 +561,30 @@ func (e *Expr) write(b *strings.Builder) {
 		b.WriteString(e.Text + "(")
 		args(", ", 0)
 		b.WriteString(")")
+	case OpCast:
+		b.WriteString("CAST(")
+		e.Args[0].write(b)
+		b.WriteString(" AS " + e.Text + ")")
+	case OpCase:
+		b.WriteString("CASE")
+		a := e.Args
+		if e.Base {
+			b.WriteString(" ")
+			a[0].write(b)
+			a = a[1:]
+		}
+		for len(a) >= 2 {
+			b.WriteString(" WHEN ")
+			a[0].write(b)
+			b.WriteString(" THEN ")
+			a[1].write(b)
+			a = a[2:]
+		}
+		if e.Else {
+			b.WriteString(" ELSE ")
+			a[0].write(b)
+		}
+		b.WriteString(" END")
 	default:
 		b.WriteString("(")
 		switch e.Op {
@@ -513,6 +630,9 @@ func (e *Expr) write(b *strings.Builder) {
 			e.Args[0].write(b)
 		case OpPlus:
 			b.WriteString("+")
+			e.Args[0].write(b)
+		case OpBitNot:
+			b.WriteString("~")
 			e.Args[0].write(b)
 		case OpCollate:
 			e.Args[0].write(b)

@@ -33,6 +33,15 @@ func TestParseExpr(t *testing.T) {
 		{"a / 2 % 3 >= a - 1", `((("a" / 2) % 3) >= ("a" - 1))`},
 		{"x NOT LIKE 'a%' ESCAPE '!' AND y LIKE z", `(("x" NOT LIKE 'a%' ESCAPE '!') AND ("y" LIKE "z"))`},
 		{"x", `"x"`},
+		{"x & 1 | y << 2 >> ~z", `(((("x" & 1) | "y") << 2) >> (~"z"))`},
+		{"a + b & c", `(("a" + "b") & "c")`},
+		{"x -> 'a' ->> '$.b' || 'c'", `((("x" -> 'a') ->> '$.b') || 'c')`},
+		{"CASE WHEN x THEN 1 END", `CASE WHEN "x" THEN 1 END`},
+		{"case x when 1 then 'a' when 2 then 'b' else 'c' end", `CASE "x" WHEN 1 THEN 'a' WHEN 2 THEN 'b' ELSE 'c' END`},
+		{"CAST(x + 1 AS VARCHAR(10))", `CAST(("x" + 1) AS VARCHAR(10))`},
+		{"abs(x) > 0", `(abs("x") > 0)`},
+		{"substr(x, -2, 1) || char()", `(substr("x", (-2), 1) || char())`},
+		{"iif(x, 1, y, 2, 3)", `iif("x", 1, "y", 2, 3)`},
 	} {
 		e, err := ParseExpr(c.src)
 		if err != nil {
@@ -45,11 +54,53 @@ func TestParseExpr(t *testing.T) {
 	}
 }
 
+func TestParseExprCastAffinity(t *testing.T) {
+	for src, want := range map[string]Affinity{
+		"CAST(x AS INT)": AffinityInteger, "CAST(x AS text)": AffinityText, "CAST(x AS BLOB)": AffinityBlob,
+		"CAST(x AS REAL)": AffinityReal, "CAST(x AS NUMERIC)": AffinityNumeric, "CAST(x AS VARCHAR(3))": AffinityText,
+		"CAST(x AS FLOATING POINT)": AffinityInteger, "CAST(x AS DECIMAL(10, 2))": AffinityNumeric, "CAST(x AS whatever)": AffinityNumeric,
+	} {
+		e, err := ParseExpr(src)
+		if err != nil {
+			t.Errorf("ParseExpr(%q): %v", src, err)
+			continue
+		}
+		if e.Op != OpCast || e.Aff != want {
+			t.Errorf("ParseExpr(%q) = %s of affinity %v, want %v", src, e, e.Aff, want)
+		}
+	}
+}
+
+// TestGeneratedExprs: Column.Expr is the text inside a generated column's
+// AS (...).
+func TestGeneratedExprs(t *testing.T) {
+	for _, c := range []struct {
+		sql  string
+		want []string
+	}{
+		{"CREATE TABLE t(a INT, b AS (a + 1), c TEXT GENERATED ALWAYS AS ( lower(x) ) STORED, d DEFAULT (CAST(1 AS TEXT)) CHECK (CAST(a AS INT) > 0))",
+			[]string{"", "a + 1", "lower(x)", ""}},
+		{"CREATE TABLE \"t\" (\"a\" CHECK((a) > 0), b INT AS ((a) * (2)) VIRTUAL, UNIQUE(a))", []string{"", "(a) * (2)"}},
+	} {
+		tb, err := ParseCreateTable(c.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		var got []string
+		for _, col := range tb.Columns {
+			got = append(got, col.Expr)
+		}
+		if strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("%s: Column.Expr %q, want %q", c.sql, got, c.want)
+		}
+	}
+}
+
 func TestParseExprUnsupported(t *testing.T) {
 	for _, src := range []string{
-		"x & 1", "x | 2", "x << 1", "x -> 'a'", "~x", "x GLOB 'a*'", "x NOT GLOB '*'", "x ESCAPE 'a'",
-		"x IN (SELECT 1)", "x IS DISTINCT FROM 1", "CASE WHEN x THEN 1 END", "CAST(x AS INT)",
-		"abs(x) > 0", "json_valid(x, 1)", "json(x)", "count(*)", "t.x > 0", "x COLLATE mine", "(x, y) = (1, 2)",
+		"x GLOB 'a*'", "x NOT GLOB '*'", "x ESCAPE 'a'", "CASE x END", "CASE WHEN x END", "CAST(x)", "CAST(x AS)",
+		"x IN (SELECT 1)", "x IS DISTINCT FROM 1", "min(x)", "json_extract(x, '$.a', '$.b')", "round(x, 1, 2)", "printf('%d', x)",
+		"json_valid(x, 1)", "json(x)", "count(*)", "t.x > 0", "x COLLATE mine", "(x, y) = (1, 2)",
 		"TRUE", "CURRENT_TIME", "EXISTS (SELECT 1)", "length(x, y)", "coalesce(x)", "x > 0 y",
 		strings.Repeat("NOT ", 200) + "x", strings.Repeat("(", 200) + "x" + strings.Repeat(")", 200),
 	} {

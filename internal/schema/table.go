@@ -25,6 +25,9 @@ type Column struct {
 	PrimaryKey bool // column is (part of) the primary key
 	Hidden     bool // VIRTUAL generated column: NOT stored in the record
 	Generated  bool // generated column (stored or virtual)
+	// Expr is a generated column's expression: the source text inside
+	// AS (...), without the parentheses.
+	Expr string
 	// Default is the text of the DEFAULT clause as PRAGMA table_info shows
 	// it: a literal as written ("'abc'", "-1", "CURRENT_TIMESTAMP", "NULL"),
 	// or the expression inside DEFAULT (...) without the parentheses.

@@ -1,0 +1,218 @@
+package pagoda
+
+import (
+	"fmt"
+
+	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/schema"
+)
+
+// Generated columns.
+//
+// A STORED generated column is in the record like any other column. A
+// VIRTUAL one is not: SQLite computes it when it is read
+// (sqlite3ExprCodeGeneratedColumn), and so does Record.Column: the
+// column's expression over the row's columns as Column reads them (the
+// rowid alias as the rowid, a REAL column's integers as REALs, the
+// defaults of columns added after the row, other generated columns,
+// VIRTUAL ones computed in turn), then the column's declared affinity
+// unless it is BLOB (OP_Affinity is coded only for TEXT and the numeric
+// affinities; a REAL result keeps its value, -0.0 reading 0.0).
+//
+// The expressions are compiled once per table, when its recordMeta is
+// built, with the evaluator of CHECK constraints (checkexpr.go) and its
+// broader subset (see schema.Expr). One outside it is not guessed at: the
+// column reads as NULL and the read records an error wrapping
+// ErrUnsupported on the transaction, naming the table, the column and the
+// construct, as a malformed record is reported; the other columns read as
+// usual. An expression that fails as SQLite's would (malformed JSON, an
+// integer overflow in abs) is reported the same way without
+// ErrUnsupported: SQLite fails the statement that reads it.
+
+// genColumn is a VIRTUAL generated column compiled against its table.
+type genColumn struct {
+	node *cnode
+	aff  schema.Affinity
+	err  error // why it cannot be evaluated, if it cannot
+}
+
+// exprRow is the row an expression reads: the values of a row about to be
+// written (vals, after affinity) or a record read column by column.
+type exprRow struct {
+	t    *schema.Table
+	vals []format.Value
+	rec  *Record
+	err  error // the first error of the evaluation
+}
+
+// column reads column i of the row as an expression sees it.
+func (r *exprRow) column(i int) format.Value {
+	if r.rec != nil {
+		return r.rec.Column(i).format()
+	}
+	v := r.vals[i]
+	if r.t.Columns[i].Affinity == schema.AffinityReal && v.Kind == format.KindInt {
+		v = format.FloatValue(float64(v.Int())) // stored as an integer, read as REAL
+	}
+	return v
+}
+
+// fail records the first error of an evaluation; the value is NULL.
+func (r *exprRow) fail(err error) format.Value {
+	if r.err == nil {
+		r.err = err
+	}
+	return format.NullValue()
+}
+
+// compileGenerated compiles the VIRTUAL columns of t: nil when it has
+// none. A column that cannot be compiled keeps its error for its reads.
+func compileGenerated(t *schema.Table, owner string) []genColumn {
+	var out []genColumn
+	for i, c := range t.Columns {
+		if !c.Hidden {
+			continue
+		}
+		if out == nil {
+			out = make([]genColumn, len(t.Columns))
+		}
+		g := &out[i]
+		g.aff = c.Affinity
+		e, err := schema.ParseExpr(c.Expr)
+		if err == nil {
+			g.node, err = compileNode(e, t, true)
+		}
+		if err != nil {
+			g.err = fmt.Errorf("pagoda: %w: %s column %s AS (%s): %v", ErrUnsupported, owner, c.Name, c.Expr, err)
+		}
+	}
+	// SQLite refuses a loop of generated columns when it creates the
+	// table; a file that has one anyway is not evaluated.
+	for i := range out {
+		if out[i].node != nil && genLoop(out, i, i, 0) {
+			out[i].node = nil
+			out[i].err = fmt.Errorf("pagoda: %w: %s column %s: a loop of generated columns", ErrUnsupported, owner, t.Columns[i].Name)
+		}
+	}
+	return out
+}
+
+// genLoop reports whether column from's expression reaches column to
+// through VIRTUAL columns.
+func genLoop(gen []genColumn, from, to, depth int) bool {
+	if depth > len(gen) {
+		return true
+	}
+	var walk func(n *cnode) bool
+	walk = func(n *cnode) bool {
+		if n.op == schema.OpColumn && gen[n.col].node != nil {
+			if n.col == to || genLoop(gen, n.col, to, depth+1) {
+				return true
+			}
+		}
+		for _, a := range n.args {
+			if walk(a) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(gen[from].node)
+}
+
+// generated computes VIRTUAL column i of r.
+func (r Record) generated(i int) Value {
+	m := r.meta
+	g := &m.gen[i]
+	if g.node == nil {
+		if r.tx != nil {
+			r.tx.setErr(g.err)
+		}
+		return Value{}
+	}
+	row := exprRow{t: m.table, rec: &r}
+	v := g.node.ev(&row).v
+	if row.err != nil {
+		if r.tx != nil {
+			r.tx.setErr(fmt.Errorf("pagoda: %s column %s row %d: %w", m.owner, m.names[i], r.rowid, row.err))
+		}
+		return Value{}
+	}
+	return valueOf(genAffinity(v, g.aff))
+}
+
+// genAffinity applies a generated column's affinity to its value.
+func genAffinity(v format.Value, aff schema.Affinity) format.Value {
+	switch aff {
+	case schema.AffinityBlob:
+		return v
+	case schema.AffinityReal:
+		if v.Kind == format.KindFloat && v.Float() == 0 {
+			return format.FloatValue(0) // through an integer: -0.0 is 0.0
+		}
+	}
+	return applyAffinity(v, aff)
+}
+
+// caseValue evaluates CASE (and iif): with an operand, the first WHEN
+// equal to it (a comparison with = 's affinity and collation rules, so
+// NULL matches nothing); without, the first WHEN that is true; else the
+// ELSE, or NULL.
+func (n *cnode) caseValue(r *exprRow) format.Value {
+	a := n.args
+	var base operand
+	if n.base {
+		base, a = a[0].ev(r), a[1:]
+	}
+	for k := 0; len(a) >= 2; k++ {
+		w := a[0].ev(r)
+		var hit bool
+		if n.base {
+			hit = compareOp("=", base, w, n.whens[k]) == triTrue
+		} else {
+			hit = truth(w.v) == triTrue
+		}
+		if hit {
+			return a[1].ev(r).v
+		}
+		a = a[2:]
+	}
+	if n.els {
+		return a[0].ev(r).v
+	}
+	return format.NullValue()
+}
+
+// bitOp is & | << >> on integers as OP_BitAnd, OP_BitOr, OP_ShiftLeft
+// and OP_ShiftRight compute them: a negative shift goes the other way, a
+// shift of 64 or more gives 0 (-1 for a negative number shifted right).
+func bitOp(op string, a, b int64) int64 {
+	switch op {
+	case "&":
+		return a & b
+	case "|":
+		return a | b
+	}
+	if b == 0 {
+		return a
+	}
+	left := op == "<<"
+	if b < 0 {
+		left = !left
+		if b > -64 {
+			b = -b
+		} else {
+			b = 64
+		}
+	}
+	if b >= 64 {
+		if a >= 0 || left {
+			return 0
+		}
+		return -1
+	}
+	if left {
+		return int64(uint64(a) << uint(b))
+	}
+	return a >> uint(b) // arithmetic: the sign fills in, as SQLite's mask does
+}

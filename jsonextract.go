@@ -1,0 +1,301 @@
+package pagoda
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/pagodadb/pagoda/internal/format"
+)
+
+// json_extract with one path, and the -> and ->> operators, over JSON
+// text as RFC 8259 has it. SQLite also reads JSON5 and JSONB blobs; pagoda
+// does not, and reports ErrUnsupported for them (and for text that is
+// neither) rather than guess which of SQLite's answers applies.
+//
+// What SQLite returns for the value found: NULL for none or a JSON null;
+// 1 and 0 for true and false; an integer literal that fits int64 as an
+// INTEGER, another number as a REAL (1e400 is Inf); a string unescaped
+// (\uXXXX pairs joined); an object or array as its minified text, numbers
+// and strings as written. -> returns the minified JSON text of any value.
+
+var errBadPath = errors.New("bad JSON path")
+
+// jsonArrow is x -> p (asSQL false) and x ->> p: an INTEGER p is an array
+// index (negative from the end), a text p starting with $ a path, with [
+// an array path, else an object label.
+func (r *exprRow) jsonArrow(x, p format.Value, asSQL bool) format.Value {
+	if x.Kind == format.KindNull || p.Kind == format.KindNull {
+		return format.NullValue()
+	}
+	var path string
+	switch {
+	case p.Kind == format.KindInt && p.Int() < 0:
+		path = "$[#" + strconv.FormatInt(p.Int(), 10) + "]"
+	case p.Kind == format.KindInt:
+		path = "$[" + strconv.FormatInt(p.Int(), 10) + "]"
+	default:
+		t := string(textOf(p))
+		switch {
+		case len(t) > 0 && t[0] == '$':
+			path = t
+		case len(t) > 0 && t[0] == '[':
+			path = "$" + t
+		default:
+			return r.jsonLookup(x, "", t, asSQL)
+		}
+	}
+	return r.jsonLookup(x, path, "", asSQL)
+}
+
+// jsonExtract is json_extract(x, path) with one path.
+func (r *exprRow) jsonExtract(x, p format.Value) format.Value {
+	if x.Kind == format.KindNull || p.Kind == format.KindNull {
+		return format.NullValue()
+	}
+	return r.jsonLookup(x, string(textOf(p)), "", true)
+}
+
+// jsonLookup finds path (or, when path is "", the object label label) in
+// the JSON text x.
+func (r *exprRow) jsonLookup(x format.Value, path, label string, asSQL bool) format.Value {
+	if x.Kind == format.KindBlob {
+		return r.fail(fmt.Errorf("%w: JSON in a BLOB (JSONB)", ErrUnsupported))
+	}
+	doc := cutNUL(textOf(x)) // SQLite's JSON functions read text up to a NUL byte
+	if !jsonValid(doc) {
+		return r.fail(fmt.Errorf("%w: JSON text that is not RFC 8259 JSON (JSON5, or malformed)", ErrUnsupported))
+	}
+	j := jsonScan{b: doc}
+	j.space()
+	start := j.i
+	if path == "" {
+		end, ok := jsonMember(doc, start, label)
+		if !ok {
+			return format.NullValue()
+		}
+		return jsonResult(doc, end, asSQL)
+	}
+	if path[0] != '$' {
+		return r.fail(fmt.Errorf("%w: %q", errBadPath, path))
+	}
+	at := start
+	for i := 1; i < len(path); {
+		switch path[i] {
+		case '.':
+			i++
+			var key string
+			if i < len(path) && path[i] == '"' {
+				k := i + 1
+				for k < len(path) && path[k] != '"' {
+					k++
+				}
+				if k == len(path) {
+					return r.fail(fmt.Errorf("%w: %q", errBadPath, path))
+				}
+				key, i = path[i+1:k], k+1
+			} else {
+				k := i
+				for k < len(path) && path[k] != '.' && path[k] != '[' {
+					k++
+				}
+				if k == i {
+					return r.fail(fmt.Errorf("%w: %q", errBadPath, path))
+				}
+				key, i = path[i:k], k
+			}
+			var ok bool
+			if at, ok = jsonMember(doc, at, key); !ok {
+				return format.NullValue()
+			}
+		case '[':
+			k := i + 1
+			fromEnd := false
+			if k < len(path) && path[k] == '#' {
+				fromEnd = true
+				k++
+			}
+			e := k
+			if fromEnd && e < len(path) && path[e] == '-' {
+				e++
+			}
+			for e < len(path) && path[e] >= '0' && path[e] <= '9' {
+				e++
+			}
+			if e == len(path) || path[e] != ']' || !fromEnd && e == k {
+				return r.fail(fmt.Errorf("%w: %q", errBadPath, path))
+			}
+			idx := int64(0)
+			if e > k {
+				var err error
+				if idx, err = strconv.ParseInt(path[k:e], 10, 64); err != nil {
+					return r.fail(fmt.Errorf("%w: %q", errBadPath, path))
+				}
+			}
+			i = e + 1
+			elems := jsonElems(doc, at)
+			if elems == nil {
+				return format.NullValue()
+			}
+			if fromEnd {
+				idx += int64(len(elems))
+			}
+			if idx < 0 || idx >= int64(len(elems)) {
+				return format.NullValue()
+			}
+			at = elems[idx]
+		default:
+			return r.fail(fmt.Errorf("%w: %q", errBadPath, path))
+		}
+	}
+	return jsonResult(doc, at, asSQL)
+}
+
+// jsonSkip returns the end of the (valid) value at i.
+func jsonSkip(doc []byte, i int) int {
+	j := jsonScan{b: doc, i: i}
+	j.value(0)
+	return j.i
+}
+
+// jsonMember returns the start of the value of the first member labelled
+// key of the object at i.
+func jsonMember(doc []byte, i int, key string) (int, bool) {
+	if doc[i] != '{' {
+		return 0, false
+	}
+	j := jsonScan{b: doc, i: i + 1}
+	for {
+		j.space()
+		if doc[j.i] == '}' {
+			return 0, false
+		}
+		ks := j.i
+		j.str()
+		k := jsonUnescape(doc[ks+1 : j.i-1])
+		j.space()
+		j.i++ // :
+		j.space()
+		if string(k) == key {
+			return j.i, true
+		}
+		j.i = jsonSkip(doc, j.i)
+		j.space()
+		if doc[j.i] == ',' {
+			j.i++
+		}
+	}
+}
+
+// jsonElems returns the starts of the elements of the array at i, nil if
+// it is not an array.
+func jsonElems(doc []byte, i int) []int {
+	if doc[i] != '[' {
+		return nil
+	}
+	out := []int{}
+	j := jsonScan{b: doc, i: i + 1}
+	for {
+		j.space()
+		if doc[j.i] == ']' {
+			return out
+		}
+		out = append(out, j.i)
+		j.i = jsonSkip(doc, j.i)
+		j.space()
+		if doc[j.i] == ',' {
+			j.i++
+		}
+	}
+}
+
+// jsonResult converts the value at i.
+func jsonResult(doc []byte, i int, asSQL bool) format.Value {
+	end := jsonSkip(doc, i)
+	if !asSQL {
+		return format.TextValue(jsonMinify(doc[i:end]))
+	}
+	switch c := doc[i]; {
+	case c == 'n':
+		return format.NullValue()
+	case c == 't':
+		return format.IntValue(1)
+	case c == 'f':
+		return format.IntValue(0)
+	case c == '"':
+		return format.TextValue(jsonUnescape(doc[i+1 : end-1]))
+	case c == '{' || c == '[':
+		return format.TextValue(jsonMinify(doc[i:end]))
+	}
+	s := string(doc[i:end])
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return format.IntValue(n)
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !math.IsInf(f, 0) {
+		return format.NullValue()
+	}
+	return format.FloatValue(f)
+}
+
+// jsonMinify drops the white space outside strings.
+func jsonMinify(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	in := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case in && c == '\\':
+			out = append(out, c, b[i+1])
+			i++
+			continue
+		case c == '"':
+			in = !in
+		case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// jsonUnescape decodes the body of a valid JSON string as SQLite does: a
+// \uXXXX high surrogate followed by a low one is one character; any other
+// code unit is encoded alone.
+func jsonUnescape(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		i++
+		switch b[i] {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			v, _ := strconv.ParseUint(string(b[i+1:i+5]), 16, 32)
+			i += 4
+			if v >= 0xd800 && v < 0xdc00 && i+6 < len(b) && b[i+1] == '\\' && b[i+2] == 'u' {
+				if w, err := strconv.ParseUint(string(b[i+3:i+7]), 16, 32); err == nil && w >= 0xdc00 && w < 0xe000 {
+					v = ((v&0x3ff)<<10 | w&0x3ff) + 0x10000
+					i += 6
+				}
+			}
+			out = appendUTF8(out, rune(v))
+		default:
+			out = append(out, b[i])
+		}
+	}
+	return out
+}
