@@ -435,6 +435,12 @@ func (n *cnode) ev(r *exprRow) operand {
 		switch n.cmp {
 		case "->", "->>":
 			return operand{v: r.jsonArrow(n.args[0].ev(r).v, n.args[1].ev(r).v, n.cmp == "->>")}
+		case "||":
+			a, b := n.args[0].ev(r).v, n.args[1].ev(r).v
+			if a.Kind != format.KindNull && b.Kind != format.KindNull && tooBig(len(textOf(a)), len(textOf(b))) {
+				return operand{v: r.fail(errTooBig)}
+			}
+			return operand{v: arith(n.cmp, a, b)}
 		}
 		return operand{v: arith(n.cmp, n.args[0].ev(r).v, n.args[1].ev(r).v)}
 	case schema.OpBitNot:

@@ -198,10 +198,17 @@ func (n *cnode) callMore(r *exprRow) format.Value {
 			if v.Kind == format.KindNull {
 				continue
 			}
+			t := textOf(v)
 			if any {
+				if tooBig(len(b), len(sep)) {
+					return r.fail(errTooBig)
+				}
 				b = append(b, sep...)
 			}
-			b, any = append(b, textOf(v)...), true
+			if tooBig(len(b), len(t)) {
+				return r.fail(errTooBig)
+			}
+			b, any = append(b, t...), true
 		}
 		return format.TextValue(b)
 	case "json_extract":
@@ -264,6 +271,9 @@ func (n *cnode) callMore(r *exprRow) format.Value {
 		return format.FloatValue(roundFunc(sqlRealValue(v), int(digits)))
 	case "hex":
 		b := bytesOf(v)
+		if tooBig(len(b), len(b)) {
+			return r.fail(errTooBig)
+		}
 		out := make([]byte, 0, 2*len(b))
 		for _, c := range b {
 			out = append(out, "0123456789ABCDEF"[c>>4], "0123456789ABCDEF"[c&15])
@@ -488,8 +498,23 @@ func (n *cnode) replace(r *exprRow, x format.Value) format.Value {
 	if z.Kind == format.KindNull {
 		return z
 	}
-	return format.TextValue(bytes.ReplaceAll(str, pat, textOf(z)))
+	rep := textOf(z)
+	if len(rep) > len(pat) && tooBig(len(str), bytes.Count(str, pat)*(len(rep)-len(pat))) {
+		return r.fail(errTooBig)
+	}
+	return format.TextValue(bytes.ReplaceAll(str, pat, rep))
 }
+
+// maxExprLength is SQLite's SQLITE_MAX_LENGTH as built by default: no
+// string or blob an expression makes may be longer, so that a schema's
+// expression cannot make a reader allocate without bound.
+const maxExprLength = 1_000_000_000
+
+// errTooBig is SQLite's SQLITE_TOOBIG message.
+var errTooBig = errors.New("string or blob too big")
+
+// tooBig reports whether a value of a+b bytes is over maxExprLength.
+func tooBig(a, b int) bool { return a > maxExprLength-b }
 
 // instr is instrFunc: the 1-based character (byte, for two BLOBs)
 // position of the needle, 0 when absent; NULL if either is NULL.

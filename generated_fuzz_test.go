@@ -1,0 +1,91 @@
+package pagoda
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/schema"
+)
+
+// FuzzGenerated evaluates any expression a VIRTUAL generated column may
+// hold on rows of any values: it may be refused, fail or give a value,
+// never panic or hang.
+func FuzzGenerated(f *testing.F) {
+	for _, e := range []string{
+		"a || 'x'", "a * 2 + b", "CAST(b AS INTEGER)", "CASE a WHEN 1 THEN 'one' ELSE c END", "iif(a > b, a, b)",
+		"substr(c, -2, 3)", "json_extract(c, '$.a[#-1].b')", "c ->> '$.x'", "round(b, 3)", "hex(c)", "char(a, 65)",
+		"replace(c, 'a', '')", "a << b | ~a", "abs(a) % 7", "min(a, b, c)", "trim(c, 'x')", "instr(c, 'b')",
+		"concat_ws('-', a, b, c)", "unicode(c)", "nullif(a, 1)", "sign(b)", "a BETWEEN 1 AND b", "c LIKE 'a%'",
+	} {
+		f.Add(e, int64(1), 2.5, `{"a":[1,{"b":"x"}],"x":2}`)
+		f.Add(e, int64(-9223372036854775808), -0.0, "")
+	}
+	tb, err := schema.ParseCreateTable("CREATE TABLE t(a INTEGER, b REAL, c TEXT)")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, expr string, a int64, b float64, c string) {
+		if len(expr) > 512 || len(c) > 4096 {
+			return
+		}
+		e, err := schema.ParseExpr(expr)
+		if err != nil {
+			return
+		}
+		n, err := compileNode(e, tb, true)
+		if err != nil {
+			return
+		}
+		for _, vals := range [][]format.Value{
+			{format.IntValue(a), format.FloatValue(b), format.TextValue([]byte(c))},
+			{format.NullValue(), format.IntValue(a), format.BlobValue([]byte(c))},
+			{format.TextValue([]byte(c)), format.TextValue([]byte(c)), format.IntValue(a)},
+		} {
+			r := exprRow{t: tb, vals: vals}
+			_ = genAffinity(n.ev(&r).v, schema.AffinityText)
+		}
+	})
+}
+
+// TestGeneratedTooBig: an expression that would make a value over
+// SQLite's length limit fails with SQLite's "string or blob too big"
+// before it allocates it; values under the limit are made.
+func TestGeneratedTooBig(t *testing.T) {
+	tb, err := schema.ParseCreateTable("CREATE TABLE t(c TEXT)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := make([]byte, 2000)
+	for i := range as {
+		as[i] = 'a'
+	}
+	for _, c := range []struct {
+		expr string
+		big  bool
+	}{
+		{"replace(c, 'a', c)", false}, // 4,000,000 bytes
+		{"replace(replace(replace(c, 'a', c), 'a', c), 'a', c)", true},
+		{"hex(replace(replace(c, 'a', c), 'a', c))", true},
+		{"replace(replace(c, 'a', c), 'a', c) || replace(replace(c, 'a', c), 'a', c)", true},
+		{"concat(replace(replace(c, 'a', c), 'a', c), replace(replace(c, 'a', c), 'a', c))", true},
+	} {
+		e, err := schema.ParseExpr(c.expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := compileNode(e, tb, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := exprRow{t: tb, vals: []format.Value{format.TextValue(as)}}
+		v := n.ev(&r).v
+		if c.big {
+			if !errors.Is(r.err, errTooBig) {
+				t.Errorf("%s: %v (%d bytes), want %v", c.expr, r.err, len(v.Bytes), errTooBig)
+			}
+		} else if r.err != nil || len(v.Bytes) != len(as)*len(as) {
+			t.Errorf("%s: %v, %d bytes", c.expr, r.err, len(v.Bytes))
+		}
+	}
+}
