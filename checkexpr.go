@@ -143,6 +143,11 @@ func compileNode(e *schema.Expr, t *schema.Table, gen bool) (*cnode, error) {
 		if n.col < 0 {
 			return nil, fmt.Errorf("%w: %q is not a column of the table", schema.ErrUnsupported, e.Text)
 		}
+		if c := t.Columns[n.col]; c.Collation == schema.CollOther {
+			// A comparison would need its order (and sqlite3's collation
+			// choice), which is the application's.
+			return nil, fmt.Errorf("%w: column %q: no such collation sequence: %s", schema.ErrUnsupported, c.Name, c.CollName)
+		}
 		if !gen && t.Columns[n.col].Hidden {
 			return nil, fmt.Errorf("%w: CHECK names %q, not a stored column", schema.ErrUnsupported, e.Text)
 		}

@@ -78,6 +78,7 @@ func metaForTable(ti *schema.TableInfo) *tableMeta {
 			m.kinfo.Colls = append(m.kinfo.Colls, format.Collation(pk.Collation))
 			m.kinfo.Desc = append(m.kinfo.Desc, pk.Desc)
 		}
+		m.kinfo.Other = schema.OtherCollation(t.PrimaryKey) // its rows read in order; no key is sought
 	}
 	return m
 }
@@ -105,6 +106,9 @@ func metaForIndex(ii *schema.IndexInfo) *indexMeta {
 		}
 		return schema.AffinityBlob
 	}
+	// An application-defined collation: the entries read in order, no key
+	// is sought.
+	m.kinfo.Other = schema.OtherCollation(ix.KeyOrder(t))
 	for _, c := range ix.Columns {
 		add(c.Name, c.Collation, c.Desc, affOf(c.Column))
 	}

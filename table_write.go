@@ -120,6 +120,9 @@ func makePlan(ti *schema.TableInfo, tm *tableMeta) *writePlan {
 	if ti.ShadowOf != "" {
 		return refuse("it is a shadow table of virtual table %q, which its module keeps", ti.ShadowOf)
 	}
+	if name := t.OtherCollation(); name != "" {
+		return refuse("no such collation sequence: %s (an application's own, whose order pagoda does not know)", name)
+	}
 	if !t.WithoutRowID {
 		p.alias = t.RowidAlias
 	}
@@ -142,6 +145,9 @@ func makePlan(ti *schema.TableInfo, tm *tableMeta) *writePlan {
 	for _, ii := range ti.Indexes {
 		if err := unsupportedIndex(ii); err != nil {
 			return refuse("%v", err)
+		}
+		if name := schema.OtherCollation(ii.KeyOrder()); name != "" {
+			return refuse("index %q: no such collation sequence: %s (an application's own, whose order pagoda does not know)", ii.Entry.Name, name)
 		}
 		where, err := compileWhere(ii.Index, t)
 		if err != nil {
@@ -688,6 +694,9 @@ func (tx *Tx) CreateTable(sql string) (*Table, error) {
 	if err != nil {
 		return nil, ddlErr(err)
 	}
+	if name := t.OtherCollation(); name != "" { // sqlite3 refuses it too
+		return nil, fmt.Errorf("pagoda: table %q: no such collation sequence: %s: %w", t.Name, name, ErrUnsupported)
+	}
 	if schema.IfNotExists(sql) && tx.cat.Table(t.Name) != nil {
 		return tx.Table(t.Name)
 	}
@@ -745,6 +754,9 @@ func (tx *Tx) CreateIndex(sql string) (*Index, error) {
 	ix, err := schema.ParseCreateIndex(sql)
 	if err != nil {
 		return nil, ddlErr(err)
+	}
+	if name := ix.OtherCollation(); name != "" { // sqlite3 refuses it too
+		return nil, fmt.Errorf("pagoda: index %q: no such collation sequence: %s: %w", ix.Name, name, ErrUnsupported)
 	}
 	if schema.IfNotExists(sql) && tx.cat.Index(ix.Name) != nil {
 		return tx.Index(ix.Name)

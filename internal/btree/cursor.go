@@ -2,6 +2,7 @@ package btree
 
 import (
 	"encoding/binary"
+	"errors"
 
 	"github.com/pagodadb/pagoda/internal/format"
 )
@@ -565,6 +566,9 @@ func (c *Cursor) compareCell(pg *format.Page, i int, key []format.Value) (int, e
 		return 0, err
 	}
 	cmp, err := format.CompareKey(payload, key, c.kinfo)
+	if errors.Is(err, format.ErrUnsupported) {
+		return 0, err // an order pagoda does not know (KeyInfo.Other), not damage
+	}
 	if err != nil {
 		return 0, format.Corruptf(pg.Pgno, "cell %d: %v", i, err)
 	}

@@ -450,6 +450,9 @@ func (wr *Writer) compareCell(pg *format.Page, i int) (int, error) {
 		payload = wr.payload
 	}
 	c, err := format.CompareKey(payload, wr.keyVals, wr.kinfo)
+	if errors.Is(err, format.ErrUnsupported) {
+		return 0, err // an order pagoda does not know (KeyInfo.Other), not damage
+	}
 	if err != nil {
 		return 0, format.Corruptf(pg.Pgno, "cell %d: %v", i, err)
 	}

@@ -177,6 +177,9 @@ func (c *checker) looksLikeTable(root uint32) bool {
 // primaryKeyInfo is the order of a WITHOUT ROWID table's b-tree: its
 // primary key columns' collations and directions.
 func primaryKeyInfo(t *schema.Table) *format.KeyInfo {
+	if schema.OtherCollation(t.PrimaryKey) != "" {
+		return nil // an application-defined collation: the order is the application's
+	}
 	k := &format.KeyInfo{}
 	for _, pk := range t.PrimaryKey {
 		k.Colls = append(k.Colls, format.Collation(pk.Collation))
@@ -197,7 +200,7 @@ func indexKeyInfo(ii *schema.IndexInfo) *format.KeyInfo {
 	}
 	k := &format.KeyInfo{}
 	for _, f := range key {
-		if f.Expr && !f.CollationSet {
+		if f.Expr && !f.CollationSet || f.Collation == schema.CollOther {
 			return nil
 		}
 		k.Colls = append(k.Colls, format.Collation(f.Collation))

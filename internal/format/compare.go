@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 )
 
@@ -19,6 +20,21 @@ const (
 type KeyInfo struct {
 	Colls []Collation
 	Desc  []bool
+	// Other names an application-defined collation of one of the fields
+	// (as sqlite3 has none of its own but BINARY, NOCASE and RTRIM, such a
+	// key's order is the application's): every comparison under the
+	// KeyInfo then fails with an error wrapping ErrUnsupported, as sqlite3
+	// fails a statement that needs it.
+	Other string
+}
+
+// otherErr is the error of a comparison under a KeyInfo with an
+// application-defined collation; nil when there is none.
+func (k *KeyInfo) otherErr() error {
+	if k == nil || k.Other == "" {
+		return nil
+	}
+	return fmt.Errorf("%w: no such collation sequence: %s", ErrUnsupported, k.Other)
 }
 
 // classOrder ranks storage classes: NULL < numbers < TEXT < BLOB. A NaN
@@ -137,6 +153,9 @@ func CompareRecords(a, b []byte, k *KeyInfo) (int, error) {
 // compareFields compares the first n fields of two records (fewer when
 // either has fewer), each under k's collation and order for it.
 func compareFields(a, b []byte, k *KeyInfo, n int) (int, error) {
+	if err := k.otherErr(); err != nil {
+		return 0, err
+	}
 	ra, err := NewRecordReader(a)
 	if err != nil {
 		return 0, err

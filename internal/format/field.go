@@ -239,6 +239,9 @@ func fieldAt(rec []byte, i int) (t uint64, body []byte, st FieldState) {
 // have (0 when those are equal: the caller decides what a prefix means).
 // Field i compares under k's collation and order for i.
 func CompareKey(rec []byte, key []Value, k *KeyInfo) (int, error) {
+	if err := k.otherErr(); err != nil {
+		return 0, err
+	}
 	hdrLen, pos := recordHeaderLen(rec)
 	if pos == 0 {
 		return 0, &CorruptError{Offset: -1, Msg: "record header length out of range"}

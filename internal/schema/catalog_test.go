@@ -144,11 +144,11 @@ func TestBuildErrors(t *testing.T) {
 		"sqlite_autoindex_t_2":   ErrInvalid,
 		"t_b":                    nil,
 		"t_c":                    ErrInvalid,
-		"t_x":                    ErrUnsupported,
+		"t_x":                    nil, // an application-defined collation: read, not ordered
 		"t_y":                    ErrSyntax,
 		"u_a":                    ErrInvalid,
-		"bad_a":                  ErrUnsupported,
-		"sqlite_autoindex_bad_1": ErrUnsupported,
+		"bad_a":                  nil,
+		"sqlite_autoindex_bad_1": ErrInvalid, // an orphan: bad has no UNIQUE constraint
 		"q_t":                    nil,
 	}
 	for i, ii := range c.Indexes {
@@ -169,13 +169,17 @@ func TestBuildErrors(t *testing.T) {
 	if ii := c.Index("t_b"); ii.Index.Columns[0].Collation != CollNoCase {
 		t.Errorf("t_b did not take the column's collation: %+v", ii.Index.Columns)
 	}
+	if ii := c.Index("bad_a"); ii.Index.Columns[0].Collation != CollOther || ii.Index.Columns[0].CollName != "klingon" ||
+		ii.Index.OtherCollation() != "klingon" || c.Table("bad").Table.OtherCollation() != "klingon" || c.Table("t").Table.OtherCollation() != "" {
+		t.Errorf("bad_a did not take the column's application-defined collation: %+v", ii.Index.Columns)
+	}
 	if ii := c.Index("q_t"); !ii.Index.HasExpr || !ii.Index.Columns[0].Expr || ii.Index.Columns[0].Name != `"zz"` {
 		t.Errorf("q_t: %+v", ii.Index)
 	}
 	if n := len(c.Table("t").Indexes); n != 7 {
 		t.Errorf("t has %d indexes, want 7 (failed ones and the orphan included)", n)
 	}
-	wantTables := map[string]error{"t": nil, "vt": ErrUnsupported, "bad": ErrUnsupported, "T": ErrInvalid, "m": ErrInvalid, "q": nil, "n": ErrInvalid}
+	wantTables := map[string]error{"t": nil, "vt": ErrUnsupported, "bad": nil, "T": ErrInvalid, "m": ErrInvalid, "q": nil, "n": ErrInvalid}
 	for _, ti := range c.Tables {
 		w := wantTables[ti.Entry.Name]
 		if !errors.Is(ti.Err, w) || (w == nil) != (ti.Err == nil) || (ti.Err == nil) != (ti.Table != nil) {

@@ -10,12 +10,19 @@ const (
 	CollBinary Collation = iota // bytes.Compare on the UTF-8 text (the default)
 	CollNoCase                  // like BINARY after folding ASCII A-Z to a-z
 	CollRTrim                   // like BINARY, ignoring trailing spaces
+	// CollOther is an application-defined collation (Android's LOCALIZED
+	// and UNICODE, ...), whose name the column or term keeps (CollName).
+	// sqlite3 reads such a table but refuses whatever needs the order
+	// ("no such collation sequence"); so does pagoda: its rows read, and
+	// nothing that compares its keys does.
+	CollOther
 )
 
 var collationNames = [...]string{
 	CollBinary: "BINARY",
 	CollNoCase: "NOCASE",
 	CollRTrim:  "RTRIM",
+	CollOther:  "OTHER",
 }
 
 // String returns the collation's SQL name ("BINARY", "NOCASE" or "RTRIM").
@@ -31,12 +38,38 @@ func (c Collation) String() string {
 // collation) gives an error wrapping ErrUnsupported: the engine could not
 // order keys by it.
 func ParseCollation(name string) (Collation, error) {
-	for i, n := range collationNames {
+	for i, n := range collationNames[:CollOther] {
 		if eqFold(name, n) {
 			return Collation(i), nil
 		}
 	}
 	return CollBinary, fmt.Errorf("%w: collation %q", ErrUnsupported, name)
+}
+
+// collationOf is the collation of a COLLATE clause in a table or index
+// definition: a built-in one, or CollOther and the name as written.
+func collationOf(name string) (Collation, string) {
+	if c, err := ParseCollation(name); err == nil {
+		return c, ""
+	}
+	return CollOther, name
+}
+
+// sameCollation reports whether two terms have the same collation: the
+// same built-in one, or application-defined ones of the same name.
+func sameCollation(a, b IndexedColumn) bool {
+	return a.Collation == b.Collation && (a.Collation != CollOther || eqFold(a.CollName, b.CollName))
+}
+
+// OtherCollation returns the name of the first application-defined
+// collation among terms ("" if none): an order pagoda cannot compute.
+func OtherCollation(terms []IndexedColumn) string {
+	for _, c := range terms {
+		if c.Collation == CollOther {
+			return c.CollName
+		}
+	}
+	return ""
 }
 
 // lowerASCII folds A-Z only, as sqlite3's sqlite3UpperToLower does.
@@ -75,3 +108,26 @@ func foldKey(name string) string {
 	}
 	return name
 }
+
+// OtherCollation returns the name of the first application-defined
+// collation of t (a column's, or a key's), "" if none.
+func (t *Table) OtherCollation() string {
+	for _, c := range t.Columns {
+		if c.Collation == CollOther {
+			return c.CollName
+		}
+	}
+	if n := OtherCollation(t.PrimaryKey); n != "" {
+		return n
+	}
+	for _, k := range t.Constraints {
+		if n := OtherCollation(k.Columns); n != "" {
+			return n
+		}
+	}
+	return ""
+}
+
+// OtherCollation returns the name of the first application-defined
+// collation of the index's terms, "" if none.
+func (ix *Index) OtherCollation() string { return OtherCollation(ix.Columns) }

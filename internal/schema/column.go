@@ -179,11 +179,7 @@ func (b *tableBuilder) columnConstraint() error {
 			return p.syntaxf("expected a collation name")
 		}
 		p.next()
-		c, err := ParseCollation(dequote(nt))
-		if err != nil {
-			return p.errAt(ErrUnsupported, nt, "no such collation sequence: %s", dequote(nt))
-		}
-		col.Collation = c
+		col.Collation, col.CollName = collationOf(dequote(nt))
 		return nil
 	case t.is("GENERATED"):
 		if err := p.expect("ALWAYS"); err != nil {

@@ -182,11 +182,8 @@ func (b *tableBuilder) keyTerm(pk bool) (IndexedColumn, error) {
 	}
 	c := IndexedColumn{Column: ci, Name: b.t.Columns[ci].Name, Desc: tm.desc}
 	if tm.collSet {
-		coll, err := ParseCollation(tm.coll)
-		if err != nil {
-			return c, p.errAt(ErrUnsupported, tm.start, "no such collation sequence: %s", tm.coll)
-		}
-		c.Collation, c.CollationSet = coll, true
+		c.Collation, c.CollName = collationOf(tm.coll)
+		c.CollationSet = true
 	}
 	return c, nil
 }

@@ -42,7 +42,7 @@
 //     KEY is numbered after every other constraint.
 //
 // Every error wraps ErrSyntax (sqlite3 would reject the text), ErrUnsupported
-// (valid SQL this package cannot represent, such as a virtual table or an
-// application-defined collation) or ErrInvalid (the rows of sqlite_schema do
+// (valid SQL this package cannot represent, such as a virtual table) or
+// ErrInvalid (the rows of sqlite_schema do
 // not fit together), and says which object and which byte offset.
 package schema

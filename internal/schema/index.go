@@ -29,8 +29,10 @@ type Index struct {
 //
 // A term naming a column is Expr == false with Name the name as written
 // (dequoted); any other term is an expression (Expr == true, Name its source
-// text). Collations other than BINARY, NOCASE and RTRIM give an error
-// wrapping ErrUnsupported; anything sqlite3 would reject, ErrSyntax.
+// text). A collation other than BINARY, NOCASE and RTRIM is an
+// application's own: CollOther, its name in CollName (OtherCollation says
+// whether the index has one). Anything sqlite3 would reject gives an error
+// wrapping ErrSyntax.
 func ParseCreateIndex(sql string) (*Index, error) {
 	p, err := newParser(sql)
 	if err != nil {
@@ -67,9 +69,7 @@ func ParseCreateIndex(sql string) (*Index, error) {
 		}
 		c := IndexedColumn{Column: -1, Name: tm.name, Desc: tm.desc, Expr: !tm.column, dquoted: tm.dquoted}
 		if tm.collSet {
-			if c.Collation, err = ParseCollation(tm.coll); err != nil {
-				return nil, p.errAt(ErrUnsupported, tm.start, "no such collation sequence: %s", tm.coll)
-			}
+			c.Collation, c.CollName = collationOf(tm.coll)
 			c.CollationSet = true
 		}
 		ix.HasExpr = ix.HasExpr || c.Expr
@@ -146,7 +146,7 @@ func (ix *Index) Resolve(t *Table) error {
 		}
 		c.Column, c.Name = ci, t.Columns[ci].Name
 		if !c.CollationSet {
-			c.Collation = t.Columns[ci].Collation
+			c.Collation, c.CollName = t.Columns[ci].Collation, t.Columns[ci].CollName
 		}
 	}
 	return nil

@@ -84,14 +84,15 @@ func (b *tableBuilder) finish() error {
 			order = append(order, k)
 		} else {
 			t.RowidAlias = c.Column
-			c.Collation, c.CollationSet, c.Desc = t.Columns[c.Column].Collation, false, false
+			c.Collation, c.CollName, c.CollationSet, c.Desc = t.Columns[c.Column].Collation, t.Columns[c.Column].CollName, false, false
 			t.PrimaryKey = []IndexedColumn{c}
 		}
 	}
 	for _, k := range order {
 		for j := range k.cols {
 			if !k.cols[j].CollationSet {
-				k.cols[j].Collation = t.Columns[k.cols[j].Column].Collation
+				col := &t.Columns[k.cols[j].Column]
+				k.cols[j].Collation, k.cols[j].CollName = col.Collation, col.CollName
 			}
 		}
 		if err := t.addConstraint(k, p); err != nil {
@@ -153,7 +154,7 @@ func sameKey(a, b []IndexedColumn) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Column != b[i].Column || a[i].Collation != b[i].Collation {
+		if a[i].Column != b[i].Column || !sameCollation(a[i], b[i]) {
 			return false
 		}
 	}
@@ -176,7 +177,7 @@ func dedupColumns(cols []IndexedColumn) []IndexedColumn {
 // collation (isDupColumn in src/build.c).
 func hasKeyColumn(cols []IndexedColumn, c IndexedColumn) bool {
 	for _, x := range cols {
-		if x.Column == c.Column && x.Column >= 0 && x.Collation == c.Collation {
+		if x.Column == c.Column && x.Column >= 0 && sameCollation(x, c) {
 			return true
 		}
 	}

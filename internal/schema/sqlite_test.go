@@ -306,6 +306,10 @@ func TestSQLiteIndexes(t *testing.T) {
 			}
 		}
 		if _, serr := db.Exec(s); serr != nil {
+			if err == nil && strings.Contains(serr.Error(), "no such collation sequence") && ix.OtherCollation() != "" {
+				// Refused by SQLite when created, read by both when stored.
+				continue
+			}
 			if err == nil {
 				t.Errorf("%s\n  SQLite rejects it (%v); we accept it", s, serr)
 			}

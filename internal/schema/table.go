@@ -18,6 +18,7 @@ type Column struct {
 	Type      string
 	Affinity  Affinity
 	Collation Collation // from a COLLATE clause on the column, default CollBinary
+	CollName  string    // the name of an application-defined collation (Collation CollOther)
 	// NotNull is true when the column rejects NULL: declared NOT NULL, or a
 	// PRIMARY KEY column of a WITHOUT ROWID or STRICT table (but never the
 	// rowid alias), as sqlite3 enforces.
@@ -49,7 +50,8 @@ type IndexedColumn struct {
 	// Collation is the explicit COLLATE of the term, else the table column's
 	// collation (BINARY for expressions).
 	Collation    Collation
-	CollationSet bool // an explicit COLLATE was written on this term
+	CollName     string // the name of an application-defined collation (Collation CollOther)
+	CollationSet bool   // an explicit COLLATE was written on this term
 	Desc         bool
 	Expr         bool // the term is an expression, not a plain column
 
@@ -104,8 +106,11 @@ const maxColumns = 2000
 // schema prefix and a trailing ";" are accepted and ignored).
 //
 // CREATE VIRTUAL TABLE and CREATE TABLE ... AS SELECT give an error wrapping
-// ErrUnsupported, as does a collation other than BINARY, NOCASE and RTRIM.
-// Anything sqlite3 would reject gives an error wrapping ErrSyntax.
+// ErrUnsupported. A collation other than BINARY, NOCASE and RTRIM is an
+// application's own (CollOther; see Table.OtherCollation): sqlite3 refuses
+// to create such a table without the application, but reads one that the
+// application made, and so must pagoda. Anything sqlite3 would reject gives
+// an error wrapping ErrSyntax.
 func ParseCreateTable(sql string) (*Table, error) {
 	p, err := newParser(sql)
 	if err != nil {

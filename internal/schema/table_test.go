@@ -252,8 +252,6 @@ func TestParseCreateTableErrors(t *testing.T) {
 		{"CREATE TABLE t(a) -- ok\n garbage", ErrSyntax},
 		{"CREATE TABLE if(a)", ErrSyntax},
 		{"CREATE TABLE t(a COLLATE)", ErrSyntax},
-		{"CREATE TABLE t(a COLLATE foo)", ErrUnsupported},
-		{"CREATE TABLE t(a, UNIQUE(a COLLATE foo))", ErrUnsupported},
 		{"CREATE VIRTUAL TABLE t USING fts5(a)", ErrUnsupported},
 		{"CREATE TABLE t AS SELECT 1", ErrUnsupported},
 		{"CREATE INDEX i ON t(a)", ErrSyntax},
