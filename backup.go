@@ -135,10 +135,14 @@ func syncDir(dir string) error {
 // copied as stored, so tables that pagoda cannot write (generated
 // columns, triggers, ...) are copied too, but an index or WITHOUT ROWID table
 // whose definition pagoda cannot parse is an error wrapping
-// ErrUnsupported. dst must not exist (ErrExists); it appears complete or
-// not at all.
+// ErrUnsupported, as is a UTF-16 database (pagoda writes only UTF-8
+// databases: Backup copies one). dst must not exist (ErrExists); it
+// appears complete or not at all.
 func (db *DB) Compact(dst string) error {
 	return db.View(func(src *Tx) error {
+		if enc := src.cat.TextEncoding; format.IsUTF16(enc) {
+			return fmt.Errorf("pagoda: compact: %w: the database is UTF-16 (text encoding %d): pagoda writes only UTF-8 databases", ErrUnsupported, enc)
+		}
 		if err := checkAbsent(dst); err != nil {
 			return err
 		}

@@ -9,12 +9,14 @@ import (
 // schemaRoot is the root page of sqlite_schema.
 const schemaRoot = 1
 
-// readCatalog reads every row of sqlite_schema and builds the catalog.
+// readCatalog reads every row of sqlite_schema and builds the catalog (its
+// text converted to UTF-8 in a UTF-16 database).
 func readCatalog(s btree.Pages) (*schema.Catalog, error) {
 	pg1, err := s.Page(1)
 	if err != nil {
 		return nil, err
 	}
+	enc := format.Header(pg1).TextEncoding()
 	var c btree.Cursor
 	c.Init(s, schemaRoot, true, nil)
 	var entries []schema.Entry
@@ -23,7 +25,7 @@ func readCatalog(s btree.Pages) (*schema.Catalog, error) {
 		if err != nil {
 			return nil, err
 		}
-		e, err := schema.DecodeEntry(payload)
+		e, err := schema.DecodeEntryEnc(payload, enc)
 		if err != nil {
 			return nil, format.Corruptf(pgno, "sqlite_schema row %d: %s", rowid, corruptMsg(err))
 		}
@@ -32,5 +34,7 @@ func readCatalog(s btree.Pages) (*schema.Catalog, error) {
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
-	return schema.BuildFormat(entries, format.Header(pg1).SchemaFormat()), nil
+	cat := schema.BuildFormat(entries, format.Header(pg1).SchemaFormat())
+	cat.TextEncoding = enc
+	return cat, nil
 }

@@ -68,13 +68,12 @@ func (e *CheckError) Unwrap() error { return ErrCorrupt }
 //     first one hides (see internal/check).
 //
 // A partial index must hold exactly the rows its WHERE clause takes (and
-// integrity_check only checks that none is missing). Expression indexes,
-// partial indexes whose WHERE clause pagoda does not evaluate (see
-// Table.Insert), and the indexes of a UTF-16 database are not compared
-// with their tables (pagoda cannot compute their keys); their pages are
-// still checked. NOT NULL constraints are checked, and CHECK constraints
-// when pagoda evaluates them (see Table.Insert), as integrity_check checks
-// them.
+// integrity_check only checks that none is missing). Expression indexes
+// and partial indexes whose WHERE clause pagoda does not evaluate (see
+// Table.Insert) are not compared with their tables (pagoda cannot compute
+// their keys); their pages are still checked. NOT NULL constraints are
+// checked, and CHECK constraints when pagoda evaluates them (see
+// Table.Insert), as integrity_check checks them.
 //
 // Check reads every page, so it takes time proportional to the file. It
 // runs in its own read transaction and does not block writers. A database
@@ -117,7 +116,7 @@ func columnDefaults() func(*schema.TableInfo, int) format.Value {
 	return func(ti *schema.TableInfo, col int) format.Value {
 		m := metas[ti]
 		if m == nil {
-			m = metaForTable(ti)
+			m = metaForTable(ti, format.TextEncodingUTF8) // defaults only: the same in every encoding
 			metas[ti] = m
 		}
 		if col < 0 || col >= len(m.rec.defaults) {

@@ -110,8 +110,8 @@ func (db *DB) Close() error {
 // to end; it sees its own changes, and other transactions see none of them
 // until Commit. End it with Commit or Rollback. A database opened ReadOnly
 // refuses write transactions with ErrReadOnly; a file pagoda reads but does
-// not write (auto-vacuum, or a header write version above 2) refuses them
-// with ErrUnsupported.
+// not write (auto-vacuum, a header write version above 2, or UTF-16 text)
+// refuses them with ErrUnsupported, before anything is written.
 func (db *DB) Begin(writable bool) (*Tx, error) {
 	if writable && db.readOnly {
 		return nil, ErrReadOnly
@@ -234,7 +234,7 @@ func (db *DB) tableMeta(cat *schema.Catalog, ti *schema.TableInfo) *tableMeta {
 	db.metasFor(cat)
 	m := db.tmeta[ti]
 	if m == nil {
-		m = metaForTable(ti)
+		m = metaForTable(ti, cat.TextEncoding)
 		db.tmeta[ti] = m
 	}
 	return m
@@ -247,7 +247,7 @@ func (db *DB) indexMeta(cat *schema.Catalog, ii *schema.IndexInfo) *indexMeta {
 	db.metasFor(cat)
 	m := db.imeta[ii]
 	if m == nil {
-		m = metaForIndex(ii)
+		m = metaForIndex(ii, cat.TextEncoding)
 		db.imeta[ii] = m
 	}
 	return m

@@ -41,6 +41,9 @@
 //
 // # Status
 //
-// This release reads any UTF-8 SQLite database, including the committed
-// transactions in a -wal file left beside it. Writing arrives next.
+// This release reads any SQLite database, including the committed
+// transactions in a -wal file left beside it. A UTF-16 database (PRAGMA
+// encoding) is read as sqlite3 reads it, its text handed out as UTF-8
+// (see Record), and never written: pagoda writes UTF-8 databases only.
+// Writing arrives next.
 package pagoda

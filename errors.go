@@ -23,7 +23,8 @@ var (
 	// ErrTxNotWritable: a write was asked of a read transaction.
 	ErrTxNotWritable = errors.New("pagoda: transaction is not writable")
 	// ErrUnsupported: the file or the request uses a feature pagoda does
-	// not implement (UTF-16 text, virtual tables, expression indexes, ...).
+	// not implement (writing a UTF-16 database, virtual tables, expression
+	// indexes, ...).
 	ErrUnsupported = format.ErrUnsupported
 	// ErrLocked: another process (or another DB of this process) holds a
 	// lock on the database file that excludes this Open: see Open.

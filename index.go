@@ -160,13 +160,17 @@ func (c *IndexCursor) SeekNear(prefix ...any) bool {
 
 // SeekText is SeekNear for a one-column prefix holding the TEXT value
 // text: it moves to the first entry whose first column is >= text, as
-// SeekNear(string(text)) does, without converting or allocating.
+// SeekNear(string(text)) does, without converting or allocating (but in a
+// UTF-16 database, where it is SeekNear(string(text))).
 func (c *IndexCursor) SeekText(text []byte) bool {
 	if !c.ready() {
 		return false
 	}
-	if len(c.ix.meta.aff) == 0 || (c.ix.meta.aff[0] != schema.AffinityText && c.ix.meta.aff[0] != schema.AffinityBlob) {
-		return c.SeekNear(string(text)) // the column's affinity may turn text into a number
+	if len(c.ix.meta.aff) == 0 || (c.ix.meta.aff[0] != schema.AffinityText && c.ix.meta.aff[0] != schema.AffinityBlob) ||
+		c.ix.meta.rec.enc != 0 {
+		// The column's affinity may turn text into a number; the text of a
+		// UTF-16 database's keys is UTF-16.
+		return c.SeekNear(string(text))
 	}
 	c.key = append(c.key[:0], format.TextValue(text))
 	c.c.SeekKeyNear(c.key)
@@ -244,7 +248,19 @@ func (ix *Index) searchKey(dst []format.Value, prefix []any) ([]format.Value, er
 		if err != nil {
 			return nil, err
 		}
-		dst = append(dst, applyAffinity(v, comparisonAffinity(ix.meta.aff[i])))
+		dst = append(dst, keyText(applyAffinity(v, comparisonAffinity(ix.meta.aff[i])), ix.meta.rec.enc))
 	}
 	return dst, nil
+}
+
+// keyText returns a search key's value v as the keys of a database of text
+// encoding enc (0 for UTF-8) hold it: TEXT in UTF-16 is converted from
+// UTF-8 as sqlite3 converts a bound value, so that BINARY compares the
+// UTF-16 bytes as sqlite3 does (and NOCASE and RTRIM convert both sides
+// back, as sqlite3 does: see format.Collation.ForEncoding).
+func keyText(v format.Value, enc uint32) format.Value {
+	if enc == 0 || v.Kind != format.KindText {
+		return v
+	}
+	return format.TextValue(format.UTF8ToUTF16(make([]byte, 0, 2*len(v.Bytes)), v.Bytes, enc))
 }

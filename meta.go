@@ -26,7 +26,9 @@ type indexMeta struct {
 	aff   []schema.Affinity // affinity of each key field
 }
 
-func metaForTable(ti *schema.TableInfo) *tableMeta {
+// metaForTable describes the rows of table ti of a database whose text
+// encoding is enc (header offset 56).
+func metaForTable(ti *schema.TableInfo, enc uint32) *tableMeta {
 	t := ti.Table
 	m := &tableMeta{}
 	n := len(t.Columns)
@@ -72,10 +74,11 @@ func metaForTable(ti *schema.TableInfo) *tableMeta {
 		}
 	}
 	m.rec.setFast()
+	m.rec.setEncoding(enc)
 	if t.WithoutRowID {
 		m.nKey = len(t.PrimaryKey)
 		for _, pk := range t.PrimaryKey {
-			m.kinfo.Colls = append(m.kinfo.Colls, format.Collation(pk.Collation))
+			m.kinfo.Colls = append(m.kinfo.Colls, format.Collation(pk.Collation).ForEncoding(enc))
 			m.kinfo.Desc = append(m.kinfo.Desc, pk.Desc)
 		}
 		m.kinfo.Other = schema.OtherCollation(t.PrimaryKey) // its rows read in order; no key is sought
@@ -85,8 +88,9 @@ func metaForTable(ti *schema.TableInfo) *tableMeta {
 
 // metaForIndex describes the key records of index ix on table t: the
 // indexed columns, then the rowid (rowid tables) or the primary key columns
-// not already indexed (WITHOUT ROWID tables).
-func metaForIndex(ii *schema.IndexInfo) *indexMeta {
+// not already indexed (WITHOUT ROWID tables), in a database of text
+// encoding enc.
+func metaForIndex(ii *schema.IndexInfo, enc uint32) *indexMeta {
 	ix, t := ii.Index, ii.Table.Table
 	m := &indexMeta{rec: recordMeta{alias: -1, owner: "index " + ii.Entry.Name, root: ii.Entry.RootPage}}
 	add := func(name string, coll schema.Collation, desc bool, aff schema.Affinity) {
@@ -96,7 +100,7 @@ func metaForIndex(ii *schema.IndexInfo) *indexMeta {
 		m.rec.fast = append(m.rec.fast, f)
 		m.rec.real = append(m.rec.real, aff == schema.AffinityReal)
 		m.rec.defaults = append(m.rec.defaults, format.Value{})
-		m.kinfo.Colls = append(m.kinfo.Colls, format.Collation(coll))
+		m.kinfo.Colls = append(m.kinfo.Colls, format.Collation(coll).ForEncoding(enc))
 		m.kinfo.Desc = append(m.kinfo.Desc, desc)
 		m.aff = append(m.aff, aff)
 	}
@@ -114,14 +118,16 @@ func metaForIndex(ii *schema.IndexInfo) *indexMeta {
 	}
 	if !t.WithoutRowID {
 		add("rowid", schema.CollBinary, false, schema.AffinityInteger)
-		return m
+	} else {
+		// The primary key columns not already a term with the same
+		// collation (sqlite3's isDupColumn compares collations too),
+		// ascending in an automatic index: schema's KeyOrder knows the
+		// rules.
+		for _, pk := range ix.KeyOrder(t)[len(ix.Columns):] {
+			add(pk.Name, pk.Collation, pk.Desc, affOf(pk.Column))
+		}
 	}
-	// The primary key columns not already a term with the same collation
-	// (sqlite3's isDupColumn compares collations too), ascending in an
-	// automatic index: schema's KeyOrder knows the rules.
-	for _, pk := range ix.KeyOrder(t)[len(ix.Columns):] {
-		add(pk.Name, pk.Collation, pk.Desc, affOf(pk.Column))
-	}
+	m.rec.setEncoding(enc)
 	return m
 }
 
@@ -133,6 +139,20 @@ func (m *recordMeta) setFast() {
 			f = -1
 		}
 		m.fast[i] = f
+	}
+}
+
+// setEncoding records that the text of the records is in encoding enc.
+// UTF-16 text is converted to UTF-8 as it is read, by Column's general
+// path: every column goes that way, so that the fast path, which returns
+// slices of the page, stays as it is for UTF-8 databases.
+func (m *recordMeta) setEncoding(enc uint32) {
+	if !format.IsUTF16(enc) {
+		return
+	}
+	m.enc = enc
+	for i := range m.fast {
+		m.fast[i] = -1
 	}
 }
 

@@ -10,6 +10,12 @@ import (
 // columns are decoded on access, text and blobs alias the page. A Record is
 // valid until its transaction ends.
 //
+// In a UTF-16 database (header text encoding 2 or 3) Column returns TEXT
+// as UTF-8, converted as sqlite3 converts it (format.UTF16ToUTF8 says how
+// it treats malformed UTF-16): each TEXT value read is then a new slice,
+// allocated, not one into the page. Raw returns the record as stored,
+// its text in UTF-16.
+//
 // Records from Get are checked whole before they are returned. Records from
 // cursors and iterators are checked as their columns are read (a scan pays
 // for nothing it does not read): a column whose bytes are malformed reads as
@@ -30,7 +36,8 @@ type recordMeta struct {
 	names    []string
 	field    []int  // column -> stored field, -1 for a virtual generated column
 	alias    int    // rowid alias column, -1 if none
-	fast     []int  // column -> stored field for Column's fast path; -1 for the rowid alias and virtual columns
+	fast     []int  // column -> stored field for Column's fast path; -1 for the rowid alias and virtual columns, and every column of a UTF-16 database
+	enc      uint32 // TextEncodingUTF16LE or BE: the text is UTF-16, converted to UTF-8 by Column; 0 for UTF-8
 	real     []bool // REAL affinity: integers read back as floats
 	defaults []format.Value
 	// defaultErr, when not nil, holds for each column the error of a
@@ -228,10 +235,15 @@ func (r Record) column(i int) Value {
 	if t < 12 && m.real[i] && t != 0 && t != 7 {
 		return floatValue(float64(format.DecodeValue(t, body).Int()))
 	}
+	if m.enc != 0 && t >= 13 && t&1 == 1 {
+		// The text of a UTF-16 database, converted as sqlite3 converts it.
+		return bytesValue(TypeText, format.UTF16ToUTF8(make([]byte, 0, len(body)*3/2), body, m.enc))
+	}
 	return decodeValue(t, body)
 }
 
-// Raw returns the record's bytes in SQLite's record format.
+// Raw returns the record's bytes in SQLite's record format (text in the
+// database's encoding).
 func (r Record) Raw() []byte { return r.data }
 
 // corruptMsg returns the message of a format error without its prefix.

@@ -158,7 +158,7 @@ func (t *Table) pkKey(pk []any) ([]format.Value, error) {
 		if col := t.info.Table.PrimaryKey[i].Column; col >= 0 {
 			v = applyAffinity(v, comparisonAffinity(t.info.Table.Columns[col].Affinity))
 		}
-		vals[i] = v
+		vals[i] = keyText(v, t.meta.rec.enc)
 	}
 	return vals, nil
 }

@@ -153,7 +153,7 @@ func makePlan(ti *schema.TableInfo, tm *tableMeta) *writePlan {
 		if err != nil {
 			return refuse("%v", err)
 		}
-		im := metaForIndex(ii)
+		im := metaForIndex(ii, format.TextEncodingUTF8) // pagoda writes UTF-8 databases only
 		ip := indexPlan{name: ii.Entry.Name, root: ii.Entry.RootPage, kinfo: &im.kinfo,
 			nCols: len(ii.Index.Columns), unique: ii.Index.Unique, where: where}
 		for _, k := range ii.KeyOrder() {
@@ -791,7 +791,7 @@ func (tx *Tx) CreateIndex(sql string) (*Index, error) {
 		return nil, tx.fail(err)
 	}
 	ii := &schema.IndexInfo{Entry: schema.Entry{Type: "index", Name: ix.Name, TblName: tbl.Name(), RootPage: root}, Index: ix, Table: tbl.info}
-	im := metaForIndex(ii)
+	im := metaForIndex(ii, format.TextEncodingUTF8) // pagoda writes UTF-8 databases only
 	ip := indexPlan{name: ix.Name, root: root, kinfo: &im.kinfo, nCols: len(ix.Columns), unique: ix.Unique, where: where}
 	for _, k := range ii.KeyOrder() {
 		ip.cols = append(ip.cols, k.Column)

@@ -26,6 +26,8 @@
 // sqlar_listing(name, mode, mtime, sz), that lists and stats without touching
 // the table; sqlite3 maintains it like any index, and archives without it
 // (those made by sqlite3) are read through the primary key's index.
+// An archive in a UTF-16 database (PRAGMA encoding) is refused, reads and
+// writes alike, with an error wrapping pagoda.ErrUnsupported.
 //
 // An open regular file keeps its snapshot until Close and reads its data in
 // place from the database pages: an uncompressed file is never copied

@@ -193,6 +193,13 @@ func (v *view) open(tx *pagoda.Tx) error {
 	v.tx, v.present, v.ix, v.tab, v.covering, v.warm = tx, false, nil, nil, false, false
 	v.epoch = tx.Epoch()
 	v.forget()
+	// The listing decodes index records itself, as UTF-8: the names of a
+	// UTF-16 database would read wrong.
+	if h, err := tx.Header(); err != nil {
+		return err
+	} else if h.TextEncoding == 2 || h.TextEncoding == 3 {
+		return fmt.Errorf("fsys: the database's text is UTF-16 (text encoding %d), and fsys reads UTF-8 archives only: %w", h.TextEncoding, pagoda.ErrUnsupported)
+	}
 	ix, err := tx.Index(ListingIndex)
 	if err == nil && ix.TableName() == TableName && ix.SQL() == createListingSQL {
 		v.ix, v.covering, v.present = ix, true, true

@@ -33,7 +33,7 @@ func (c *checker) readCatalog(t *tree) (cat *schema.Catalog, complete bool) {
 			complete = false // the walk reported it (rowRecord)
 			continue
 		}
-		e, err := schema.DecodeEntry(payload)
+		e, err := schema.DecodeEntryEnc(payload, c.enc)
 		if err != nil {
 			c.reportf(pgno, "sqlite_schema row %d: malformed record: %s", rowid, errMsg(err, pgno))
 			complete = false
@@ -65,19 +65,20 @@ func (c *checker) rootLeafEntries() []schema.Entry {
 		if err != nil || cell.Overflow != 0 {
 			continue
 		}
-		if e, err := schemaEntry(cell.Local); err == nil {
+		if e, err := schemaEntry(cell.Local, c.enc); err == nil {
 			entries = append(entries, e)
 		}
 	}
 	return entries
 }
 
-// schemaEntry decodes a sqlite_schema record, checked whole first.
-func schemaEntry(rec []byte) (schema.Entry, error) {
+// schemaEntry decodes a sqlite_schema record of a database of text
+// encoding enc, checked whole first.
+func schemaEntry(rec []byte, enc uint32) (schema.Entry, error) {
 	if _, err := format.CheckRecord(rec); err != nil {
 		return schema.Entry{}, err
 	}
-	return schema.DecodeEntry(rec)
+	return schema.DecodeEntryEnc(rec, enc)
 }
 
 // checkSchema reports the rows of sqlite_schema that do not fit together
@@ -119,7 +120,7 @@ func (c *checker) walkCatalog(cat *schema.Catalog) {
 		case tb == nil:
 			t.table = c.looksLikeTable(t.root)
 		case tb.WithoutRowID:
-			t.kinfo, t.nKey = primaryKeyInfo(tb), len(tb.PrimaryKey)
+			t.kinfo, t.nKey = primaryKeyInfo(tb, c.enc), len(tb.PrimaryKey)
 		default:
 			t.table = true
 		}
@@ -136,7 +137,7 @@ func (c *checker) walkCatalog(cat *schema.Catalog) {
 			c.reportf(0, "index %s: root page 0", ii.Entry.Name)
 			continue
 		}
-		t := &tree{name: "index " + ii.Entry.Name, root: ii.Entry.RootPage, kinfo: indexKeyInfo(ii)}
+		t := &tree{name: "index " + ii.Entry.Name, root: ii.Entry.RootPage, kinfo: indexKeyInfo(ii, c.enc)}
 		if t.kinfo != nil && ii.Index.Unique {
 			t.unique = len(ii.Index.Columns)
 		}
@@ -149,9 +150,6 @@ func (c *checker) walkCatalog(cat *schema.Catalog) {
 // walkRoot marks t's root page used by the schema and walks the tree. It
 // returns false when the root is out of range or already used.
 func (c *checker) walkRoot(t *tree) bool {
-	if c.utf16 {
-		t.kinfo = nil // text order of UTF-16 keys: not implemented
-	}
 	c.roots = append(c.roots, t.name)
 	if !c.use(t.root, ref{kind: useRoot, by: uint32(len(c.roots) - 1)}, 0) {
 		return false
@@ -175,14 +173,15 @@ func (c *checker) looksLikeTable(root uint32) bool {
 }
 
 // primaryKeyInfo is the order of a WITHOUT ROWID table's b-tree: its
-// primary key columns' collations and directions.
-func primaryKeyInfo(t *schema.Table) *format.KeyInfo {
+// primary key columns' collations (as they compare the text of encoding
+// enc) and directions.
+func primaryKeyInfo(t *schema.Table, enc uint32) *format.KeyInfo {
 	if schema.OtherCollation(t.PrimaryKey) != "" {
 		return nil // an application-defined collation: the order is the application's
 	}
 	k := &format.KeyInfo{}
 	for _, pk := range t.PrimaryKey {
-		k.Colls = append(k.Colls, format.Collation(pk.Collation))
+		k.Colls = append(k.Colls, format.Collation(pk.Collation).ForEncoding(enc))
 		k.Desc = append(k.Desc, pk.Desc)
 	}
 	return k
@@ -192,8 +191,9 @@ func primaryKeyInfo(t *schema.Table) *format.KeyInfo {
 // (the rowid or primary key tail too), or nil when pagoda cannot tell it:
 // the index or its table could not be understood, or an expression term
 // has no COLLATE clause (its collation would come from the expression,
-// which pagoda does not evaluate).
-func indexKeyInfo(ii *schema.IndexInfo) *format.KeyInfo {
+// which pagoda does not evaluate). Collations compare the text of
+// encoding enc.
+func indexKeyInfo(ii *schema.IndexInfo, enc uint32) *format.KeyInfo {
 	key := ii.KeyOrder()
 	if key == nil {
 		return nil
@@ -203,7 +203,7 @@ func indexKeyInfo(ii *schema.IndexInfo) *format.KeyInfo {
 		if f.Expr && !f.CollationSet || f.Collation == schema.CollOther {
 			return nil
 		}
-		k.Colls = append(k.Colls, format.Collation(f.Collation))
+		k.Colls = append(k.Colls, format.Collation(f.Collation).ForEncoding(enc))
 		k.Desc = append(k.Desc, f.Desc)
 	}
 	return k

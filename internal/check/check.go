@@ -93,7 +93,7 @@ type checker struct {
 
 	refs     []ref    // refs[p]: who uses page p, first come first served
 	roots    []string // what each tree is, for messages ("table t"); refs of kind useRoot index it
-	utf16    bool     // text is UTF-16: index key order and entries are not checked
+	utf16    bool     // text is UTF-16 (enc is 2 or 3)
 	enc      uint32   // the text encoding (header offset 56)
 	sf       uint32   // the schema format number (header offset 44): below 4, DESC is ignored
 	lockByte uint32   // the lock-byte page, 0 when the file does not reach it
@@ -239,7 +239,7 @@ func (c *checker) run(cat *schema.Catalog) {
 	}
 	hdr := format.Header(pg1)
 	enc := hdr.TextEncoding()
-	c.utf16 = enc == format.TextEncodingUTF16LE || enc == format.TextEncodingUTF16BE
+	c.utf16 = format.IsUTF16(enc)
 	c.enc = enc
 	c.sf = hdr.SchemaFormat()
 	c.refs = make([]ref, c.n+1)

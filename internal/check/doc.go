@@ -67,8 +67,6 @@
 // Things pagoda cannot evaluate are skipped by the index-entry check, not
 // reported: expression and partial indexes, indexes on VIRTUAL generated
 // columns, virtual tables, tables whose SQL pagoda does not parse, and
-// every index of a UTF-16 database (whose text order pagoda does not
-// implement; key order inside such indexes is not checked either), and
 // the keys under a collation of the application's own (schema.CollOther:
 // neither their order nor the index entries, which sqlite3's
 // integrity_check refuses to check at all). Their pages are still walked

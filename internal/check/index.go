@@ -55,9 +55,6 @@ func (p *indexPlan) key(k keySpan) []byte { return p.arena[k.off : k.off+k.n] }
 // checkIndexes checks every table's rows against its indexes and its CHECK
 // constraints (the walk checks NOT NULL and STRICT types: row.go).
 func (c *checker) checkIndexes(cat *schema.Catalog) {
-	if c.utf16 {
-		return
-	}
 	for _, ti := range cat.Tables {
 		if c.stopped {
 			return
@@ -234,7 +231,13 @@ func (c *checker) columnValue(ti *schema.TableInfo, rec []byte, rowid int64, col
 	}
 	switch {
 	case c.deflt != nil:
-		return c.deflt(ti, col), true
+		v := c.deflt(ti, col)
+		if v.Kind == format.KindText && c.utf16 {
+			// The default is UTF-8 (from the schema); keys hold the
+			// database's text.
+			v = format.TextValue(format.UTF8ToUTF16(nil, v.Bytes, c.enc))
+		}
+		return v, true
 	case ti.Table.Columns[col].HasDefault:
 		return format.Value{}, false
 	}

@@ -590,5 +590,13 @@ func (c *checker) rowValues(ti *schema.TableInfo, rec []byte, rowid int64, field
 			all = all && known[col]
 		}
 	}
+	if c.utf16 {
+		// CHECK constraints and WHERE clauses see UTF-8, as reads do.
+		for col, v := range row {
+			if v.Kind == format.KindText {
+				row[col] = format.TextValue(format.UTF16ToUTF8(nil, v.Bytes, c.enc))
+			}
+		}
+	}
 	return all
 }

@@ -15,6 +15,33 @@ const (
 	CollRTrim                   // trailing spaces ignored, then binary
 )
 
+// NOCASE and RTRIM over the text of a UTF-16 database. SQLite defines them
+// for UTF-8 only, so it converts both UTF-16 operands to UTF-8 (see
+// UTF16ToUTF8) and compares those; BINARY, defined for every encoding,
+// compares the stored UTF-16 bytes (memcmp). ForEncoding gives these.
+const (
+	collUTF16LE Collation = 0x10 // or'ed into CollNoCase or CollRTrim: operands are UTF-16le
+	collUTF16BE Collation = 0x20 // the same for UTF-16be
+	collUTF16   Collation = collUTF16LE | collUTF16BE
+)
+
+// ForEncoding returns the collation c as it compares the text of a
+// database of text encoding enc (header offset 56): c itself for UTF-8 and
+// for BINARY; for NOCASE and RTRIM in a UTF-16 database, c after
+// converting both operands to UTF-8, as SQLite does.
+func (c Collation) ForEncoding(enc uint32) Collation {
+	if c != CollNoCase && c != CollRTrim {
+		return c
+	}
+	switch enc {
+	case TextEncodingUTF16LE:
+		return c | collUTF16LE
+	case TextEncodingUTF16BE:
+		return c | collUTF16BE
+	}
+	return c
+}
+
 // KeyInfo tells how index key fields compare: field i uses Colls[i] and is
 // inverted when Desc[i]; fields beyond the slices compare BINARY ascending.
 type KeyInfo struct {
@@ -113,7 +140,8 @@ func compareIntFloat(i int64, f float64) int {
 	return cmpInt(float64(0), f-float64(t))
 }
 
-// CompareText compares two UTF-8 strings under a collation.
+// CompareText compares two UTF-8 strings under a collation (two UTF-16
+// strings under a collation from ForEncoding).
 func CompareText(a, b []byte, coll Collation) int {
 	switch coll {
 	case CollNoCase:
@@ -133,7 +161,24 @@ func CompareText(a, b []byte, coll Collation) int {
 	case CollRTrim:
 		return bytes.Compare(bytes.TrimRight(a, " "), bytes.TrimRight(b, " "))
 	}
+	if coll&collUTF16 != 0 {
+		return compareUTF16(a, b, coll)
+	}
 	return bytes.Compare(a, b)
+}
+
+// compareUTF16 is CompareText under NOCASE or RTRIM for UTF-16 text: both
+// operands converted to UTF-8, as SQLite's vdbeCompareMemString does when
+// the collation's encoding is not the database's.
+func compareUTF16(a, b []byte, coll Collation) int {
+	enc := uint32(TextEncodingUTF16BE)
+	if coll&collUTF16LE != 0 {
+		enc = TextEncodingUTF16LE
+	}
+	var abuf, bbuf [64]byte
+	a8 := UTF16ToUTF8(abuf[:0], a, enc)
+	b8 := UTF16ToUTF8(bbuf[:0], b, enc)
+	return CompareText(a8, b8, coll&^collUTF16)
 }
 
 func foldASCII(c byte) byte {

@@ -18,8 +18,10 @@
 //
 // Bytes from disk are never trusted: a violation of the format is returned
 // as a *CorruptError (page, offset, what is wrong) that wraps ErrCorrupt,
-// never a panic. A valid file using a feature pagoda does not read (UTF-16
-// text, a newer read version) gives an error wrapping ErrUnsupported.
+// never a panic. A valid file using a feature pagoda does not read (a newer
+// read version, say) gives an error wrapping ErrUnsupported. Text of a
+// UTF-16 database is stored, compared under BINARY and converted to UTF-8
+// as SQLite does it (utf16.go, and ForEncoding in compare.go).
 //
 // Where each layout is drawn, next to the code that decodes it:
 //
@@ -39,6 +41,7 @@
 //	                  Field/FieldBody and CompareKey without re-checking
 //	compare.go        key order: NULL < numbers < TEXT < BLOB, collations, DESC
 //	compareprefix.go  the same order over a key's first n fields
+//	utf16.go          the text of UTF-16 databases: SQLite's conversions
 //	errors.go         ErrCorrupt, ErrUnsupported, *CorruptError
 //
 // The page picture, for orientation (U = usable size, P = page size):

@@ -35,9 +35,11 @@ func ExampleValidateHeader() {
 	format.InitHeader(h, 4096)
 	fmt.Println(format.ValidateHeader(h), h.PageSize(), h.UsableSize())
 
-	binary.BigEndian.PutUint32(h[56:], format.TextEncodingUTF16LE)
+	rv := h[19]
+	h[19] = 3 // a read version from the future
 	err := format.ValidateHeader(h)
 	fmt.Println(errors.Is(err, format.ErrUnsupported))
+	h[19] = rv
 
 	h[21] = 65 // max payload fraction must be 64
 	err = format.ValidateHeader(h)

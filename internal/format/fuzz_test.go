@@ -113,7 +113,7 @@ func FuzzValidateHeader(f *testing.F) {
 			t.Fatalf("accepted read version %d", h.ReadVersion())
 		case data[21] != 64 || data[22] != 32 || data[23] != 32:
 			t.Fatalf("accepted fractions % x", data[21:24])
-		case h.TextEncoding() > TextEncodingUTF8:
+		case h.TextEncoding() > TextEncodingUTF16BE:
 			t.Fatalf("accepted text encoding %d", h.TextEncoding())
 		case h.SchemaFormat() > 4:
 			t.Fatalf("accepted schema format %d", h.SchemaFormat())

@@ -76,7 +76,8 @@ const (
 	FileFormatLegacy = 1
 	FileFormatWAL    = 2
 
-	// TextEncodingUTF8 is the only text encoding pagoda reads.
+	// The text encodings (offset 56). pagoda reads all three (see
+	// utf16.go) and writes UTF-8 databases only.
 	TextEncodingUTF8    = 1
 	TextEncodingUTF16LE = 2
 	TextEncodingUTF16BE = 3
@@ -206,8 +207,7 @@ func ValidateHeader(b []byte) error {
 	}
 	switch enc := h.TextEncoding(); enc {
 	case 0, TextEncodingUTF8: // 0: schema still empty
-	case TextEncodingUTF16LE, TextEncodingUTF16BE:
-		return fmt.Errorf("%w: UTF-16 text encoding (%d); pagoda reads UTF-8 databases", ErrUnsupported, enc)
+	case TextEncodingUTF16LE, TextEncodingUTF16BE: // read; the pager refuses to write them
 	default:
 		return CorruptAt(1, offTextEncoding, "invalid text encoding %d", enc)
 	}

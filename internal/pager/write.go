@@ -208,6 +208,8 @@ func (p *Pager) BeginWrite() (*WriteTx, error) {
 //     writes would leave one that sqlite3's integrity_check rejects.
 //   - a write version (offset 18) above 2: SQLite treats the file as
 //     read-only.
+//   - UTF-16 text (offset 56 is 2 or 3): pagoda reads such files, but its
+//     writer encodes text, schema rows included, as UTF-8 only.
 func (w *WriteTx) writable() error {
 	if w.base.nPages == 0 {
 		return nil // a new file: pagoda writes its header
@@ -227,6 +229,13 @@ func (w *WriteTx) writable() error {
 	}
 	if v := h.WriteVersion(); v > format.FileFormatWAL {
 		return fmt.Errorf("%w: writing a database of file format write version %d, which SQLite opens read-only", format.ErrUnsupported, v)
+	}
+	if enc := h.TextEncoding(); format.IsUTF16(enc) {
+		name := "UTF-16le"
+		if enc == format.TextEncodingUTF16BE {
+			name = "UTF-16be"
+		}
+		return fmt.Errorf("%w: writing a %s database: pagoda writes only UTF-8 databases (read it, or convert it with sqlite3: .dump into a new database)", format.ErrUnsupported, name)
 	}
 	return nil
 }

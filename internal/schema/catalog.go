@@ -31,6 +31,11 @@ type Catalog struct {
 	// automatic index that a table's constraints call for but that has no
 	// sqlite_schema row.
 	Problems []error
+	// TextEncoding is the text encoding of the database the catalog was
+	// read from (header offset 56; set by the reader, 0 when unknown):
+	// text in its rows and keys is stored so. The catalog's own strings
+	// are UTF-8 (see DecodeEntryEnc).
+	TextEncoding uint32
 
 	tables  map[string]*TableInfo // by folded name
 	indexes map[string]*IndexInfo
