@@ -87,7 +87,8 @@ func (db *DB) Check() error {
 		return err
 	}
 	defer tx.Rollback()
-	return checkResult(check.Run(&tx.snap, tx.cat, &check.Options{Default: columnDefaults(), Where: partialWhere, Check: rowChecks}))
+	enc := tx.cat.TextEncoding
+	return checkResult(check.Run(&tx.snap, tx.cat, &check.Options{Default: columnDefaults(), Where: partialWhere(enc), Check: rowChecks(enc)}))
 }
 
 // checkWithoutCatalog checks the last committed state when the schema
@@ -105,7 +106,11 @@ func (db *DB) checkWithoutCatalog() error {
 	var snap pager.Snapshot
 	db.pager.InitSnapshot(&snap)
 	defer snap.Release()
-	return checkResult(check.Run(&snap, nil, &check.Options{Default: columnDefaults(), Where: partialWhere, Check: rowChecks}))
+	var enc uint32
+	if pg1, err := snap.Page(1); err == nil {
+		enc = format.Header(pg1).TextEncoding()
+	}
+	return checkResult(check.Run(&snap, nil, &check.Options{Default: columnDefaults(), Where: partialWhere(enc), Check: rowChecks(enc)}))
 }
 
 // columnDefaults gives the checker the value a column takes in rows stored
@@ -133,13 +138,23 @@ func checkResult(problems []Problem) error {
 	return &CheckError{Problems: problems}
 }
 
-// rowChecks tells Check which CHECK constraint of table ti a row fails:
-// nil when ti has none, or one pagoda does not evaluate.
-func rowChecks(ti *schema.TableInfo) func([]format.Value) string {
+// rowChecks tells Check which CHECK constraint of a table ti a row
+// fails, in a database of text encoding enc: nil when ti has none, or one
+// pagoda does not evaluate (see encodingFree for UTF-16).
+func rowChecks(enc uint32) func(ti *schema.TableInfo) func([]format.Value) string {
+	return func(ti *schema.TableInfo) func([]format.Value) string { return tableChecks(ti, enc) }
+}
+
+func tableChecks(ti *schema.TableInfo, enc uint32) func([]format.Value) string {
 	if ti.Table == nil || len(ti.Table.Checks) == 0 {
 		return nil
 	}
 	t := ti.Table
+	for _, src := range t.Checks {
+		if e, err := schema.ParseExpr(src); err != nil || encodingFree(e, enc) != nil {
+			return nil
+		}
+	}
 	checks, err := compileChecks(t)
 	if err != nil {
 		return nil
@@ -154,12 +169,21 @@ func rowChecks(ti *schema.TableInfo) func([]format.Value) string {
 	}
 }
 
-// partialWhere tells Check which rows belong in a partial index: those for
-// which its WHERE clause is true. It is nil for a clause pagoda does not
-// evaluate.
-func partialWhere(ii *schema.IndexInfo) func([]format.Value) bool {
+// partialWhere tells Check which rows belong in a partial index, in a
+// database of text encoding enc: those for which its WHERE clause is true.
+// It is nil for a clause pagoda does not evaluate.
+func partialWhere(enc uint32) func(ii *schema.IndexInfo) func([]format.Value) bool {
+	return func(ii *schema.IndexInfo) func([]format.Value) bool { return indexWhere(ii, enc) }
+}
+
+func indexWhere(ii *schema.IndexInfo, enc uint32) func([]format.Value) bool {
 	if ii.Table == nil || ii.Table.Table == nil || ii.Index == nil {
 		return nil
+	}
+	if ii.Index.Where != "" {
+		if e, err := schema.ParseExpr(ii.Index.Where); err != nil || encodingFree(e, enc) != nil {
+			return nil
+		}
 	}
 	t := ii.Table.Table
 	n, err := compileWhere(ii.Index, t)

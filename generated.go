@@ -67,7 +67,7 @@ func (r *exprRow) fail(err error) format.Value {
 
 // compileGenerated compiles the VIRTUAL columns of t: nil when it has
 // none. A column that cannot be compiled keeps its error for its reads.
-func compileGenerated(t *schema.Table, owner string) []genColumn {
+func compileGenerated(t *schema.Table, owner string, enc uint32) []genColumn {
 	var out []genColumn
 	for i, c := range t.Columns {
 		if !c.Hidden {
@@ -79,6 +79,9 @@ func compileGenerated(t *schema.Table, owner string) []genColumn {
 		g := &out[i]
 		g.aff = c.Affinity
 		e, err := schema.ParseExpr(c.Expr)
+		if err == nil {
+			err = encodingFree(e, enc)
+		}
 		if err == nil {
 			g.node, err = compileNode(e, t, true)
 		}
@@ -215,4 +218,45 @@ func bitOp(op string, a, b int64) int64 {
 		return int64(uint64(a) << uint(b))
 	}
 	return a >> uint(b) // arithmetic: the sign fills in, as SQLite's mask does
+}
+
+// encodingFree refuses, in a UTF-16 database (enc 2 or 3), the parts of
+// an expression whose result SQLite computes on the text as stored, in
+// UTF-16, where pagoda evaluates UTF-8: an ordering of text under BINARY
+// (<, <=, >, >=, BETWEEN, min and max compare the UTF-16 bytes), hex,
+// octet_length and CAST AS BLOB (the UTF-16 bytes). Anything else reads
+// the same in both encodings, but a BLOB that SQLite would take as text
+// (in ||, CAST AS TEXT, lower, ...), whose bytes it reads as UTF-16: such
+// a value is rare and is not refused.
+func encodingFree(e *schema.Expr, enc uint32) error {
+	if !format.IsUTF16(enc) {
+		return nil
+	}
+	what := ""
+	switch e.Op {
+	case schema.OpCompare:
+		if e.Text != "=" && e.Text != "<>" {
+			what = "the comparison " + e.Text
+		}
+	case schema.OpBetween:
+		what = "BETWEEN"
+	case schema.OpCast:
+		if e.Aff == schema.AffinityBlob {
+			what = "CAST AS BLOB"
+		}
+	case schema.OpFunc:
+		switch e.Text {
+		case "min", "max", "hex", "octet_length":
+			what = e.Text
+		}
+	}
+	if what != "" {
+		return fmt.Errorf("%w: %s in a UTF-16 database (SQLite computes it on the UTF-16 text)", schema.ErrUnsupported, what)
+	}
+	for _, a := range e.Args {
+		if err := encodingFree(a, enc); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -46,7 +46,7 @@ func metaForTable(ti *schema.TableInfo, enc uint32) *tableMeta {
 		m.rec.alias = t.RowidAlias
 	}
 	m.rec.table = t
-	m.rec.gen = compileGenerated(t, m.rec.owner)
+	m.rec.gen = compileGenerated(t, m.rec.owner, enc)
 	for i, c := range t.Columns {
 		m.rec.names[i] = c.Name
 		m.rec.field[i] = -1

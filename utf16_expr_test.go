@@ -1,0 +1,74 @@
+package pagoda
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/pagodadb/pagoda/internal/sqltest"
+)
+
+// TestUTF16Expressions: in a UTF-16 database SQLite orders text by its
+// UTF-16 bytes and hands hex and CAST AS BLOB those bytes, where pagoda
+// evaluates UTF-8. A generated column that would differ reads NULL with
+// ErrUnsupported, one that reads the same is computed; a CHECK or partial
+// index so made is not evaluated by Check, rather than judged wrongly.
+func TestUTF16Expressions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "u16.db")
+	// 'a' is 61 00 in UTF-16le and U+0100 is 00 01: SQLite orders 'a'
+	// after 'Ā', UTF-8 before it.
+	sqltest.Exec(t, path,
+		"PRAGMA encoding = 'UTF-16le'",
+		"CREATE TABLE t(x TEXT, y TEXT, lt AS (x < y), lo AS (min(x, y)), h AS (hex(x)), cat AS (x || '|' || y), eq AS (x = y), CHECK (x < y OR x > y))",
+		"INSERT INTO t(x, y) VALUES ('a', 'Ā')",
+		"CREATE INDEX t_p ON t(x) WHERE x > 'b'",
+	)
+	if got := sqlOne(t, path, "SELECT lt || ',' || lo || ',' || cat || ',' || eq FROM t"); got != "0,Ā,a|Ā,0" {
+		t.Fatalf("SQLite computes %q", got)
+	}
+	db, err := Open(path, &Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	tb, err := tx.Table("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := tb.Get(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.Column(5).Text(); got != "a|Ā" {
+		t.Errorf("x || '|' || y = %q", got)
+	}
+	if got := rec.Column(6); got.Type() != TypeInteger || got.Int() != 0 {
+		t.Errorf("x = y: %v", got)
+	}
+	if tx.Err() != nil {
+		t.Fatalf("computable columns: %v", tx.Err())
+	}
+	for _, col := range []int{2, 3, 4} {
+		if v := rec.Column(col); v.Type() != TypeNull {
+			t.Errorf("column %d: %v, want NULL", col, v)
+		}
+		if err := tx.Err(); !errors.Is(err, ErrUnsupported) {
+			t.Errorf("column %d: %v, want ErrUnsupported", col, err)
+		}
+		tx.Renew() // a fresh error for the next column
+		if tb, err = tx.Table("t"); err != nil {
+			t.Fatal(err)
+		}
+		if rec, err = tb.Get(1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Check(); err != nil {
+		t.Errorf("Check: %v (SQLite says %s)", err, sqlOne(t, path, "PRAGMA integrity_check"))
+	}
+}
