@@ -441,7 +441,7 @@ func (n *cnode) ev(r *exprRow) operand {
 		case "->", "->>":
 			return operand{v: r.jsonArrow(n.args[0].ev(r).v, n.args[1].ev(r).v, n.cmp == "->>")}
 		case "||":
-			a, b := n.args[0].ev(r).v, n.args[1].ev(r).v
+			a, b := r.utf16Text(n.args[0].ev(r).v), r.utf16Text(n.args[1].ev(r).v) // || concatenates in the database's encoding
 			if a.Kind != format.KindNull && b.Kind != format.KindNull && tooBig(len(textOf(a)), len(textOf(b))) {
 				return operand{v: r.fail(errTooBig)}
 			}

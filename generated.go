@@ -42,13 +42,37 @@ type exprRow struct {
 	t    *schema.Table
 	vals []format.Value
 	rec  *Record
-	err  error // the first error of the evaluation
+	err  error  // the first error of the evaluation
+	enc  uint32 // a record's text encoding: UTF-16 (2 or 3), or 0 for UTF-8
 }
 
-// column reads column i of the row as an expression sees it.
+// errUTF16Blob refuses a BLOB read by an expression of a UTF-16 database:
+// where SQLite takes a BLOB as text (||, CAST, lower, a number from it...)
+// it reads its bytes as UTF-16, where pagoda would read UTF-8.
+var errUTF16Blob = fmt.Errorf("%w: a BLOB in an expression of a UTF-16 database (SQLite reads its bytes as UTF-16 text)", ErrUnsupported)
+
+// column reads column i of the row as an expression sees it. A VIRTUAL
+// column of a record is computed within the same evaluation, so that one
+// that cannot be computed fails the expressions that read it, as in
+// SQLite (a NULL in its place would give them a wrong value).
 func (r *exprRow) column(i int) format.Value {
 	if r.rec != nil {
-		return r.rec.Column(i).format()
+		if m := r.rec.meta; m.gen != nil && r.t.Columns[i].Hidden {
+			g := &m.gen[i]
+			if g.node == nil {
+				return r.fail(g.err)
+			}
+			v := g.node.ev(r).v
+			if r.err != nil {
+				return format.NullValue()
+			}
+			return r.utf16Text(genAffinity(v, g.aff))
+		}
+		v := r.rec.Column(i).format()
+		if r.enc != 0 && v.Kind == format.KindBlob {
+			return r.fail(errUTF16Blob)
+		}
+		return v
 	}
 	v := r.vals[i]
 	if r.t.Columns[i].Affinity == schema.AffinityReal && v.Kind == format.KindInt {
@@ -133,7 +157,7 @@ func (r Record) generated(i int) Value {
 		}
 		return Value{}
 	}
-	row := exprRow{t: m.table, rec: &r}
+	row := exprRow{t: m.table, rec: &r, enc: m.enc}
 	v := g.node.ev(&row).v
 	if row.err != nil {
 		if r.tx != nil {
@@ -141,7 +165,19 @@ func (r Record) generated(i int) Value {
 		}
 		return Value{}
 	}
-	return valueOf(genAffinity(v, g.aff))
+	return valueOf(row.utf16Text(genAffinity(v, g.aff)))
+}
+
+// utf16Text is a text result as a UTF-16 database holds it, read back:
+// SQLite converts a function's UTF-8 result to the database's encoding
+// where it stores it or concatenates it, and that turns what UTF-16
+// cannot hold (the UTF-8 of a surrogate, as char(55357) makes) into
+// U+FFFD. Well-formed text is unchanged.
+func (r *exprRow) utf16Text(v format.Value) format.Value {
+	if r.enc == 0 || v.Kind != format.KindText {
+		return v
+	}
+	return format.TextValue(format.UTF16ToUTF8(nil, format.UTF8ToUTF16(nil, v.Bytes, r.enc), r.enc))
 }
 
 // genAffinity applies a generated column's affinity to its value.
@@ -243,6 +279,10 @@ func encodingFree(e *schema.Expr, enc uint32) error {
 	case schema.OpCast:
 		if e.Aff == schema.AffinityBlob {
 			what = "CAST AS BLOB"
+		}
+	case schema.OpLiteral:
+		if e.Lit == schema.LitBlob {
+			what = "a BLOB literal" // its bytes read as UTF-16 where text is needed
 		}
 	case schema.OpFunc:
 		switch e.Text {

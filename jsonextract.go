@@ -27,7 +27,7 @@ var errBadPath = errors.New("bad JSON path")
 // an array path, else an object label.
 func (r *exprRow) jsonArrow(x, p format.Value, asSQL bool) format.Value {
 	if x.Kind == format.KindNull || p.Kind == format.KindNull {
-		return format.NullValue()
+		return r.jsonDocOnly(x)
 	}
 	var path string
 	switch {
@@ -52,9 +52,23 @@ func (r *exprRow) jsonArrow(x, p format.Value, asSQL bool) format.Value {
 // jsonExtract is json_extract(x, path) with one path.
 func (r *exprRow) jsonExtract(x, p format.Value) format.Value {
 	if x.Kind == format.KindNull || p.Kind == format.KindNull {
-		return format.NullValue()
+		return r.jsonDocOnly(x)
 	}
 	return r.jsonLookup(x, string(textOf(p)), "", true)
+}
+
+// jsonDocOnly is a JSON function's NULL when its path is NULL: SQLite
+// still parses the document first, so a malformed one is an error.
+func (r *exprRow) jsonDocOnly(x format.Value) format.Value {
+	switch {
+	case x.Kind == format.KindNull:
+		return x
+	case x.Kind == format.KindBlob:
+		return r.fail(fmt.Errorf("%w: JSON in a BLOB (JSONB)", ErrUnsupported))
+	case !jsonValid(cutNUL(textOf(x))):
+		return r.fail(fmt.Errorf("%w: JSON text that is not RFC 8259 JSON (JSON5, or malformed)", ErrUnsupported))
+	}
+	return format.NullValue()
 }
 
 // jsonLookup finds path (or, when path is "", the object label label) in
@@ -110,6 +124,12 @@ func (r *exprRow) jsonLookup(x format.Value, path, label string, asSQL bool) for
 				return format.NullValue()
 			}
 		case '[':
+			if doc[at] != '[' {
+				// Not an array: not found, as SQLite's lookup step says
+				// before it reads the index (so '$[-1]' on an object is
+				// NULL, on an array a bad path).
+				return format.NullValue()
+			}
 			k := i + 1
 			fromEnd := false
 			if k < len(path) && path[k] == '#' {
