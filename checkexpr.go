@@ -82,11 +82,15 @@ var checkFuncs = map[string]bool{
 }
 
 // checkSubset refuses what CHECK constraints and partial indexes do not
-// evaluate: CAST, CASE, bit operators, JSON arrows, and the functions
-// outside checkFuncs.
+// evaluate: CAST, CASE, GLOB, TRUE and FALSE, bit operators, JSON
+// arrows, and the functions outside checkFuncs.
 func checkSubset(e *schema.Expr) error {
 	switch e.Op {
-	case schema.OpCast, schema.OpCase, schema.OpBitNot:
+	case schema.OpLiteral:
+		if e.Lit == schema.LitBool {
+			return fmt.Errorf("%w: %s in a CHECK constraint or partial index", schema.ErrUnsupported, e.Text)
+		}
+	case schema.OpCast, schema.OpCase, schema.OpBitNot, schema.OpGlob:
 		return fmt.Errorf("%w: %s in a CHECK constraint or partial index", schema.ErrUnsupported, e)
 	case schema.OpArith:
 		switch e.Text {
@@ -126,8 +130,19 @@ func compileNode(e *schema.Expr, t *schema.Table, gen bool) (*cnode, error) {
 				return nil, fmt.Errorf("%w: ESCAPE must be one character in quotes", schema.ErrUnsupported)
 			}
 		}
-	case schema.OpCompare, schema.OpIs:
+	case schema.OpCompare:
 		n.colls[0] = binaryColl(e.Args[0], e.Args[1], t)
+	case schema.OpIs:
+		n.colls[0] = binaryColl(e.Args[0], e.Args[1], t)
+		// x IS [NOT] TRUE and FALSE test x's truth (SQLite's TK_TRUTH),
+		// the right side seen through COLLATE and likely(): 2 IS TRUE.
+		rt := e.Args[1]
+		for rt.Op == schema.OpCollate || rt.Op == schema.OpFunc && (rt.Text == "likely" || rt.Text == "unlikely" || rt.Text == "likelihood") {
+			rt = rt.Args[0]
+		}
+		if rt.Op == schema.OpLiteral && rt.Lit == schema.LitBool && columnOf(rt, t) == nil {
+			n.cmp = rt.Text
+		}
 	case schema.OpIn:
 		n.colls[0], _ = collSeq(e.Args[0], t)
 	case schema.OpBetween:
@@ -173,6 +188,9 @@ func compileNode(e *schema.Expr, t *schema.Table, gen bool) (*cnode, error) {
 			n.op, n.els = schema.OpCase, len(e.Args)%2 == 1
 		}
 	case schema.OpLiteral:
+		if e.Lit == schema.LitBool && columnOf(e, t) != nil {
+			return compileNode(&schema.Expr{Op: schema.OpColumn, Text: e.Text}, t, gen)
+		}
 		v, err := literalValue(e)
 		if err != nil {
 			return nil, err
@@ -308,6 +326,11 @@ func literalValue(e *schema.Expr) (format.Value, error) {
 		return format.FloatValue(f), nil
 	case schema.LitText:
 		return format.TextValue([]byte(e.Text)), nil
+	case schema.LitBool:
+		if e.Text == "TRUE" {
+			return format.IntValue(1), nil
+		}
+		return format.IntValue(0), nil
 	case schema.LitBlob:
 		b := make([]byte, len(e.Text)/2)
 		for i := range b {
@@ -388,6 +411,13 @@ func (n *cnode) ev(r *exprRow) operand {
 	case schema.OpCompare:
 		return operand{v: compareOp(n.cmp, n.args[0].ev(r), n.args[1].ev(r), n.colls[0]).value()}
 	case schema.OpIs:
+		if n.cmp != "" { // IS [NOT] TRUE, FALSE: OP_IsTrue, NULL neither
+			want := triTrue
+			if n.cmp == "FALSE" {
+				want = triFalse
+			}
+			return operand{v: triOf((truth(n.args[0].ev(r).v) == want) != n.not).value()}
+		}
 		a, b := n.args[0].ev(r), n.args[1].ev(r)
 		var eq bool
 		switch an, bn := a.v.Kind == format.KindNull, b.v.Kind == format.KindNull; {
@@ -458,6 +488,13 @@ func (n *cnode) ev(r *exprRow) operand {
 		return operand{v: castValue(n.args[0].ev(r).v, n.aff), aff: n.aff, hasAff: true}
 	case schema.OpCase:
 		return operand{v: n.caseValue(r)}
+	case schema.OpGlob:
+		x, pat := n.args[0].ev(r).v, n.args[1].ev(r).v
+		v := r.glob(pat, x)
+		if n.not && v.Kind == format.KindInt {
+			v = format.IntValue(1 - v.Int())
+		}
+		return operand{v: v}
 	case schema.OpLike:
 		x, pat := n.args[0].ev(r).v, n.args[1].ev(r).v
 		esc := format.NullValue()

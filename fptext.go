@@ -76,18 +76,24 @@ func appendRealText(dst []byte, f float64) []byte {
 		dst = append(dst, '0')
 	}
 	if eform {
-		dst = append(dst, 'e')
-		if exp < 0 {
-			dst, exp = append(dst, '-'), -exp
-		} else {
-			dst = append(dst, '+')
-		}
-		if exp >= 100 {
-			dst, exp = append(dst, byte(exp/100)+'0'), exp%100
-		}
-		dst = append(dst, byte(exp/10)+'0', byte(exp%10)+'0')
+		dst = appendExponent(dst, 'e', exp)
 	}
 	return dst
+}
+
+// appendExponent appends an exponent as SQLite's printf writes it: the
+// letter e (or E), a sign, and two digits or three.
+func appendExponent(dst []byte, e byte, exp int) []byte {
+	dst = append(dst, e)
+	if exp < 0 {
+		dst, exp = append(dst, '-'), -exp
+	} else {
+		dst = append(dst, '+')
+	}
+	if exp >= 100 {
+		dst, exp = append(dst, byte(exp/100)+'0'), exp%100
+	}
+	return append(dst, byte(exp/10)+'0', byte(exp%10)+'0')
 }
 
 // roundFixed is round(r, n) for 0 < n <= 30 as SQLite's roundFunc does

@@ -60,10 +60,10 @@ func readColumns(t *testing.T, path string, cols ...int) ([]Value, error) {
 func TestGeneratedSweepCases(t *testing.T) {
 	t.Run("depends on an unsupported column", func(t *testing.T) {
 		// sqlite3 reads g1 = '5x', g2 = '5', g3 = '5', g4 = 'text'; pagoda
-		// cannot compute g0 (printf), so none of them: NULL and an error,
+		// cannot compute g0 (json_quote), so none of them: NULL and an error,
 		// not the values of a NULL g0 ('fallback', 7, 'null').
 		path := genFile(t, "", "CREATE TABLE t(a, g0, g1, g2, g3, g4)",
-			"CREATE TABLE t(a, g0 AS (printf(''%d'', a)), g1 AS (g0 || ''x''), g2 AS (coalesce(g0, ''fallback'')), g3 AS (ifnull(g0, 7)), g4 AS (typeof(g0)))",
+			"CREATE TABLE t(a, g0 AS (json_quote(a)), g1 AS (g0 || ''x''), g2 AS (coalesce(g0, ''fallback'')), g3 AS (ifnull(g0, 7)), g4 AS (typeof(g0)))",
 			"INSERT INTO t(a) VALUES (5)")
 		for c := 2; c <= 5; c++ {
 			vals, err := readColumns(t, path, c)

@@ -1,6 +1,7 @@
 package pagoda
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -9,8 +10,8 @@ import (
 	"github.com/pagodadb/pagoda/internal/format"
 )
 
-// json_extract with one path, and the -> and ->> operators, over JSON
-// text as RFC 8259 has it. SQLite also reads JSON5 and JSONB blobs; pagoda
+// json_extract (with one path or several), json_type, json_array_length,
+// and the -> and ->> operators, over JSON text as RFC 8259 has it. SQLite also reads JSON5 and JSONB blobs; pagoda
 // does not, and reports ErrUnsupported for them (and for text that is
 // neither) rather than guess which of SQLite's answers applies.
 //
@@ -74,25 +75,144 @@ func (r *exprRow) jsonDocOnly(x format.Value) format.Value {
 // jsonLookup finds path (or, when path is "", the object label label) in
 // the JSON text x.
 func (r *exprRow) jsonLookup(x format.Value, path, label string, asSQL bool) format.Value {
+	doc, err := jsonDoc(x)
+	if err != nil {
+		return r.fail(err)
+	}
+	at, found, err := jsonFind(doc, path, label)
+	switch {
+	case err != nil:
+		return r.fail(err)
+	case !found:
+		return format.NullValue()
+	}
+	return jsonResult(doc, at, asSQL)
+}
+
+// jsonExtractAll is json_extract(x, p1, p2, ...): the JSON array of what
+// each path finds (its JSON text, as -> gives it), null where it finds
+// nothing; NULL when x or any path is NULL (SQLite stops at the first
+// NULL path, after reporting a bad path before it).
+func (r *exprRow) jsonExtractAll(x format.Value, paths []format.Value) format.Value {
+	if x.Kind == format.KindNull {
+		return x
+	}
+	doc, err := jsonDoc(x)
+	if err != nil {
+		return r.fail(err)
+	}
+	out := []byte{'['}
+	for i, p := range paths {
+		if p.Kind == format.KindNull {
+			return format.NullValue()
+		}
+		at, found, err := jsonFind(doc, string(cutNUL(textOf(p))), "")
+		if err != nil {
+			return r.fail(err)
+		}
+		if i > 0 {
+			out = append(out, ',')
+		}
+		if !found {
+			out = append(out, "null"...)
+			continue
+		}
+		out = append(out, jsonMinify(doc[at:jsonSkip(doc, at)])...)
+	}
+	return format.TextValue(append(out, ']'))
+}
+
+// jsonAt is what json_type and json_array_length look at: the value x
+// holds at path p (the whole of x without p); found is false for NULL.
+func (r *exprRow) jsonAt(x format.Value, p *format.Value) (doc []byte, at int, found bool) {
+	if x.Kind == format.KindNull {
+		return nil, 0, false
+	}
+	doc, err := jsonDoc(x)
+	if err != nil {
+		r.fail(err)
+		return nil, 0, false
+	}
+	path := "$"
+	if p != nil {
+		if p.Kind == format.KindNull {
+			return nil, 0, false
+		}
+		path = string(cutNUL(textOf(*p)))
+	}
+	at, found, err = jsonFind(doc, path, "")
+	if err != nil {
+		r.fail(err)
+		return nil, 0, false
+	}
+	return doc, at, found
+}
+
+// jsonType is json_type: null, true, false, integer (a number without a
+// point or exponent, however large), real, text, array or object.
+func (r *exprRow) jsonType(x format.Value, p *format.Value) format.Value {
+	doc, at, found := r.jsonAt(x, p)
+	if !found {
+		return format.NullValue()
+	}
+	var t string
+	switch c := doc[at]; c {
+	case 'n':
+		t = "null"
+	case 't':
+		t = "true"
+	case 'f':
+		t = "false"
+	case '"':
+		t = "text"
+	case '[':
+		t = "array"
+	case '{':
+		t = "object"
+	default:
+		t = "integer"
+		if bytes.ContainsAny(doc[at:jsonSkip(doc, at)], ".eE") {
+			t = "real"
+		}
+	}
+	return format.TextValue([]byte(t))
+}
+
+// jsonArrayLength is json_array_length: the elements of an array, 0 for
+// any other value.
+func (r *exprRow) jsonArrayLength(x format.Value, p *format.Value) format.Value {
+	doc, at, found := r.jsonAt(x, p)
+	if !found {
+		return format.NullValue()
+	}
+	return format.IntValue(int64(len(jsonElems(doc, at))))
+}
+
+// jsonDoc is the JSON text x (not NULL), or why pagoda does not read it.
+func jsonDoc(x format.Value) ([]byte, error) {
 	if x.Kind == format.KindBlob {
-		return r.fail(fmt.Errorf("%w: JSON in a BLOB (JSONB)", ErrUnsupported))
+		return nil, fmt.Errorf("%w: JSON in a BLOB (JSONB)", ErrUnsupported)
 	}
 	doc := cutNUL(textOf(x)) // SQLite's JSON functions read text up to a NUL byte
 	if !jsonValid(doc) {
-		return r.fail(fmt.Errorf("%w: JSON text that is not RFC 8259 JSON (JSON5, or malformed)", ErrUnsupported))
+		return nil, fmt.Errorf("%w: JSON text that is not RFC 8259 JSON (JSON5, or malformed)", ErrUnsupported)
 	}
+	return doc, nil
+}
+
+// jsonFind finds path (or, when path is "", the object label label) in
+// the valid JSON text doc: the start of the value, or not found, or a bad
+// path.
+func jsonFind(doc []byte, path, label string) (int, bool, error) {
 	j := jsonScan{b: doc}
 	j.space()
 	start := j.i
 	if path == "" {
 		end, ok := jsonMember(doc, start, label)
-		if !ok {
-			return format.NullValue()
-		}
-		return jsonResult(doc, end, asSQL)
+		return end, ok, nil
 	}
 	if path[0] != '$' {
-		return r.fail(fmt.Errorf("%w: %q", errBadPath, path))
+		return 0, false, fmt.Errorf("%w: %q", errBadPath, path)
 	}
 	at := start
 	for i := 1; i < len(path); {
@@ -106,7 +226,7 @@ func (r *exprRow) jsonLookup(x format.Value, path, label string, asSQL bool) for
 					k++
 				}
 				if k == len(path) {
-					return r.fail(fmt.Errorf("%w: %q", errBadPath, path))
+					return 0, false, fmt.Errorf("%w: %q", errBadPath, path)
 				}
 				key, i = path[i+1:k], k+1
 			} else {
@@ -115,20 +235,20 @@ func (r *exprRow) jsonLookup(x format.Value, path, label string, asSQL bool) for
 					k++
 				}
 				if k == i {
-					return r.fail(fmt.Errorf("%w: %q", errBadPath, path))
+					return 0, false, fmt.Errorf("%w: %q", errBadPath, path)
 				}
 				key, i = path[i:k], k
 			}
 			var ok bool
 			if at, ok = jsonMember(doc, at, key); !ok {
-				return format.NullValue()
+				return 0, false, nil
 			}
 		case '[':
 			if doc[at] != '[' {
 				// Not an array: not found, as SQLite's lookup step says
 				// before it reads the index (so '$[-1]' on an object is
 				// NULL, on an array a bad path).
-				return format.NullValue()
+				return 0, false, nil
 			}
 			k := i + 1
 			fromEnd := false
@@ -144,32 +264,32 @@ func (r *exprRow) jsonLookup(x format.Value, path, label string, asSQL bool) for
 				e++
 			}
 			if e == len(path) || path[e] != ']' || !fromEnd && e == k {
-				return r.fail(fmt.Errorf("%w: %q", errBadPath, path))
+				return 0, false, fmt.Errorf("%w: %q", errBadPath, path)
 			}
 			idx := int64(0)
 			if e > k {
 				var err error
 				if idx, err = strconv.ParseInt(path[k:e], 10, 64); err != nil {
-					return r.fail(fmt.Errorf("%w: %q", errBadPath, path))
+					return 0, false, fmt.Errorf("%w: %q", errBadPath, path)
 				}
 			}
 			i = e + 1
 			elems := jsonElems(doc, at)
 			if elems == nil {
-				return format.NullValue()
+				return 0, false, nil
 			}
 			if fromEnd {
 				idx += int64(len(elems))
 			}
 			if idx < 0 || idx >= int64(len(elems)) {
-				return format.NullValue()
+				return 0, false, nil
 			}
 			at = elems[idx]
 		default:
-			return r.fail(fmt.Errorf("%w: %q", errBadPath, path))
+			return 0, false, fmt.Errorf("%w: %q", errBadPath, path)
 		}
 	}
-	return jsonResult(doc, at, asSQL)
+	return at, true, nil
 }
 
 // jsonSkip returns the end of the (valid) value at i.

@@ -11,7 +11,7 @@ import "strings"
 //	expr    := expr OR expr | expr AND expr | NOT expr
 //	         | expr (= == != <> IS [NOT]) expr
 //	         | expr [NOT] IN (expr, ...) | expr [NOT] BETWEEN expr AND expr
-//	         | expr [NOT] LIKE expr [ESCAPE expr]
+//	         | expr [NOT] LIKE expr [ESCAPE expr] | expr [NOT] GLOB expr
 //	         | expr ISNULL | expr NOTNULL | expr NOT NULL
 //	         | expr (< <= > >=) expr
 //	         | expr (& | << >>) expr
@@ -19,7 +19,7 @@ import "strings"
 //	         | (+|-|~) expr | expr COLLATE name
 //	         | CAST(expr AS type) | CASE [expr] WHEN expr THEN expr ... [ELSE expr] END
 //	         | literal | column | (expr) | function(expr, ...)
-//	literal := integer | real | 'text' | x'blob' | NULL
+//	literal := integer | real | 'text' | x'blob' | NULL | TRUE | FALSE
 //	function:= see exprFuncs
 type Expr struct {
 	Op   ExprOp
@@ -57,6 +57,7 @@ const (
 	OpBitNot                // ~Args[0]
 	OpCast                  // CAST(Args[0] AS Text), of affinity Aff
 	OpCase                  // CASE [Args[0]] WHEN a THEN b ... [ELSE e] END (Base, Else)
+	OpGlob                  // Args[0] [NOT] GLOB Args[1]
 )
 
 // LitKind is the type of a literal.
@@ -68,20 +69,23 @@ const (
 	LitReal
 	LitText
 	LitBlob
+	// LitBool is TRUE or FALSE (Text, upper case): SQLite reads it as
+	// the column of that name when the table has one, else as 1 or 0.
+	LitBool
 )
 
 // exprFuncs are the functions an Expr may call, with their least and
 // most argument counts (-1: no most). min and max with one argument are
-// aggregates, json_extract with more than one path returns an array:
-// both are refused.
+// aggregates: refused.
 var exprFuncs = map[string][2]int{
 	"length": {1, 1}, "typeof": {1, 1}, "lower": {1, 1}, "upper": {1, 1}, "coalesce": {2, -1}, "ifnull": {2, 2},
 	"json_valid": {1, 1}, "abs": {1, 1}, "round": {1, 2}, "substr": {2, 3}, "substring": {2, 3},
 	"trim": {1, 2}, "ltrim": {1, 2}, "rtrim": {1, 2}, "replace": {3, 3}, "instr": {2, 2},
 	"hex": {1, 1}, "char": {0, -1}, "unicode": {1, 1}, "min": {2, -1}, "max": {2, -1},
 	"nullif": {2, 2}, "iif": {2, -1}, "if": {2, -1}, "concat": {1, -1}, "concat_ws": {2, -1},
-	"json_extract": {2, 2}, "octet_length": {1, 1}, "sign": {1, 1},
+	"json_extract": {2, -1}, "json_type": {1, 2}, "json_array_length": {1, 2}, "octet_length": {1, 1}, "sign": {1, 1},
 	"likely": {1, 1}, "unlikely": {1, 1}, "likelihood": {2, 2},
+	"printf": {0, -1}, "format": {0, -1}, "quote": {1, 1}, "glob": {2, 2},
 }
 
 // ParseExpr parses one expression (a CHECK constraint's text). Syntax
@@ -234,7 +238,18 @@ func (p *parser) exprEquality() (*Expr, error) {
 				e.Args = append(e.Args, esc)
 			}
 			l = e
-		case t.is("GLOB"), t.is("MATCH"), t.is("REGEXP"), t.is("NOT"):
+		case t.is("GLOB"), t.is("NOT") && p.peekAt(1).is("GLOB"):
+			not := p.accept("NOT")
+			p.i++
+			pat, err := p.exprRelation()
+			if err != nil {
+				return nil, err
+			}
+			if p.peek().is("ESCAPE") { // glob() takes two arguments: SQLite refuses it
+				return nil, p.unsupported()
+			}
+			l = &Expr{Op: OpGlob, Not: not, Args: []*Expr{l, pat}}
+		case t.is("MATCH"), t.is("REGEXP"), t.is("NOT"):
 			return nil, p.unsupported()
 		default:
 			return l, nil
@@ -436,10 +451,13 @@ func (p *parser) exprPrimary() (*Expr, error) {
 				return nil, p.unsupported()
 			}
 			return e, nil
-		case isReserved(t), t.is("TRUE"), t.is("FALSE"), t.is("CURRENT_TIME"), t.is("CURRENT_DATE"), t.is("CURRENT_TIMESTAMP"), t.is("RAISE"):
+		case isReserved(t), t.is("CURRENT_TIME"), t.is("CURRENT_DATE"), t.is("CURRENT_TIMESTAMP"), t.is("RAISE"):
 			return nil, p.unsupported()
 		case p.peekAt(1).isOp("."): // table.column
 			return nil, p.unsupported()
+		case t.is("TRUE"), t.is("FALSE"):
+			p.i++
+			return &Expr{Op: OpLiteral, Lit: LitBool, Text: strings.ToUpper(t.text)}, nil
 		}
 		p.i++
 		return &Expr{Op: OpColumn, Text: t.text}, nil
@@ -609,6 +627,11 @@ func (e *Expr) write(b *strings.Builder) {
 			b.WriteString(" IN (")
 			args(", ", 1)
 			b.WriteString(")")
+		case OpGlob:
+			e.Args[0].write(b)
+			not()
+			b.WriteString(" GLOB ")
+			e.Args[1].write(b)
 		case OpLike:
 			e.Args[0].write(b)
 			not()

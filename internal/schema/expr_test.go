@@ -42,6 +42,9 @@ func TestParseExpr(t *testing.T) {
 		{"abs(x) > 0", `(abs("x") > 0)`},
 		{"substr(x, -2, 1) || char()", `(substr("x", (-2), 1) || char())`},
 		{"iif(x, 1, y, 2, 3)", `iif("x", 1, "y", 2, 3)`},
+		{"x GLOB 'a*' AND y NOT GLOB z || '?'", `(("x" GLOB 'a*') AND ("y" NOT GLOB ("z" || '?')))`},
+		{"glob('a*', x) = true OR x IS NOT False", `((glob('a*', "x") = TRUE) OR ("x" IS NOT FALSE))`},
+		{"printf('%d', x) || format('%s') || quote(x) || printf()", `(((printf('%d', "x") || format('%s')) || quote("x")) || printf())`},
 	} {
 		e, err := ParseExpr(c.src)
 		if err != nil {
@@ -98,10 +101,10 @@ func TestGeneratedExprs(t *testing.T) {
 
 func TestParseExprUnsupported(t *testing.T) {
 	for _, src := range []string{
-		"x GLOB 'a*'", "x NOT GLOB '*'", "x ESCAPE 'a'", "CASE x END", "CASE WHEN x END", "CAST(x)", "CAST(x AS)",
-		"x IN (SELECT 1)", "x IS DISTINCT FROM 1", "min(x)", "json_extract(x, '$.a', '$.b')", "round(x, 1, 2)", "printf('%d', x)",
+		"x GLOB 'a*' ESCAPE 'a'", "x MATCH 'a'", "x NOT REGEXP 'a'", "x ESCAPE 'a'", "CASE x END", "CASE WHEN x END", "CAST(x)", "CAST(x AS)",
+		"x IN (SELECT 1)", "x IS DISTINCT FROM 1", "min(x)", "json_extract(x)", "json_type(x, 1, 2)", "round(x, 1, 2)", "quote(x, y)", "glob(x)",
 		"json_valid(x, 1)", "json(x)", "count(*)", "t.x > 0", "x COLLATE mine", "(x, y) = (1, 2)",
-		"TRUE", "CURRENT_TIME", "EXISTS (SELECT 1)", "length(x, y)", "coalesce(x)", "x > 0 y",
+		"TRUE(x)", "TRUE.x", "CURRENT_TIME", "EXISTS (SELECT 1)", "length(x, y)", "coalesce(x)", "x > 0 y",
 		strings.Repeat("NOT ", 200) + "x", strings.Repeat("(", 200) + "x" + strings.Repeat(")", 200),
 	} {
 		if _, err := ParseExpr(src); !errors.Is(err, ErrUnsupported) && !errors.Is(err, ErrSyntax) {
