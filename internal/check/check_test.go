@@ -307,7 +307,7 @@ func TestFormatKey(t *testing.T) {
 		format.NullValue(), format.IntValue(-3), format.FloatValue(2.5),
 		format.TextValue([]byte("it's\n")), format.BlobValue([]byte{0, 0xab}),
 	})
-	if got, want := formatKey(rec), `(NULL, -3, 2.5, "it's\n", x'00ab')`; got != want {
+	if got, want := formatKey(rec, 0), `(NULL, -3, 2.5, "it's\n", x'00ab')`; got != want {
 		t.Errorf("formatKey = %s, want %s", got, want)
 	}
 }

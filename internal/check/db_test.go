@@ -164,3 +164,31 @@ func TestDBCheckAffinity(t *testing.T) {
 		t.Errorf("integrity_check:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestDBCheckUTF16Messages: the values a problem quotes from a UTF-16
+// database read as text, not as the UTF-16 bytes.
+func TestDBCheckUTF16Messages(t *testing.T) {
+	for _, enc := range []string{"UTF-16le", "UTF-16be"} {
+		path := filepath.Join(t.TempDir(), "u.db")
+		sqltest.Exec(t, path,
+			"PRAGMA encoding = '"+enc+"'",
+			"CREATE TABLE t(k TEXT PRIMARY KEY, v) WITHOUT ROWID",
+			"INSERT INTO t VALUES ('clé', ' 7')",
+			"PRAGMA writable_schema = ON",
+			"UPDATE sqlite_schema SET sql = 'CREATE TABLE t(k TEXT PRIMARY KEY, v INT) WITHOUT ROWID' WHERE name = 't'",
+		)
+		db, err := pagoda.Open(path, &pagoda.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = db.Check()
+		db.Close()
+		var ce *pagoda.CheckError
+		if !errors.As(err, &ce) || len(ce.Problems) != 1 {
+			t.Fatalf("%s: Check: %v, want one problem", enc, err)
+		}
+		if m := ce.Problems[0].Msg; !strings.Contains(m, `row ("clé", " 7"): TEXT value in t.v (" 7")`) {
+			t.Errorf("%s: %q", enc, m)
+		}
+	}
+}

@@ -176,7 +176,7 @@ func (c *checker) expectedKeys(ti *schema.TableInfo, tt *tree, plans []*indexPla
 		}
 		if checks != nil && rowKnown {
 			if failed := checks(row); failed != "" {
-				c.reportf(pgno, "%s: %s: CHECK constraint failed: %s", tt.name, rowName(tt, rowid, rec), failed)
+				c.reportf(pgno, "%s: %s: CHECK constraint failed: %s", tt.name, rowName(tt, rowid, rec, c.enc), failed)
 			}
 		}
 		for _, p := range plans {
@@ -264,7 +264,7 @@ func (c *checker) matchIndex(ti *schema.TableInfo, rows int64, p *indexPlan) {
 		return "row " + strconv.FormatInt(k.rowid, 10)
 	}
 	missing := func(k keySpan) {
-		c.reportf(it.root, "%s: no entry %s for %s of %s", it.name, formatKey(p.key(k)), row(k), table)
+		c.reportf(it.root, "%s: no entry %s for %s of %s", it.name, formatKey(p.key(k), c.enc), row(k), table)
 	}
 	var entries int64
 	j := 0
@@ -279,13 +279,13 @@ func (c *checker) matchIndex(ti *schema.TableInfo, rows int64, p *indexPlan) {
 		entries++
 		for !c.stopped {
 			if j == len(p.keys) {
-				c.reportf(pgno, "%s: entry %s matches no row of %s", it.name, formatKey(entry), table)
+				c.reportf(pgno, "%s: entry %s matches no row of %s", it.name, formatKey(entry, c.enc), table)
 				break
 			}
 			want := p.key(p.keys[j])
 			r, err := format.CompareRecords(want, entry, it.kinfo)
 			if err != nil || r > 0 {
-				c.reportf(pgno, "%s: entry %s matches no row of %s", it.name, formatKey(entry), table)
+				c.reportf(pgno, "%s: entry %s matches no row of %s", it.name, formatKey(entry, c.enc), table)
 				break
 			}
 			if r < 0 {
@@ -294,7 +294,7 @@ func (c *checker) matchIndex(ti *schema.TableInfo, rows int64, p *indexPlan) {
 				continue
 			}
 			if !sameRecord(want, entry) {
-				c.reportf(pgno, "%s: entry %s differs from %s, the key of %s of %s", it.name, formatKey(entry), formatKey(want), row(p.keys[j]), table)
+				c.reportf(pgno, "%s: entry %s differs from %s, the key of %s of %s", it.name, formatKey(entry, c.enc), formatKey(want, c.enc), row(p.keys[j]), table)
 			}
 			j++
 			break
@@ -343,11 +343,11 @@ func sameRecord(a, b []byte) bool {
 }
 
 // rowName names a row for messages: its rowid, or its key.
-func rowName(t *tree, rowid int64, rec []byte) string {
+func rowName(t *tree, rowid int64, rec []byte, enc uint32) string {
 	if t.table {
 		return "row " + strconv.FormatInt(rowid, 10)
 	}
-	return "row " + formatKey(rec)
+	return "row " + formatKey(rec, enc)
 }
 
 // Limits of formatKey's output.
@@ -359,7 +359,7 @@ const (
 // formatKey renders a record for messages as a tuple: (NULL, 1, 2.5,
 // "text", x'0a0b'), text quoted with Go escapes so that a message stays on
 // one line, long values and records cut short with "...".
-func formatKey(rec []byte) string {
+func formatKey(rec []byte, enc uint32) string {
 	r, err := format.NewRecordReader(rec)
 	if err != nil {
 		return "(malformed record)"
@@ -382,13 +382,15 @@ func formatKey(rec []byte) string {
 			b.WriteString("...")
 			break
 		}
-		writeValue(&b, v)
+		writeValue(&b, v, enc)
 	}
 	b.WriteByte(')')
 	return b.String()
 }
 
-func writeValue(b *strings.Builder, v format.Value) {
+// writeValue writes v for a message; the text of a UTF-16 database (enc 2
+// or 3) as UTF-8.
+func writeValue(b *strings.Builder, v format.Value, enc uint32) {
 	switch v.Kind {
 	case format.KindNull:
 		b.WriteString("NULL")
@@ -398,6 +400,9 @@ func writeValue(b *strings.Builder, v format.Value) {
 		b.WriteString(strconv.FormatFloat(v.Float(), 'g', -1, 64))
 	case format.KindText:
 		s, more := v.Bytes, ""
+		if format.IsUTF16(enc) {
+			s = format.UTF16ToUTF8(nil, s, enc)
+		}
 		if len(s) > maxShownBytes {
 			s, more = s[:maxShownBytes], "..."
 		}

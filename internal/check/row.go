@@ -246,7 +246,7 @@ func (c *checker) checkFields(t *tree, pgno uint32, rowid int64, rec []byte, out
 					return
 				}
 				if v.Kind == format.KindNull {
-					s.report("%s: %s: NULL value in %s.%s", t.name, rowName(t, rowid, rec), r.table, rule.column)
+					s.report("%s: %s: NULL value in %s.%s", t.name, rowName(t, rowid, rec, r.enc), r.table, rule.column)
 					continue
 				}
 			}
@@ -261,11 +261,11 @@ func (c *checker) checkFields(t *tree, pgno uint32, rowid int64, rec []byte, out
 		switch rule.check {
 		case checkStrict:
 			if m&rule.mask == 0 {
-				s.report("%s: %s: non-%s value in %s.%s (%s)", t.name, rowName(t, rowid, rec), rule.typ, r.table, rule.column, maskName(m))
+				s.report("%s: %s: non-%s value in %s.%s (%s)", t.name, rowName(t, rowid, rec, r.enc), rule.typ, r.table, rule.column, maskName(m))
 			}
 		case checkText:
 			if m&maskTextOK == 0 {
-				s.report("%s: %s: NUMERIC value in %s.%s (%s)", t.name, rowName(t, rowid, rec), r.table, rule.column, maskName(m))
+				s.report("%s: %s: NUMERIC value in %s.%s (%s)", t.name, rowName(t, rowid, rec, r.enc), r.table, rule.column, maskName(m))
 			}
 		case checkNumeric:
 			if m&maskNumericOK != 0 {
@@ -282,8 +282,8 @@ func (c *checker) checkFields(t *tree, pgno uint32, rowid int64, rec []byte, out
 			if v.Kind == format.KindInt || v.Kind == format.KindFloat ||
 				v.Kind == format.KindText && numericText(v.Bytes, r.enc) {
 				var b strings.Builder
-				writeValue(&b, v)
-				s.report("%s: %s: TEXT value in %s.%s (%s)", t.name, rowName(t, rowid, rec), r.table, rule.column, b.String())
+				writeValue(&b, v, r.enc)
+				s.report("%s: %s: TEXT value in %s.%s (%s)", t.name, rowName(t, rowid, rec, r.enc), r.table, rule.column, b.String())
 			}
 		}
 	}

@@ -318,11 +318,11 @@ func (c *checker) keyOrder(t *tree, pgno uint32, i int, key []byte) (inOrder boo
 			c.reportf(pgno, "%s: cell %d: cannot compare keys: %s", t.name, i, errMsg(err, pgno))
 			t.ok = false
 		case cmp >= 0:
-			c.reportf(pgno, "%s: cell %d: key %s out of order (not after %s)", t.name, i, formatKey(key), formatKey(t.prevKey))
+			c.reportf(pgno, "%s: cell %d: key %s out of order (not after %s)", t.name, i, formatKey(key, c.enc), formatKey(t.prevKey, c.enc))
 			t.ok, inOrder = false, false
 		case t.unique > 0 && !hasNull(key, t.unique):
 			if cmp, _ := format.CompareRecordPrefix(t.prevKey, key, t.kinfo, t.unique); cmp == 0 {
-				c.reportf(pgno, "%s: cell %d: non-unique entry %s (after %s)", t.name, i, formatKey(key), formatKey(t.prevKey))
+				c.reportf(pgno, "%s: cell %d: non-unique entry %s (after %s)", t.name, i, formatKey(key, c.enc), formatKey(t.prevKey, c.enc))
 			}
 		}
 	}
