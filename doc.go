@@ -42,8 +42,14 @@
 // # Status
 //
 // This release reads any SQLite database, including the committed
-// transactions in a -wal file left beside it. A UTF-16 database (PRAGMA
-// encoding) is read as sqlite3 reads it, its text handed out as UTF-8
-// (see Record), and never written: pagoda writes UTF-8 databases only.
-// Writing arrives next.
+// transactions in a -wal file left beside it and the rollback of a hot
+// journal. A UTF-16 database (PRAGMA encoding) is read as sqlite3 reads
+// it, its text handed out as UTF-8 (see Record), and never written:
+// pagoda writes UTF-8 databases only. VIRTUAL generated columns are
+// computed (see Record.Column); a table whose collation is the
+// application's own reads, but is neither sought by such a key nor
+// written (see Object and ErrUnsupported); virtual tables are listed
+// (Object.Module), their shadow tables read. It writes the tables whose
+// constraints and indexes it can keep, and refuses the others with
+// ErrUnsupported (the README lists which).
 package pagoda
