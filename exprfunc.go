@@ -251,6 +251,13 @@ func (n *cnode) callMore(r *exprRow) format.Value {
 		return format.TextValue(b)
 	case "glob":
 		return r.glob(arg(0), arg(1))
+	case "date", "time", "datetime", "julianday", "unixepoch", "strftime", "timediff":
+		// Every argument is evaluated, as SQLite does before the call.
+		vals := make([]format.Value, len(n.args))
+		for i := range n.args {
+			vals[i] = arg(i)
+		}
+		return r.dateFunc(n.fn, vals)
 	case "quote":
 		b, ok := sqlQuote(arg(0))
 		if !ok {

@@ -20,7 +20,10 @@ func FuzzGenerated(f *testing.F) {
 		"printf(c, a, b, c)", "printf('%-*.*f|%,d|%!.3s|%#q|%5c', a, a, b, a, c, c, c)", "format('%J %w %Q', c, c, NULL)",
 		"quote(b) || quote(c)", "c GLOB '*[a-c]?*'", "c NOT GLOB a", "glob(c, 'x')", "a IS NOT TRUE AND c IS FALSE OR TRUE",
 		"json_extract(c, '$.a', '$.x') || json_type(c, '$.a[1]') || json_array_length(c, '$.a')",
+		"strftime(c, a, '+1 month', 'weekday 3') || datetime(b, 'auto', c, 'subsec') || timediff(c, a)",
+		"julianday(c, '-0001-02-03 04:05', 'end of month') + unixepoch(a, 'unixepoch', 'floor') || date(c, 'localtime')",
 	} {
+		f.Add(e, int64(1700000000), 2459000.5, "2024-02-29T24:00Z")
 		f.Add(e, int64(1), 2.5, `{"a":[1,{"b":"x"}],"x":2}`)
 		f.Add(e, int64(-9223372036854775808), -0.0, "")
 	}

@@ -51,6 +51,12 @@ var genExprs = []string{
 	"t GLOB '*1*'", "t NOT GLOB '[a-m]*'", "x GLOB '?'", "glob('*é*', t)", "b GLOB '*'", "i GLOB '1*'", "r GLOB '*.5'",
 	"iif(json_valid(t), json_extract(t, '$.a', '$.b[0]', '$.zz', '$.c'), 0)", "iif(json_valid(t), json_type(t), 0)",
 	"iif(json_valid(t), json_type(t, '$.e'), 0)", "iif(json_valid(t), json_array_length(t, '$.b'), 0)", "iif(json_valid(t), json_array_length(t), 0)",
+	"date(t)", "datetime(t, '+1 month', 'floor')", "time(r, 'subsec')", "julianday(t)", "julianday(i)", "unixepoch(t, 'subsec')",
+	"unixepoch(i, 'unixepoch', 'start of day')", "strftime('%Y-%m-%d %H:%M:%f %j %J %s %u %U %V %W %G', t)", "strftime(t, x)",
+	"datetime(x, 'auto', 'weekday 0', '-1 year')", "timediff(t, '2000-01-31')", "date(r, '+0001-02-03', 'end of month')",
+	"datetime('2024-02-29 12:34:56.789', i || ' days', 'subsec')", "strftime('%F %T %j %U %V %W %G %g %u %w %p', '2021-02-31T24:00+05:30', r || ' hours')",
+	"julianday(i + 2451545, t)", "date(r * 1000000, 'unixepoch', 'start of month')", "timediff('2024-03-31', date(i + 2459000))",
+	"time('12:30', t, x)", "unixepoch('2021-01-31', n || ' months', 'floor')",
 	"TRUE", "FALSE + i", "x IS TRUE", "t IS NOT TRUE", "r IS FALSE", "x IS NOT FALSE", "iif(TRUE, t, FALSE)", "i = TRUE",
 }
 

@@ -86,6 +86,8 @@ var exprFuncs = map[string][2]int{
 	"json_extract": {2, -1}, "json_type": {1, 2}, "json_array_length": {1, 2}, "octet_length": {1, 1}, "sign": {1, 1},
 	"likely": {1, 1}, "unlikely": {1, 1}, "likelihood": {2, 2},
 	"printf": {0, -1}, "format": {0, -1}, "quote": {1, 1}, "glob": {2, 2},
+	"date": {0, -1}, "time": {0, -1}, "datetime": {0, -1}, "julianday": {0, -1}, "unixepoch": {0, -1},
+	"strftime": {0, -1}, "timediff": {2, 2},
 }
 
 // ParseExpr parses one expression (a CHECK constraint's text). Syntax

@@ -45,6 +45,8 @@ func TestParseExpr(t *testing.T) {
 		{"x GLOB 'a*' AND y NOT GLOB z || '?'", `(("x" GLOB 'a*') AND ("y" NOT GLOB ("z" || '?')))`},
 		{"glob('a*', x) = true OR x IS NOT False", `((glob('a*', "x") = TRUE) OR ("x" IS NOT FALSE))`},
 		{"printf('%d', x) || format('%s') || quote(x) || printf()", `(((printf('%d', "x") || format('%s')) || quote("x")) || printf())`},
+		{"DATE(x, '+1 day') || time() || datetime(x, 'start of month', 'subsec')", `((date("x", '+1 day') || time()) || datetime("x", 'start of month', 'subsec'))`},
+		{"julianday(x) + unixepoch(x, 'unixepoch') + strftime('%J', x) || timediff(x, '2000-01-01')", `((julianday("x") + unixepoch("x", 'unixepoch')) + (strftime('%J', "x") || timediff("x", '2000-01-01')))`},
 	} {
 		e, err := ParseExpr(c.src)
 		if err != nil {
@@ -105,6 +107,7 @@ func TestParseExprUnsupported(t *testing.T) {
 		"x IN (SELECT 1)", "x IS DISTINCT FROM 1", "min(x)", "json_extract(x)", "json_type(x, 1, 2)", "round(x, 1, 2)", "quote(x, y)", "glob(x)",
 		"json_valid(x, 1)", "json(x)", "count(*)", "t.x > 0", "x COLLATE mine", "(x, y) = (1, 2)",
 		"TRUE(x)", "TRUE.x", "CURRENT_TIME", "EXISTS (SELECT 1)", "length(x, y)", "coalesce(x)", "x > 0 y",
+		"timediff(x)", "timediff(x, y, z)", "CURRENT_DATE", "CURRENT_TIMESTAMP", "current_date()", "current_timestamp()", "now()",
 		strings.Repeat("NOT ", 200) + "x", strings.Repeat("(", 200) + "x" + strings.Repeat(")", 200),
 	} {
 		if _, err := ParseExpr(src); !errors.Is(err, ErrUnsupported) && !errors.Is(err, ErrSyntax) {
