@@ -134,8 +134,9 @@ func integral(v format.Value) format.Value {
 // optional sign, digits with an optional fraction and exponent, surrounded
 // by optional spaces. Integers that fit int64 stay integers.
 func parseNumber(s string) (format.Value, bool) {
+	hadNUL := false
 	if i := strings.IndexByte(s, 0); i >= 0 {
-		s = s[:i] // SQLite (3.43 and later) reads a number up to a NUL byte
+		s, hadNUL = s[:i], true // SQLite (3.43 and later) reads a number up to a NUL byte
 	}
 	s = strings.Trim(s, " \t\n\f\r\v")
 	if s == "" {
@@ -176,6 +177,18 @@ func parseNumber(s string) (format.Value, bool) {
 	}
 	if i != len(body) {
 		return format.Value{}, false
+	}
+	if isInt && hadNUL {
+		// applyNumericAffinity's alsoAnInt: the number read up to the NUL
+		// is an INTEGER when its double is one it holds exactly (within
+		// 2^51), else sqlite3Atoi64 decides on the whole text, and the NUL
+		// is text after the digits: a REAL ("9223372036854775807\x00" is
+		// 9.223372036854776e+18).
+		f, _ := strconv.ParseFloat(s, 64)
+		if i := int64(f); f == 0 || float64(i) == f && i >= -1<<51 && i < 1<<51 {
+			return format.IntValue(i), true
+		}
+		return format.FloatValue(f), true
 	}
 	if isInt {
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil {

@@ -68,7 +68,7 @@ var genValues = []string{
 	"CAST(x'ff' AS TEXT)", "CAST(x'c3' AS TEXT)", "'1' || char(0) || '2'", "'9223372036854775808'",
 	`'{"a":1,"b":[10,"x",{"y":null}],"c":{"d":"e\u00e9"},"e":1.50}'`, `'{"a":"str\n","b":[]}'`, `' [ 1 , 2.5e3 , true ] '`,
 	`'{"a":{"k":[1, 2]},"e":false}'`, `'{"a":12345678901234567890}'`,
-	"x''", "x'00'", "x'3132'", "x'c3a9'", "x'ff00ff'",
+	"x''", "x'00'", "x'3132'", "x'c3a9'", "x'ff00ff'", "'2024-02-29 12:34:56.789'", "'2021-02-31T24:00+05:30'", "'12:30'",
 }
 
 // TestGeneratedLikeSQLite reads VIRTUAL generated columns with pagoda and
