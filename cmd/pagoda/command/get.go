@@ -76,6 +76,10 @@ func get(tx *pagoda.Tx, out *output, table, key string, isHex bool) error {
 	if err != nil {
 		return notFound(err)
 	}
-	out.Write(appendJSONRow(nil, rec))
+	row := appendJSONRow(nil, rec)
+	if err := tx.Err(); err != nil {
+		return err // a column that could not be read: no row with a NULL that is not SQLite's
+	}
+	out.Write(row)
 	return nil
 }

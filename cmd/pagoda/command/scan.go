@@ -82,6 +82,12 @@ func scan(tx *pagoda.Tx, out *output, table string, f *scanFlags) error {
 		} else {
 			buf = appendListRow(buf, c.Record(), f.hex)
 		}
+		if err := tx.Err(); err != nil {
+			// A column that could not be read (malformed, or a generated
+			// column pagoda does not compute): stop before its row, so
+			// that no row is printed with a NULL that is not SQLite's.
+			return err
+		}
 		if _, err := out.Write(buf); err != nil {
 			return err
 		}
