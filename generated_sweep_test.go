@@ -83,6 +83,17 @@ func TestGeneratedSweepCases(t *testing.T) {
 			}
 		}
 	})
+	t.Run("empty path", func(t *testing.T) {
+		// SQLite: bad JSON path '' (also as char(0), read up to the NUL),
+		// for every JSON function and the arrows; not a label, not NULL.
+		for _, g := range []string{"json_extract(d, '''')", "json_extract(d, ''$.a'', '''')", "json_type(d, '''')",
+			"json_array_length(d, '''')", "d -> ''''", "d ->> ''''", "json_extract(d, char(0))"} {
+			path := genFile(t, "", "CREATE TABLE t(d, g)", "CREATE TABLE t(d, g AS ("+g+"))", `INSERT INTO t(d) VALUES ('{"a":[1,2],"":3}')`)
+			if vals, err := readColumns(t, path, 1); err == nil || vals[0].Type() != TypeNull {
+				t.Errorf("%s: %v, %v; want NULL and a bad path", g, vals[0], err)
+			}
+		}
+	})
 	t.Run("NULL path, malformed document", func(t *testing.T) {
 		// SQLite: malformed JSON, whatever the path.
 		for _, g := range []string{"json_extract(d, NULL)", "d -> NULL", "d ->> NULL"} {

@@ -37,17 +37,19 @@ func (r *exprRow) jsonArrow(x, p format.Value, asSQL bool) format.Value {
 	case p.Kind == format.KindInt:
 		path = "$[" + strconv.FormatInt(p.Int(), 10) + "]"
 	default:
-		t := string(textOf(p))
+		t := string(cutNUL(textOf(p))) // read as a C string, as SQLite does
 		switch {
 		case len(t) > 0 && t[0] == '$':
 			path = t
 		case len(t) > 0 && t[0] == '[':
 			path = "$" + t
+		case t == "":
+			path = "" // not a label: a bad path, as SQLite says
 		default:
-			return r.jsonLookup(x, "", t, asSQL)
+			return r.jsonLookup(x, "", t, true, asSQL)
 		}
 	}
-	return r.jsonLookup(x, path, "", asSQL)
+	return r.jsonLookup(x, path, "", false, asSQL)
 }
 
 // jsonExtract is json_extract(x, path) with one path.
@@ -55,7 +57,7 @@ func (r *exprRow) jsonExtract(x, p format.Value) format.Value {
 	if x.Kind == format.KindNull || p.Kind == format.KindNull {
 		return r.jsonDocOnly(x)
 	}
-	return r.jsonLookup(x, string(textOf(p)), "", true)
+	return r.jsonLookup(x, string(cutNUL(textOf(p))), "", false, true)
 }
 
 // jsonDocOnly is a JSON function's NULL when its path is NULL: SQLite
@@ -72,14 +74,14 @@ func (r *exprRow) jsonDocOnly(x format.Value) format.Value {
 	return format.NullValue()
 }
 
-// jsonLookup finds path (or, when path is "", the object label label) in
-// the JSON text x.
-func (r *exprRow) jsonLookup(x format.Value, path, label string, asSQL bool) format.Value {
+// jsonLookup finds path (or, byLabel, the object label label) in the JSON
+// text x.
+func (r *exprRow) jsonLookup(x format.Value, path, label string, byLabel, asSQL bool) format.Value {
 	doc, err := jsonDoc(x)
 	if err != nil {
 		return r.fail(err)
 	}
-	at, found, err := jsonFind(doc, path, label)
+	at, found, err := jsonFind(doc, path, label, byLabel)
 	switch {
 	case err != nil:
 		return r.fail(err)
@@ -106,7 +108,7 @@ func (r *exprRow) jsonExtractAll(x format.Value, paths []format.Value) format.Va
 		if p.Kind == format.KindNull {
 			return format.NullValue()
 		}
-		at, found, err := jsonFind(doc, string(cutNUL(textOf(p))), "")
+		at, found, err := jsonFind(doc, string(cutNUL(textOf(p))), "", false)
 		if err != nil {
 			return r.fail(err)
 		}
@@ -140,7 +142,7 @@ func (r *exprRow) jsonAt(x format.Value, p *format.Value) (doc []byte, at int, f
 		}
 		path = string(cutNUL(textOf(*p)))
 	}
-	at, found, err = jsonFind(doc, path, "")
+	at, found, err = jsonFind(doc, path, "", false)
 	if err != nil {
 		r.fail(err)
 		return nil, 0, false
@@ -200,18 +202,18 @@ func jsonDoc(x format.Value) ([]byte, error) {
 	return doc, nil
 }
 
-// jsonFind finds path (or, when path is "", the object label label) in
-// the valid JSON text doc: the start of the value, or not found, or a bad
-// path.
-func jsonFind(doc []byte, path, label string) (int, bool, error) {
+// jsonFind finds path (or, byLabel, the object label label) in the valid
+// JSON text doc: the start of the value, or not found, or a bad path (the
+// empty path among them).
+func jsonFind(doc []byte, path, label string, byLabel bool) (int, bool, error) {
 	j := jsonScan{b: doc}
 	j.space()
 	start := j.i
-	if path == "" {
+	if byLabel {
 		end, ok := jsonMember(doc, start, label)
 		return end, ok, nil
 	}
-	if path[0] != '$' {
+	if path == "" || path[0] != '$' {
 		return 0, false, fmt.Errorf("%w: %q", errBadPath, path)
 	}
 	at := start
