@@ -439,6 +439,9 @@ func (n *cnode) ev(r *exprRow) operand {
 		res := triFalse
 		if len(n.args) > 1 {
 			if x.v.Kind == format.KindNull {
+				for _, a := range n.args[1:] {
+					a.ev(r) // SQLite evaluates the list: an element that fails fails the IN
+				}
 				res = triNull
 			} else {
 				for _, a := range n.args[1:] {

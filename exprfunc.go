@@ -139,6 +139,20 @@ var errIntOverflow = errors.New("integer overflow")
 func (n *cnode) callMore(r *exprRow) format.Value {
 	arg := func(i int) format.Value { return n.args[i].ev(r).v }
 	switch n.fn {
+	case "min", "max", "concat_ws", "replace", "trim", "ltrim", "rtrim":
+		// SQLite evaluates every argument before the function looks at
+		// any, so one that fails fails the call even where the result
+		// would not need it (min(NULL, <error>) is an error, not NULL):
+		// evaluate them all first; the function below may read them
+		// again (evaluation is pure).
+		for i := range n.args {
+			arg(i)
+		}
+		if r.err != nil {
+			return format.NullValue()
+		}
+	}
+	switch n.fn {
 	case "likely", "unlikely", "likelihood":
 		return arg(0)
 	case "char":

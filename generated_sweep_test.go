@@ -94,6 +94,19 @@ func TestGeneratedSweepCases(t *testing.T) {
 			}
 		}
 	})
+	t.Run("every argument evaluated", func(t *testing.T) {
+		// SQLite evaluates every argument (and IN list) before using it:
+		// one that fails fails the read, even where the result would not
+		// need it.
+		for _, g := range []string{"min(d, json_extract(''[1]'', ''$.''))", "max(d, 1, json_extract(''[1]'', ''$.''))",
+			"concat_ws(d, ''a'', json_extract(''[1]'', ''$.''))", "trim(d, json_extract(''[1]'', ''$.''))",
+			"d IN (json_extract(''[1]'', ''$.''), 1)", "replace(e, e, json_extract(''[1]'', ''$.''))"} {
+			path := genFile(t, "", "CREATE TABLE t(d, e, g)", "CREATE TABLE t(d, e, g AS ("+g+"))", "INSERT INTO t(d, e) VALUES (NULL, '')")
+			if vals, err := readColumns(t, path, 2); err == nil || vals[0].Type() != TypeNull {
+				t.Errorf("%s: %v, %v; want NULL and an error", g, vals[0], err)
+			}
+		}
+	})
 	t.Run("NULL path, malformed document", func(t *testing.T) {
 		// SQLite: malformed JSON, whatever the path.
 		for _, g := range []string{"json_extract(d, NULL)", "d -> NULL", "d ->> NULL"} {
