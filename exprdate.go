@@ -1050,82 +1050,53 @@ func (x *dateTime) strftime(f []byte) (b []byte, ok bool) {
 func timediff(d1, d2 dateTime) (b []byte, ok bool) {
 	d1.computeYMDHMS()
 	d2.computeYMDHMS()
-	var sign byte
-	var Y, M int32
-	const maxSteps = 1000
-	if d1.iJD >= d2.iJD {
-		sign = '+'
-		Y = d1.Y - d2.Y
-		if Y != 0 {
-			d2.Y = d1.Y
-			d2.validJD = false
-			d2.computeJD()
-		}
-		M = d1.M - d2.M
-		if M < 0 {
-			Y--
-			M += 12
-		}
-		if M != 0 {
-			d2.M = d1.M
-			d2.validJD = false
-			d2.computeJD()
-		}
-		for k := 0; d1.iJD < d2.iJD; k++ {
-			if k == maxSteps {
-				return nil, false
-			}
-			M--
-			if M < 0 {
-				M = 11
-				Y--
-			}
-			d2.M--
-			if d2.M < 1 {
-				d2.M = 12
-				d2.Y--
-			}
-			d2.validJD = false
-			d2.computeJD()
-		}
-		d1.iJD -= d2.iJD
-	} else {
-		sign = '-'
-		Y = d2.Y - d1.Y
-		if Y != 0 {
-			d2.Y = d1.Y
-			d2.validJD = false
-			d2.computeJD()
-		}
-		M = d2.M - d1.M
-		if M < 0 {
-			Y--
-			M += 12
-		}
-		if M != 0 {
-			d2.M = d1.M
-			d2.validJD = false
-			d2.computeJD()
-		}
-		for k := 0; d1.iJD > d2.iJD; k++ {
-			if k == maxSteps {
-				return nil, false
-			}
-			M--
-			if M < 0 {
-				M = 11
-				Y--
-			}
-			d2.M++
-			if d2.M > 12 {
-				d2.M = 1
-				d2.Y++
-			}
-			d2.validJD = false
-			d2.computeJD()
-		}
-		d1.iJD = d2.iJD - d1.iJD
+	// date.c's two branches are one walk in the direction dir: d2 is
+	// brought to d1's year and month, then stepped a month back (dir 1)
+	// or forward (dir -1) until it is no longer past d1.
+	sign, dir := byte('+'), int32(1)
+	if d1.iJD < d2.iJD {
+		sign, dir = '-', -1
 	}
+	past := func() bool { return int64(dir)*(d2.iJD-d1.iJD) > 0 }
+	Y := dir * (d1.Y - d2.Y)
+	if Y != 0 {
+		d2.Y = d1.Y
+		d2.validJD = false
+		d2.computeJD()
+	}
+	M := dir * (d1.M - d2.M)
+	if M < 0 {
+		Y--
+		M += 12
+	}
+	if M != 0 {
+		d2.M = d1.M
+		d2.validJD = false
+		d2.computeJD()
+	}
+	const maxSteps = 1000
+	for k := 0; past(); k++ {
+		if k == maxSteps {
+			return nil, false
+		}
+		M--
+		if M < 0 {
+			M = 11
+			Y--
+		}
+		d2.M -= dir
+		switch {
+		case d2.M < 1:
+			d2.M = 12
+			d2.Y--
+		case d2.M > 12:
+			d2.M = 1
+			d2.Y++
+		}
+		d2.validJD = false
+		d2.computeJD()
+	}
+	d1.iJD = int64(dir) * (d1.iJD - d2.iJD)
 	d1.iJD += 1486995408 * 100000
 	d1.clearYMDHMSTZ()
 	d1.computeYMDHMS()
