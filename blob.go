@@ -47,9 +47,8 @@ func (t *Table) OpenBlob(rowid int64, column int) (*Blob, error) {
 	if column == m.alias || m.field[column] < 0 {
 		return nil, fmt.Errorf("pagoda: table %q: column %q is not stored as text or a blob: %w", t.Name(), m.names[column], ErrUnsupported)
 	}
-	t.cur.Init(t.tx.pages(), t.root, true, nil)
 	var p btree.Payload
-	local, pgno, st := t.cur.FindRowid(rowid)
+	local, pgno, st := t.find(rowid)
 	switch st {
 	case btree.FindFound:
 		p = btree.LocalPayload(pgno, local)

@@ -18,6 +18,11 @@ type Table struct {
 	meta  *tableMeta
 	root  uint32
 	cur   btree.Cursor // for Get
+	// A read transaction's leaf directory of the table (leafdir.go): ld
+	// is the transaction's state, shared by its handles on the table; dir
+	// is ld's directory once t.cur is set to read through it.
+	ld  *leafDirState
+	dir *btree.LeafDir
 }
 
 // Column describes a table column.
@@ -43,7 +48,11 @@ func (tx *Tx) Table(name string) (*Table, error) {
 	if err := tx.rootOK("table", name, ti.Entry.RootPage); err != nil {
 		return nil, err
 	}
-	return &Table{tx: tx, epoch: tx.epoch, cat: tx.cat, info: ti, meta: tx.db.tableMeta(tx.cat, ti), root: ti.Entry.RootPage}, nil
+	t := &Table{tx: tx, epoch: tx.epoch, cat: tx.cat, info: ti, meta: tx.db.tableMeta(tx.cat, ti), root: ti.Entry.RootPage}
+	if tx.w == nil && !ti.Table.WithoutRowID {
+		t.ld = tx.leafDir(t.root)
+	}
+	return t, nil
 }
 
 // check reports whether t may be used: its transaction is open and has not
@@ -89,9 +98,21 @@ func (t *Table) Count() (int64, error) {
 }
 
 // Get returns the row with the given rowid, or ErrNotFound. It allocates
-// nothing unless the row spills onto overflow pages. For WITHOUT ROWID
-// tables use GetKey.
+// nothing unless the row spills onto overflow pages, but for the leaf
+// directory a read transaction builds once for a table that has had
+// enough lookups (leafdir.go): then Get finds the leaf without searching
+// the tree's interior pages. For WITHOUT ROWID tables use GetKey.
 func (t *Table) Get(rowid int64) (Record, error) {
+	if t.dir != nil && t.epoch == t.tx.epoch && !t.tx.closed {
+		// A rowid table of a read transaction, with its leaf directory
+		// (find): t's catalog and pages stay as they are while t is valid.
+		// The row found whole is returned here, the rest by get.
+		payload, pgno, st := t.cur.FindRowidIn(t.dir, rowid)
+		if st == btree.FindFound && format.RecordFits(payload) {
+			return Record{data: payload, rowid: rowid, meta: &t.meta.rec, tx: t.tx}, nil
+		}
+		return t.get(rowid, payload, pgno, st)
+	}
 	if err := t.check(); err != nil {
 		return Record{}, err
 	}
@@ -101,8 +122,13 @@ func (t *Table) Get(rowid int64) (Record, error) {
 	if t.WithoutRowID() {
 		return Record{}, fmt.Errorf("pagoda: table %q is WITHOUT ROWID: use GetKey: %w", t.Name(), ErrUnsupported)
 	}
-	t.cur.Init(t.tx.pages(), t.root, true, nil)
-	switch payload, pgno, st := t.cur.FindRowid(rowid); st {
+	payload, pgno, st := t.find(rowid)
+	return t.get(rowid, payload, pgno, st)
+}
+
+// get is Get once the search has answered st.
+func (t *Table) get(rowid int64, payload []byte, pgno uint32, st btree.FindStatus) (Record, error) {
+	switch st {
 	case btree.FindFound:
 		return newRecord(t.tx, payload, rowid, &t.meta.rec, pgno)
 	case btree.FindAbsent:

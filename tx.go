@@ -35,6 +35,10 @@ type Tx struct {
 	fields    []format.Value
 	checkVals []format.Value // a row as CHECK constraints see it
 	takes     []bool         // which indexes take the row being written
+	// dirs are a read transaction's leaf directories, by table
+	// (leafdir.go): its snapshot's, so Renew to another commit and the
+	// transaction's end drop them.
+	dirs [txLeafDirs]leafDirState
 }
 
 // pages returns the pages the transaction reads: its own changes over the
@@ -49,6 +53,7 @@ func (tx *Tx) pages() btree.Pages {
 // end releases what the transaction holds.
 func (tx *Tx) end() {
 	tx.closed = true
+	tx.dirs = [txLeafDirs]leafDirState{}
 	tx.snap.Release()
 	if tx.w != nil {
 		tx.w.Rollback()
@@ -165,6 +170,7 @@ func (tx *Tx) Renew() (same bool, err error) {
 		return true, nil
 	}
 	tx.epoch++
+	tx.dirs = [txLeafDirs]leafDirState{}
 	cat, err := db.catalog(tx.pages())
 	if err != nil {
 		tx.end()

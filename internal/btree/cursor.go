@@ -48,8 +48,10 @@ type Cursor struct {
 	hintCells           int
 	hintFirst, hintLast int64
 	innerCells          int // cells of the last interior page below the root FindRowid read
+	leafCell            int // the cell size FindRowidIn guesses for a leaf: the last one's
+	maxLocal            int // the largest payload a table leaf holds whole: format.MaxLocal
 	// The source's flat pages (FlatPages), for FindRowid: nil when it
-	// has none.
+	// has none, or when the usable size is below format.MinUsableSize.
 	flat   []byte
 	flatPS int
 	stack  [MaxDepth]level
@@ -69,10 +71,11 @@ type FlatPages interface {
 func (c *Cursor) Init(src Pages, root uint32, table bool, kinfo *format.KeyInfo) {
 	c.src, c.root, c.table, c.kinfo = src, root, table, kinfo
 	c.usable = src.UsableSize()
+	c.maxLocal = format.MaxLocal(c.usable, true)
 	c.depth, c.valid, c.err = 0, false, nil
 	c.flat, c.flatPS = nil, 0
 	if f, ok := src.(FlatPages); ok {
-		if data, ps := f.Flat(); ps >= c.usable && ps > 0 {
+		if data, ps := f.Flat(); ps >= c.usable && c.usable >= format.MinUsableSize {
 			c.flat, c.flatPS = data[:len(data)/ps*ps], ps
 		}
 	}

@@ -11,6 +11,12 @@
 // returned as slices of it; a payload that spills onto overflow pages is
 // assembled into a new slice.
 //
+// Point lookups by rowid (find.go, leafdir.go): FindRowid searches from the
+// root with interpolated probes; FindRowidIn finds the leaf in a LeafDir,
+// the bottom of the tree's interior flattened into an array once for a
+// snapshot whose pages cannot change, so that the leaf's trip to memory
+// starts at once.
+//
 // Writing (writer.go, balance.go, overflow.go): a Writer descends with the
 // same searches as the cursor, encodes a new cell straight into the page
 // when it fits (O(cell + pointer shift), no page rebuild), and otherwise

@@ -55,15 +55,19 @@ const (
 // that changed since, or another tree's with the same page number and
 // cell count, costs probes, never a wrong answer.
 func (c *Cursor) FindRowid(rowid int64) (payload []byte, pgno uint32, st FindStatus) {
+	return c.findRowid(rowid, c.root, 0, 0, false)
+}
+
+// findRowid is FindRowid from page pgno, whose keys lie in (lo, hi] when
+// bounded (the bounds place guesses only): the root, or a leaf that a
+// LeafDir gave.
+func (c *Cursor) findRowid(rowid int64, pgno uint32, lo, hi int64, bounded bool) (payload []byte, _ uint32, st FindStatus) {
 	c.depth, c.valid, c.err = 0, false, nil
 	usable := c.usable
 	if usable < format.MinUsableSize {
 		return nil, 0, FindUnsure
 	}
-	pgno = c.root
 	flat, ps := c.flat, c.flatPS
-	var lo, hi int64 // the page's keys lie in (lo, hi] when bounded
-	bounded := false
 	for range MaxDepth {
 		var data []byte
 		if off := int(pgno-1) * ps; off < len(flat) && pgno > 0 {
@@ -202,46 +206,7 @@ func (c *Cursor) FindRowid(rowid int64) (payload []byte, pgno uint32, st FindSta
 			if a == n || kHi != rowid {
 				return nil, 0, FindAbsent
 			}
-			off := int(data[ptrs+2*a])<<8 | int(data[ptrs+2*a+1])
-			// findKey(a) checked off and both varints; the payload size
-			// is read again here, in full, and the rowid's length: inline
-			// for a size under 2^14 and a rowid of at most three bytes.
-			var size uint64
-			m, m2 := 0, 0
-			if off+5 <= len(data) {
-				c := (*[5]byte)(data[off : off+5])
-				if c[0] < 0x80 {
-					size, m = uint64(c[0]), 1
-				} else if c[1] < 0x80 {
-					size, m = uint64(c[0]&0x7f)<<7|uint64(c[1]), 2
-				}
-				switch {
-				case m == 0:
-				case c[m] < 0x80:
-					m2 = 1
-				case c[m+1] < 0x80:
-					m2 = 2
-				case c[m+2] < 0x80:
-					m2 = 3
-				}
-			}
-			if m2 == 0 {
-				size, m = format.Uvarint(data[off:])
-				_, m2 = format.Uvarint(data[off+m:])
-			}
-			if size > uint64(format.MaxLocal(usable, true)) {
-				// Spills: the cursor on the row reads the chain.
-				if c.pushData(pgno, data) != nil {
-					return nil, 0, FindUnsure
-				}
-				c.cur.idx, c.valid = a, true
-				return nil, pgno, FindSpills
-			}
-			start := off + m + m2
-			if uint64(usable-start) < size {
-				return nil, 0, FindUnsure
-			}
-			return data[start : start+int(size) : start+int(size)], pgno, FindFound
+			return c.leafFound(data, pgno, ptrs, a, usable)
 		}
 		if bounded {
 			c.innerCells = n // for the next lookup's loads above
@@ -260,6 +225,52 @@ func (c *Cursor) FindRowid(rowid int64) (payload []byte, pgno uint32, st FindSta
 		pgno = child
 	}
 	return nil, 0, FindUnsure // deeper than MaxDepth: a cycle
+}
+
+// leafFound returns the payload of cell a of leaf data, page pgno, whose
+// cell pointers start at ptrs: the row the search found. The search's
+// probe of cell a checked its offset and both varints.
+func (c *Cursor) leafFound(data []byte, pgno uint32, ptrs, a, usable int) ([]byte, uint32, FindStatus) {
+	off := int(data[ptrs+2*a])<<8 | int(data[ptrs+2*a+1])
+	// findKey(a) checked off and both varints; the payload size
+	// is read again here, in full, and the rowid's length: inline
+	// for a size under 2^14 and a rowid of at most three bytes.
+	var size uint64
+	m, m2 := 0, 0
+	if off+5 <= len(data) {
+		c := (*[5]byte)(data[off : off+5])
+		if c[0] < 0x80 {
+			size, m = uint64(c[0]), 1
+		} else if c[1] < 0x80 {
+			size, m = uint64(c[0]&0x7f)<<7|uint64(c[1]), 2
+		}
+		switch {
+		case m == 0:
+		case c[m] < 0x80:
+			m2 = 1
+		case c[m+1] < 0x80:
+			m2 = 2
+		case c[m+2] < 0x80:
+			m2 = 3
+		}
+	}
+	if m2 == 0 {
+		size, m = format.Uvarint(data[off:])
+		_, m2 = format.Uvarint(data[off+m:])
+	}
+	if size > uint64(format.MaxLocal(usable, true)) {
+		// Spills: the cursor on the row reads the chain.
+		if c.pushData(pgno, data) != nil {
+			return nil, 0, FindUnsure
+		}
+		c.cur.idx, c.valid = a, true
+		return nil, pgno, FindSpills
+	}
+	start := off + m + m2
+	if uint64(usable-start) < size {
+		return nil, 0, FindUnsure
+	}
+	return data[start : start+int(size) : start+int(size)], pgno, FindFound
 }
 
 // rootRange narrows the search of a root of n cells whose first and last

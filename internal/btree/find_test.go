@@ -42,6 +42,52 @@ func checkFindRowid(t testing.TB, c *Cursor, keys []int64, model tableModel) {
 	for _, k := range seekTargets(keys) {
 		find(k)
 	}
+	checkLeafDir(t, c, keys)
+}
+
+// checkLeafDir builds the leaf directory of c's tree and checks that
+// FindRowidIn answers every rowid that checkFindRowid looks up as
+// FindRowid does (the same status, leaf and payload, and for a row that
+// spills the cursor on it), through c's pages and through a flat copy of
+// them, which takes FindRowidIn's short path.
+func checkLeafDir(t testing.TB, c *Cursor, keys []int64) {
+	t.Helper()
+	d := BuildLeafDir(c.src, c.root, 1<<20)
+	est := EstimateLeaves(c.src, c.root)
+	if est < 1 {
+		t.Fatalf("EstimateLeaves = %d, want at least 1", est)
+	}
+	if d == nil {
+		if est > 1 {
+			t.Fatalf("no leaf directory for a tree estimated at %d leaves", est)
+		}
+		return // the root is a leaf
+	}
+	srcs := []Pages{c.src}
+	if m, ok := c.src.(*memPager); ok {
+		srcs = append(srcs, flatCopy(m))
+	}
+	for _, src := range srcs {
+		var plain, dir Cursor
+		plain.Init(src, c.root, true, nil)
+		dir.Init(src, c.root, true, nil)
+		for _, k := range seekTargets(keys) {
+			want, wat, wst := plain.FindRowid(k)
+			got, at, st := dir.FindRowidIn(d, k)
+			if st != wst || at != wat || !bytes.Equal(got, want) {
+				t.Fatalf("FindRowidIn(%d) = %d on page %d (%d bytes); FindRowid = %d on page %d (%d bytes)",
+					k, st, at, len(got), wst, wat, len(want))
+			}
+			if st == FindSpills {
+				r, p, _, err := dir.Entry()
+				wr, wp, _, werr := plain.Entry()
+				if err != nil || werr != nil || r != wr || !bytes.Equal(p, wp) {
+					t.Fatalf("FindRowidIn(%d) spills: Entry = %d with %d bytes (%v), FindRowid's %d with %d bytes (%v)",
+						k, r, len(p), err, wr, len(wp), werr)
+				}
+			}
+		}
+	}
 }
 
 // seekTargets returns the rowids a search test looks up in a tree of keys:

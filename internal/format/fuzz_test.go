@@ -346,6 +346,10 @@ func FuzzRecord(f *testing.F) {
 		if f2, err2 := checkRecordAny(data); f2 != fields || fmt.Sprint(err2) != fmt.Sprint(checkErr) {
 			t.Fatalf("CheckRecord(% x) = %d, %v; checkRecordAny = %d, %v", data, fields, checkErr, f2, err2)
 		}
+		// RecordFits passes nothing that CheckRecord refuses.
+		if RecordFits(data) && checkErr != nil {
+			t.Fatalf("RecordFits(% x) = true; CheckRecord: %v", data, checkErr)
+		}
 		count, countErr := RecordFieldCount(data)
 		// BytesPair accepts only what the general path reads as two TEXT
 		// or BLOB fields, and returns their bytes.
