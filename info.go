@@ -30,7 +30,7 @@ type HeaderInfo struct {
 	VersionValidFor   uint32
 	SQLiteVersion     uint32
 	PageCount         uint32 // pages in this snapshot
-	WALFrames         uint32 // committed frames in the WAL when the database was opened
+	WALFrames         uint32 // committed frames in the WAL now (the database's, not this snapshot's: checkpoints and restarts move it)
 }
 
 // Header returns the database header as this transaction sees it.

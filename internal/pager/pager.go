@@ -111,8 +111,9 @@ type Pager struct {
 	// backfill is the number of WAL frames copied into the database file;
 	// when it equals log.MaxFrame the file holds every commit.
 	backfill uint32
-	// marks counts live snapshots by the frame they read up to; walReaders
-	// counts those that read frames from the WAL.
+	// marks counts live snapshots by the frame they read up to (0 for
+	// those that read the database file alone); walReaders counts those
+	// that read frames from the WAL.
 	marks      map[uint32]int
 	walReaders int
 	// restarts counts the times the WAL started over from its first frame
@@ -348,6 +349,8 @@ func (p *Pager) Path() string { return p.path }
 
 // WALFrames returns the number of committed frames in the WAL.
 func (p *Pager) WALFrames() uint32 {
+	p.mu.Lock() // a commit moves MaxFrame, a restart replaces the log
+	defer p.mu.Unlock()
 	if p.log == nil {
 		return 0
 	}
@@ -391,8 +394,13 @@ func (p *Pager) InitSnapshot(s *Snapshot) {
 		p.walReaders++
 	} else if p.log != nil {
 		// The database file holds every commit: read it alone, so the
-		// WAL may restart beneath this snapshot.
-		s.mark = p.log.MaxFrame
+		// WAL may restart beneath this snapshot. Its mark is 0, not the
+		// frames it has seen: every one of those is in the file already,
+		// so no checkpoint has anything to copy for it either way, but
+		// after a restart the new frames are numbered from 1 again, and
+		// a mark from the old numbering would let checkpoints copy newer
+		// pages over the ones it reads (TestSnapshotAcrossWALRestart).
+		s.mark = 0
 	}
 	p.marks[s.mark]++
 	s.live = true

@@ -671,3 +671,49 @@ func wantRecoveredUserVersion(t *testing.T, path string, want uint32) {
 		t.Fatalf("recovered user_version %d, want %d (checkpointed)", uv, want)
 	}
 }
+
+// TestSnapshotAcrossWALRestart: a snapshot that reads the database file
+// alone (every frame checkpointed) lets the WAL restart beneath it; the
+// new generation's frames are numbered from 1 again, and checkpoints must
+// not copy them over the pages it reads while it lives. Its mark, the
+// frame it read up to in the old generation, must not let them through.
+func TestSnapshotAcrossWALRestart(t *testing.T) {
+	path := makeDB(t, "CREATE TABLE t(a)", "INSERT INTO t VALUES (1)")
+	p, err := Open(path, Options{CheckpointPages: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for v := range uint32(5) { // frames 1..5 in the WAL
+		setUserVersion(t, p, 10+v)
+	}
+	if err := p.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	s := p.Snapshot() // reads the file alone, user_version 14
+	defer s.Release()
+	uv := func() uint32 {
+		pg, err := s.Page(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return format.Header(pg).UserVersion()
+	}
+	setUserVersion(t, p, 99) // restarts the WAL: frame 1 of the new generation
+	if p.WALFrames() != 1 {
+		t.Fatalf("WAL has %d frames: want a restart", p.WALFrames())
+	}
+	if err := p.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	if got := uv(); got != 14 {
+		t.Fatalf("the snapshot reads user_version %d after a checkpoint of the restarted WAL, want 14", got)
+	}
+	s.Release()
+	if err := p.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	if got := query(t, path, "PRAGMA user_version"); got != "99" {
+		t.Errorf("user_version = %s after the reader left, want 99", got)
+	}
+}
