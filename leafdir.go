@@ -5,7 +5,7 @@ import "github.com/pagodadb/pagoda/internal/btree"
 // Point lookups in a read transaction go through a leaf directory
 // (btree.LeafDir) once a table has had enough of them: the leaves of the
 // table's b-tree in key order, read from its interior pages once, so that
-// a lookup finds its leaf in two arrays and the leaf's trip to memory
+// a lookup finds its leaf in one array and the leaf's trip to memory
 // starts at once, instead of after a search of the root and each interior
 // page below it. The snapshot's pages do not change while the transaction
 // lasts, so the directory stays right; write transactions, whose pages

@@ -467,3 +467,58 @@ func BenchmarkScan(b *testing.B) {
 		}
 	}
 }
+
+// TestCursorDeepTree walks, seeks and steps a tree deeper than the levels a
+// cursor holds itself (inlineDepth): an index of long keys on 512-byte
+// pages. The levels past them live in a slice the cursor allocates.
+func TestCursorDeepTree(t *testing.T) {
+	m := newMemPager(512, true)
+	wr := NewWriter(m)
+	root, err := wr.CreateTree(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	im := &indexModel{nKey: 0, entries: map[string][]byte{}}
+	r := rand.New(rand.NewPCG(3, 4))
+	keys := map[string][]format.Value{}
+	for i := range 40000 {
+		key := format.TextValue(fmt.Appendf(nil, "%08d%s", r.IntN(1_000_000), bytes.Repeat([]byte{'k'}, 88)))
+		vals := []format.Value{key, format.IntValue(int64(i))}
+		e := format.AppendRecord(nil, vals)
+		keys[string(e)] = vals
+		if _, err := wr.IndexInsert(root, nil, 0, e); err != nil {
+			t.Fatal(err)
+		}
+		im.entries[im.identity(e)] = e
+	}
+	checkIndex(t, m, root, im)
+	var c Cursor
+	c.Init(m, root, false, nil)
+	if !c.First() {
+		t.Fatal(c.Err())
+	}
+	if c.depth <= inlineDepth || c.deep == nil {
+		t.Fatalf("tree of depth %d: want more than the cursor's %d inline levels", c.depth, inlineDepth)
+	}
+	// Every entry found by a seek, from the root and from near the last.
+	var near Cursor
+	near.Init(m, root, false, nil)
+	for i, e := range im.sorted() {
+		if i%7 != 0 {
+			continue
+		}
+		key := keys[string(e)]
+		for _, cur := range []*Cursor{&c, &near} {
+			ok := false
+			if cur == &c {
+				ok = cur.SeekKey(key)
+			} else {
+				ok = cur.SeekKeyNear(key)
+			}
+			p, err := cur.Payload()
+			if !ok || err != nil || !bytes.Equal(p, e) {
+				t.Fatalf("seek of entry %d: %v %v, %d bytes", i, ok, err, len(p))
+			}
+		}
+	}
+}

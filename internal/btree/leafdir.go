@@ -8,7 +8,7 @@ import (
 
 // A LeafDir is the bottom of a table b-tree's interior, flattened: its
 // leaves in key order, each with the separator above it. A point lookup
-// finds its leaf in it with one or two probes of two arrays, instead of a
+// finds its leaf in it with one or two probes of one array, instead of a
 // search of the root and of each interior page below it, so the leaf's
 // trip to memory starts at once (FindRowidIn).
 //
