@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"flag"
 	"hash/fnv"
@@ -13,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pagodadb/pagoda"
 	"github.com/pagodadb/pagoda/internal/bench"
+	bolt "go.etcd.io/bbolt"
 )
 
 var benchRows = flag.Int("bench.rows", 100_000, "rows in the fixture of BenchmarkLookup and BenchmarkScan")
@@ -336,4 +339,66 @@ func TestMemoryFloors(t *testing.T) {
 	if lookup, scan, err := bench.MemoryFloors(path, 1000, time.Millisecond); err != nil || lookup != 0 || scan != 0 {
 		t.Fatalf("MemoryFloors of a 5-byte file = %v, %v, %v; want zeros", lookup, scan, err)
 	}
+}
+
+// BenchmarkShortTx measures the bbolt idiom for one lookup: a read
+// transaction of its own (View), the table or bucket taken in it, one
+// random row read, as a request handler would, for pagoda (Table.Get and
+// Column) and bbolt (Bucket.Get) on the same rows. Run with -benchmem:
+// the transaction's allocations are most of its cost.
+func BenchmarkShortTx(b *testing.B) {
+	f := benchFixture(b)
+	ids := f.LookupRowids()
+	b.Run("pagoda", func(b *testing.B) {
+		db, err := pagoda.Open(f.SQLitePath, &pagoda.Options{ReadOnly: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer db.Close()
+		b.ReportAllocs()
+		n := 0
+		for i := 0; b.Loop(); i++ {
+			err := db.View(func(tx *pagoda.Tx) error {
+				t, err := tx.Table("t")
+				if err != nil {
+					return err
+				}
+				rec, err := t.Get(ids[i&(len(ids)-1)])
+				if err != nil {
+					return err
+				}
+				n += len(rec.Column(1).Blob())
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		if n != b.N*f.ValueSize {
+			b.Fatalf("read %d bytes, want %d", n, b.N*f.ValueSize)
+		}
+	})
+	b.Run("bbolt", func(b *testing.B) {
+		db, err := bolt.Open(f.BoltPath, 0o444, &bolt.Options{ReadOnly: true, Timeout: 10 * time.Second})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer db.Close()
+		b.ReportAllocs()
+		n := 0
+		var key [8]byte
+		for i := 0; b.Loop(); i++ {
+			err := db.View(func(tx *bolt.Tx) error {
+				binary.BigEndian.PutUint64(key[:], uint64(ids[i&(len(ids)-1)]))
+				n += len(tx.Bucket([]byte("t")).Get(key[:]))
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		if n != b.N*f.ValueSize {
+			b.Fatalf("read %d bytes, want %d", n, b.N*f.ValueSize)
+		}
+	})
 }
