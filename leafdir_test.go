@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/pagodadb/pagoda/internal/sqltest"
@@ -348,5 +349,138 @@ func TestLeafDirSharedByHandles(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLongReadersBesideWriter: readers that hold their snapshots while
+// they read a table row by row (through its leaf directory, after the
+// first few hundred lookups) beside a writer that keeps changing rows,
+// with a checkpoint after every commit and the WAL restarting whenever no
+// reader reads it; the readers renew or begin again between passes. Each
+// commit keeps the rows' sum in row 0: a reader that saw a page of a later
+// commit, or a torn one, finds another sum. (The pager's own tests pin
+// the orders that broke isolation, as TestSnapshotAcrossWALRestart does:
+// this one samples the timings.)
+func TestLongReadersBesideWriter(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "l.db")
+	const rows = 3000
+	sqltest.Exec(t, path, "CREATE TABLE t(id INTEGER PRIMARY KEY, v INTEGER, pad BLOB)",
+		fmt.Sprintf("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < %d) INSERT INTO t SELECT i, 1, zeroblob(40) FROM n", rows),
+		fmt.Sprintf("INSERT INTO t VALUES (0, %d, NULL)", rows))
+	db, err := Open(path, &Options{CheckpointPages: 1, Sync: SyncOff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const commits = 400 // the readers read until the writer has made them
+	stop, written := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	var closeWritten sync.Once
+	go func() {
+		// The readers stop at the commits, or when the writer fails.
+		defer closeWritten.Do(func() { close(written) })
+		r := rand.New(rand.NewPCG(1, 1))
+		vals := make([]int64, rows+1)
+		for i := 1; i <= rows; i++ {
+			vals[i] = 1
+		}
+		sum := int64(rows)
+		for c := 0; ; c++ {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			if c == commits {
+				closeWritten.Do(func() { close(written) })
+			}
+			err := db.Update(func(tx *Tx) error {
+				tb, err := tx.Table("t")
+				if err != nil {
+					return err
+				}
+				for range 20 {
+					k := 1 + r.IntN(rows)
+					nv := r.Int64N(1000)
+					if err := tb.Put(int64(k), nil, nv, make([]byte, 40+r.IntN(60))); err != nil {
+						return err
+					}
+					sum += nv - vals[k]
+					vals[k] = nv
+				}
+				return tb.Put(0, nil, sum, nil)
+			})
+			if err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	errs := make(chan error, 3)
+	for reader := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tx, err := db.Begin(false)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer func() { tx.Rollback() }()
+			for pass := 0; ; pass++ {
+				select {
+				case <-written:
+					return
+				default:
+				}
+				switch {
+				case reader != 1 && pass > 0:
+					if _, err := tx.Renew(); err != nil {
+						errs <- err
+						return
+					}
+				case reader == 1 && pass > 0:
+					tx.Rollback()
+					if tx, err = db.Begin(false); err != nil {
+						errs <- err
+						return
+					}
+				}
+				tb, err := tx.Table("t")
+				if err != nil {
+					errs <- err
+					return
+				}
+				rec, err := tb.Get(0)
+				if err != nil {
+					errs <- err
+					return
+				}
+				want, got := rec.Column(1).Int(), int64(0)
+				for k := int64(1); k <= rows; k++ {
+					rec, err := tb.Get(k)
+					if err != nil {
+						errs <- fmt.Errorf("reader %d pass %d: Get(%d): %w", reader, pass, k, err)
+						return
+					}
+					got += rec.Column(1).Int()
+				}
+				if got != want {
+					errs <- fmt.Errorf("reader %d pass %d: rows sum to %d, row 0 says %d", reader, pass, got, want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
