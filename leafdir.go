@@ -61,6 +61,16 @@ func (t *Table) find(rowid int64) ([]byte, uint32, btree.FindStatus) {
 	}
 	t.cur.Init(t.tx.pages(), t.root, true, nil)
 	if ld := t.ld; ld != nil {
+		if ld.root != t.root {
+			// The transaction ended, which freed its slots, and Renew
+			// took it up again on the same snapshot (t is still valid):
+			// the slot may be another table's now.
+			if ld = t.tx.leafDir(t.root); ld == nil {
+				t.ld = nil
+				return t.cur.FindRowid(rowid)
+			}
+			t.ld = ld
+		}
 		if ld.dir == nil && ld.dirAt >= 0 {
 			if ld.lookups++; ld.lookups >= dirMinLookups && ld.lookups >= ld.dirAt {
 				ld.build(t.tx.pages())

@@ -484,3 +484,53 @@ func TestLongReadersBesideWriter(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestLeafDirAfterRenewSame: a transaction ended and renewed on the same
+// snapshot keeps its handles valid; a handle taken before must not pick up
+// the directory slot that another table's handle took after.
+func TestLeafDirAfterRenewSame(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.db")
+	sqltest.Exec(t, path, "CREATE TABLE a(id INTEGER PRIMARY KEY, v BLOB)", "CREATE TABLE b(id INTEGER PRIMARY KEY, v BLOB)",
+		"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 4000) INSERT INTO a SELECT i, 'a' || i FROM n",
+		"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 4000) INSERT INTO b SELECT i * 2, 'b' || i FROM n")
+	db, err := Open(path, &Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	ta, err := tx.Table("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ta.Get(1); err != nil {
+		t.Fatal(err)
+	}
+	tx.Rollback()
+	if same, err := tx.Renew(); err != nil || !same {
+		t.Fatalf("Renew = %v, %v: want the same snapshot", same, err)
+	}
+	tb, err := tx.Table("b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := int64(1); k <= 4000; k++ {
+		rec, err := tb.Get(2 * k)
+		if err != nil || string(rec.Column(1).Text()) != fmt.Sprintf("b%d", k) {
+			t.Fatalf("b: Get(%d) = %q, %v", 2*k, rec.Column(1).Text(), err)
+		}
+	}
+	for k := int64(1); k <= 4000; k++ {
+		rec, err := ta.Get(k)
+		if err != nil || string(rec.Column(1).Text()) != fmt.Sprintf("a%d", k) {
+			t.Fatalf("a, through the handle from before Renew: Get(%d) = %q, %v", k, rec.Column(1).Text(), err)
+		}
+	}
+	if ta.dir == nil || ta.dir == tb.dir {
+		t.Fatal("a's handle has no directory of its own")
+	}
+}
