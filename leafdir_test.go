@@ -38,6 +38,16 @@ func leafDirModel(t *testing.T, sdb *sql.DB) map[int64][]byte {
 	return model
 }
 
+// leafDirFile makes a SQLite file with table t(id INTEGER PRIMARY KEY,
+// v BLOB) of rows rows, ids 1..rows, v random blobs of size bytes.
+func leafDirFile(t *testing.T, rows, size int) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "t.db")
+	sqltest.Exec(t, path, "CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)",
+		fmt.Sprintf("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < %d) INSERT INTO t SELECT i, randomblob(%d) FROM n", rows, size))
+	return path
+}
+
 // checkGets looks every rowid of model, and the rowids beside each, up
 // through tb with Get and OpenBlob, and compares them with model.
 func checkGets(t *testing.T, tb *Table, model map[int64][]byte) {
@@ -180,9 +190,7 @@ func TestGetThroughLeafDir(t *testing.T) {
 // leaves, rows deleted, rows appended), and checks that the reader still
 // reads its snapshot through the directory, and a new one the change.
 func TestLeafDirSnapshot(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "s.db")
-	sqltest.Exec(t, path, "CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)",
-		"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 5000) INSERT INTO t SELECT i, randomblob(60) FROM n")
+	path := leafDirFile(t, 5000, 60)
 	before := leafDirModel(t, sqltest.Open(t, path))
 	db, err := Open(path, nil)
 	if err != nil {
@@ -277,9 +285,7 @@ func TestLeafDirSnapshot(t *testing.T) {
 // TestLeafDirNotInWrites: a write transaction's tables change under their
 // lookups, so they never build a directory.
 func TestLeafDirNotInWrites(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "w.db")
-	sqltest.Exec(t, path, "CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)",
-		"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 3000) INSERT INTO t SELECT i, randomblob(60) FROM n")
+	path := leafDirFile(t, 3000, 60)
 	db, err := Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -317,9 +323,7 @@ func TestLeafDirNotInWrites(t *testing.T) {
 // as tx.Table(name).Get(k) does, count together, and a handle taken once
 // the directory is built reads through it.
 func TestLeafDirSharedByHandles(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "h.db")
-	sqltest.Exec(t, path, "CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)",
-		"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 4000) INSERT INTO t SELECT i, randomblob(50) FROM n")
+	path := leafDirFile(t, 4000, 50)
 	db, err := Open(path, &Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
