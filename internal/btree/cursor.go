@@ -591,10 +591,10 @@ func (c *Cursor) compareCell(pg *format.Page, i int, key []format.Value) (int, e
 		return 0, err
 	}
 	cmp, err := format.CompareKey(payload, key, c.kinfo)
-	if errors.Is(err, format.ErrUnsupported) {
-		return 0, err // an order pagoda does not know (KeyInfo.Other), not damage
-	}
 	if err != nil {
+		if errors.Is(err, format.ErrUnsupported) {
+			return 0, err // an order pagoda does not know (KeyInfo.Other), not damage
+		}
 		return 0, format.Corruptf(pg.Pgno, "cell %d: %v", i, err)
 	}
 	return cmp, nil
