@@ -1,6 +1,7 @@
 package btree
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 
@@ -529,13 +530,20 @@ func (c *Cursor) SeekKey(key []format.Value) bool {
 // lo..hi-1 hold the answer's position on it (the first cell >= key, or hi
 // for past them all), down to a leaf.
 func (c *Cursor) seekDown(key []format.Value, lo, hi int) bool {
+	blob, isBlob := c.blobKey(key)
 	for {
 		t := c.top()
 		pg := &t.page
 		exact := false
 		for lo < hi {
 			m := int(uint(lo+hi) >> 1)
-			cmp, err := c.compareCell(pg, m, key)
+			var cmp int
+			var err error
+			if isBlob {
+				cmp, err = c.compareBlob(pg, m, blob, key)
+			} else {
+				cmp, err = c.compareCell(pg, m, key)
+			}
 			if err != nil {
 				return c.fail(err)
 			}
@@ -567,6 +575,45 @@ func (c *Cursor) seekDown(key []format.Value, lo, hi int) bool {
 		}
 		return cmp == 0
 	}
+}
+
+// blobKey returns the bytes of key when a search by it may compare cells
+// through compareBlob: one BLOB, on an index tree whose first field sorts
+// ascending in an order pagoda knows (a bucket's key, say). Under any
+// collation a BLOB compares with a BLOB byte by byte, and sorts after
+// every other type.
+func (c *Cursor) blobKey(key []format.Value) ([]byte, bool) {
+	if c.table || len(key) != 1 || key[0].Kind != format.KindBlob {
+		return nil, false
+	}
+	if k := c.kinfo; k != nil && (k.Other != "" || len(k.Desc) > 0 && k.Desc[0]) {
+		return nil, false
+	}
+	return key[0].Bytes, true
+}
+
+// compareBlob is compareCell for a key of one BLOB, blob (blobKey): it
+// compares the bytes of the cell's first field where format.IndexBlobKey
+// reads them, and asks compareCell otherwise.
+func (c *Cursor) compareBlob(pg *format.Page, i int, blob []byte, key []format.Value) (int, error) {
+	switch k, kind := pg.IndexBlobKey(i); kind {
+	case 1:
+		// Keys of 8 bytes or more (integers written big-endian, UUIDs)
+		// mostly differ in their first 8: compared as one word, without
+		// bytes.Compare's call.
+		if len(k) >= 8 && len(blob) >= 8 {
+			if x, y := binary.BigEndian.Uint64(k), binary.BigEndian.Uint64(blob); x != y {
+				if x < y {
+					return -1, nil
+				}
+				return 1, nil
+			}
+		}
+		return bytes.Compare(k, blob), nil
+	case -1:
+		return -1, nil
+	}
+	return c.compareCell(pg, i, key)
 }
 
 // compareCell compares the key of cell i of pg with key.

@@ -279,3 +279,71 @@ const CacheLine = 64
 // CPU the cells' own work to overlap with the loads. Loading the whole page
 // at once instead stalls: more lines are in flight than the CPU can track.
 const LinesAhead = 2
+
+// IndexBlobKey reads, for a search by one BLOB key, field 0 of the record
+// in cell i of an index page (leaf or interior) when that is cheap: the
+// payload lies whole on the page, its size takes one or two bytes, and the
+// record's header is under 128 bytes with field 0's serial type in one or
+// two. kind 1: the field is a BLOB, and key holds its bytes; kind -1: it is
+// NULL, a number or TEXT, which sort before every BLOB under any
+// collation; kind 0: anything else (a payload that spills, a longer
+// varint, a reserved type, bytes out of range), for CompareKey to answer
+// and report. Searches call it once per probe.
+//
+//	leaf cell:     payload size (varint) | payload
+//	interior cell: child (u32) | payload size (varint) | payload
+//	payload:       header length h | serial type 0 | ... | field 0 at h
+func (p *Page) IndexBlobKey(i int) (key []byte, kind int) {
+	off, ok := p.cellOffset(i)
+	if !ok {
+		return nil, 0
+	}
+	switch p.Type {
+	case PageIndexInterior:
+		off += InteriorChildSize
+	case PageIndexLeaf:
+	default:
+		return nil, 0
+	}
+	data := p.Data[:p.Usable]
+	if off+2 > len(data) {
+		return nil, 0
+	}
+	size := int(data[off])
+	if off++; size >= 0x80 {
+		if data[off] >= 0x80 {
+			return nil, 0
+		}
+		size = (size&0x7f)<<7 | int(data[off])
+		off++
+	}
+	if size > p.maxLocal || size > len(data)-off || size < 2 {
+		return nil, 0
+	}
+	rec := data[off : off+size]
+	h := int(rec[0])
+	if h < 2 || h >= 0x80 || h > len(rec) {
+		return nil, 0
+	}
+	t := int(rec[1])
+	if t >= 0x80 {
+		if t == 0x80 || h < 3 || rec[2] >= 0x80 {
+			return nil, 0
+		}
+		t = (t&0x7f)<<7 | int(rec[2])
+	}
+	var n int
+	switch {
+	case t >= 12:
+		n = (t - 12) >> 1
+	case t < len(smallSerialSize):
+		n = int(smallSerialSize[t]) // -1 for the reserved 10 and 11
+	}
+	if n < 0 || n > len(rec)-h {
+		return nil, 0
+	}
+	if t >= 12 && t&1 == 0 {
+		return rec[h : h+n : h+n], 1
+	}
+	return nil, -1
+}
