@@ -50,6 +50,10 @@ type Cursor struct {
 	cur     *level // &stack[depth-1] while depth > 0: the fast paths' view
 	leafN   int    // cells on the top page when it is a leaf, else 0
 	sink    byte   // keeps LoadAhead's loads alive
+	// guessScore rates searchBlob's interpolated guesses on this tree's
+	// keys, and seeks counts seeks: see seekDown.
+	guessScore int
+	seeks      uint32
 	// FindRowid's hint: the cells and first and last keys of the root it
 	// last searched, page hintPgno. It is kept across Init (a Table's Get
 	// inits its cursor each call): it only places a first probe, so one
@@ -531,10 +535,23 @@ func (c *Cursor) SeekKey(key []format.Value) bool {
 // for past them all), down to a leaf.
 func (c *Cursor) seekDown(key []format.Value, lo, hi int) bool {
 	blob, isBlob := c.blobKey(key)
+	// A blob seek guesses its probes (searchBlob) while its guesses have
+	// paid on this tree; else it bisects, and guesses again one seek in
+	// guessRetry to see whether they pay now.
+	var bounds blobBounds
+	c.seeks++
+	guessing := isBlob && (c.guessScore >= 0 || c.seeks%guessRetry == 0)
 	for {
 		t := c.top()
 		pg := &t.page
 		exact := false
+		if guessing {
+			var err error
+			if lo, exact, err = c.searchBlob(pg, lo, hi, blob, key, &bounds); err != nil {
+				return c.fail(err)
+			}
+			hi = lo
+		}
 		for lo < hi {
 			m := int(uint(lo+hi) >> 1)
 			var cmp int
@@ -592,24 +609,133 @@ func (c *Cursor) blobKey(key []format.Value) ([]byte, bool) {
 	return key[0].Bytes, true
 }
 
+// guessRetry is how often, in seeks, a cursor whose guesses did not pay
+// guesses again (seekDown).
+const guessRetry = 32
+
+// blobBounds are what a blob seek knows of the keys of the page it is on
+// from the separators around it in its parent: the first 8 bytes of each,
+// as a big-endian number (prefix64), where the separator is a BLOB read in
+// place.
+type blobBounds struct {
+	lo, hi         uint64
+	haveLo, haveHi bool
+}
+
+// prefix64 returns the first 8 bytes of b as a big-endian number, b
+// padded with zeros: an order of keys that interpolation can guess from.
+func prefix64(b []byte) uint64 {
+	if len(b) >= 8 {
+		return binary.BigEndian.Uint64(b)
+	}
+	var p [8]byte
+	copy(p[:], b)
+	return binary.BigEndian.Uint64(p[:])
+}
+
+// searchBlob is seekDown's search of page pg, cells lo..hi-1, for a key of
+// one BLOB (blobKey): it returns the first cell not below the key (hi if
+// none) and whether that cell's first field equals it. Where bounds holds
+// the page's key range from its parent, the first probe is guessed from
+// where the key's first 8 bytes fall in it (keys that are big-endian
+// integers or random bytes spread evenly), the second is its neighbour
+// towards the key, and bisection follows, as FindRowid searches a table.
+// It leaves in bounds the range of the child that the answer leads to.
+// The guesses place probes only: the answer is the bisection's.
+func (c *Cursor) searchBlob(pg *format.Page, lo, hi int, blob []byte, key []format.Value, bounds *blobBounds) (int, bool, error) {
+	kp := prefix64(blob)
+	m, steps, guess := -1, 0, -1
+	if b := bounds; b.haveLo && b.haveHi && b.hi > b.lo && kp >= b.lo && kp <= b.hi && hi-lo > 2 {
+		guess = lo + int(float64(kp-b.lo)/float64(b.hi-b.lo)*float64(hi-lo))
+		m, steps = guess, 1
+	}
+	// The child's range: the parent's where the answer is the page's
+	// first or last child, else the separators probed around it.
+	first, last := lo, hi
+	child := *bounds
+	var loKey, hiKey []byte // the separators' first fields, when BLOBs read in place
+	loSet, hiSet := false, false
+	exact := false
+	for lo < hi {
+		if m < lo || m >= hi {
+			m = int(uint(lo+hi) >> 1)
+		}
+		k, kind := pg.IndexBlobKey(m)
+		var cmp int
+		switch kind {
+		case 1:
+			cmp = compareKeyBytes(k, blob)
+		case -1:
+			cmp = -1
+		default:
+			var err error
+			if cmp, err = c.compareCell(pg, m, key); err != nil {
+				return 0, false, err
+			}
+		}
+		if cmp < 0 {
+			lo = m + 1
+			loKey, loSet, child.haveLo = k, true, kind == 1
+			m = lo
+		} else {
+			hi = m
+			exact = cmp == 0
+			hiKey, hiSet, child.haveHi = k, true, kind == 1
+			m = hi - 1
+		}
+		if steps == 0 {
+			m = -1
+		}
+		steps = 0
+	}
+	if guess >= 0 {
+		// Keys whose first bytes do not spread evenly (text of digits,
+		// say) make guesses that cost more than bisection: seekDown
+		// stops guessing while they miss more than one in nine.
+		if d := lo - guess; d >= -1 && d <= 1 {
+			c.guessScore = min(c.guessScore+1, 16)
+		} else {
+			c.guessScore = max(c.guessScore-8, -64)
+		}
+	}
+	if loSet {
+		child.lo = prefix64(loKey)
+	}
+	if hiSet {
+		child.hi = prefix64(hiKey)
+	}
+	if lo == first && first > 0 || lo == last && last < pg.NCells {
+		// A search from inside the page (seekUp's): its ends are not the
+		// parent's separators.
+		child.haveLo, child.haveHi = false, false
+	}
+	*bounds = child
+	return lo, exact, nil
+}
+
+// compareKeyBytes compares two keys byte by byte, as bytes.Compare does:
+// keys of 8 bytes or more (integers written big-endian, UUIDs) mostly
+// differ in their first 8, compared as one word, without bytes.Compare's
+// call.
+func compareKeyBytes(a, b []byte) int {
+	if len(a) >= 8 && len(b) >= 8 {
+		if x, y := binary.BigEndian.Uint64(a), binary.BigEndian.Uint64(b); x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+	}
+	return bytes.Compare(a, b)
+}
+
 // compareBlob is compareCell for a key of one BLOB, blob (blobKey): it
 // compares the bytes of the cell's first field where format.IndexBlobKey
 // reads them, and asks compareCell otherwise.
 func (c *Cursor) compareBlob(pg *format.Page, i int, blob []byte, key []format.Value) (int, error) {
 	switch k, kind := pg.IndexBlobKey(i); kind {
 	case 1:
-		// Keys of 8 bytes or more (integers written big-endian, UUIDs)
-		// mostly differ in their first 8: compared as one word, without
-		// bytes.Compare's call.
-		if len(k) >= 8 && len(blob) >= 8 {
-			if x, y := binary.BigEndian.Uint64(k), binary.BigEndian.Uint64(blob); x != y {
-				if x < y {
-					return -1, nil
-				}
-				return 1, nil
-			}
-		}
-		return bytes.Compare(k, blob), nil
+		return compareKeyBytes(k, blob), nil
 	case -1:
 		return -1, nil
 	}

@@ -2,9 +2,11 @@ package btree
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 
 	"github.com/pagodadb/pagoda/internal/format"
@@ -270,68 +272,135 @@ func runIndexWorkloadOn(t *testing.T, m *memPager, wl indexWorkload, scale int, 
 	}
 }
 
-// TestSeekBlobKey seeks BLOB keys in index trees whose first fields mix
-// every type, long BLOBs that spill among them (compareBlob reads the
-// short ones in place and asks compareCell about the rest), and checks
-// each seek against the sorted model: the cursor lands on the first entry
-// not below the key, exact when that entry's first field is the key.
+// TestSeekBlobKey seeks BLOB keys in index trees of several shapes, and
+// checks each seek, from the root (SeekKey) and from the last place
+// (SeekKeyNear), against the sorted model: the cursor lands on the first
+// entry not below the key, exact when that entry's first field is the key.
+// The shapes: first fields of every type with long BLOBs that spill
+// (compareBlob reads the short ones in place and asks compareCell about the
+// rest); 8-byte big-endian integers, dense and sparse, where searchBlob's
+// guesses pay; keys spread unevenly, where they miss and seekDown stops
+// guessing; and keys sharing their first 8 bytes, where there is nothing
+// to guess from.
 func TestSeekBlobKey(t *testing.T) {
+	be := func(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
+	shapes := []struct {
+		name string
+		key  func(r *rand.Rand, i, ps int) format.Value
+	}{
+		{"mixed", func(r *rand.Rand, _, ps int) format.Value { return keyValue(r, 2000, ps, 10) }},
+		{"integers", func(_ *rand.Rand, i, _ int) format.Value { return format.BlobValue(be(uint64(i))) }},
+		{"sparse", func(r *rand.Rand, _, _ int) format.Value { return format.BlobValue(be(r.Uint64())) }},
+		{"uneven", func(r *rand.Rand, _, _ int) format.Value {
+			return format.BlobValue(be(uint64(1) << r.IntN(63) * uint64(1+r.IntN(3))))
+		}},
+		{"shared-prefix", func(r *rand.Rand, i, _ int) format.Value {
+			return format.BlobValue(fmt.Appendf(nil, "prefix::%07d", r.IntN(100000)))
+		}},
+	}
 	for _, ps := range []int{512, 4096} {
-		m := newMemPager(ps, true)
+		for _, sh := range shapes {
+			t.Run(fmt.Sprintf("%s/%d", sh.name, ps), func(t *testing.T) {
+				m := newMemPager(ps, true)
+				wr := NewWriter(m)
+				root, err := wr.CreateTree(false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				im := &indexModel{nKey: 0, entries: map[string][]byte{}}
+				r := rand.New(rand.NewPCG(uint64(ps), 21))
+				var blobs [][]byte
+				for i := range 3000 {
+					kv := sh.key(r, i, ps)
+					if kv.Kind == format.KindBlob {
+						blobs = append(blobs, kv.Bytes)
+					}
+					e := format.AppendRecord(nil, []format.Value{kv, format.IntValue(int64(i))})
+					if _, err := wr.IndexInsert(root, nil, 0, e); err != nil {
+						t.Fatal(err)
+					}
+					im.entries[im.identity(e)] = e
+				}
+				checkIndex(t, m, root, im)
+				sorted := im.sorted()
+				targets := [][]byte{nil, {}, {0}, {0xff, 0xff}, be(0), be(1 << 63), be(^uint64(0))}
+				for _, b := range blobs {
+					targets = append(targets, b, append(b[:len(b):len(b)], 0), b[:len(b)/2])
+					if len(b) == 8 {
+						targets = append(targets, be(binary.BigEndian.Uint64(b)+1), be(binary.BigEndian.Uint64(b)-1))
+					}
+				}
+				var c, near Cursor
+				c.Init(m, root, false, nil)
+				near.Init(m, root, false, nil)
+				for _, b := range targets {
+					key := []format.Value{format.BlobValue(b)}
+					at := sort.Search(len(sorted), func(j int) bool {
+						cmp, err := format.CompareKey(sorted[j], key, nil)
+						if err != nil {
+							t.Fatal(err)
+						}
+						return cmp >= 0
+					})
+					for _, cur := range []*Cursor{&c, &near} {
+						var exact bool
+						if cur == &c {
+							exact = cur.SeekKey(key)
+						} else {
+							exact = cur.SeekKeyNear(key)
+						}
+						if at == len(sorted) {
+							if cur.Valid() {
+								p, _ := cur.Payload()
+								t.Fatalf("seek of % x landed on % x, want past the end", b[:min(8, len(b))], p[:min(12, len(p))])
+							}
+							continue
+						}
+						p, err := cur.Payload()
+						if !cur.Valid() || err != nil || !bytes.Equal(p, sorted[at]) {
+							t.Fatalf("seek of % x = %v, %v: not on entry %d", b[:min(8, len(b))], cur.Valid(), err, at)
+						}
+						cmp, _ := format.CompareKey(sorted[at], key, nil)
+						if exact != (cmp == 0) {
+							t.Fatalf("seek of % x: exact = %v, want %v", b[:min(8, len(b))], exact, cmp == 0)
+						}
+					}
+				}
+				t.Logf("guess score %d after %d seeks", c.guessScore, c.seeks)
+			})
+		}
+	}
+}
+
+// FuzzSeekBlob overwrites bytes of an index tree of BLOB keys (8-byte
+// integers, where seeks guess their probes) and seeks BLOB keys in it:
+// no seek may panic or loop, whatever the pages say.
+func FuzzSeekBlob(f *testing.F) {
+	f.Add(uint8(1), uint16(0), []byte{0x0a}, uint64(300))
+	f.Add(uint8(2), uint16(12), []byte{0xff, 0xff}, uint64(0))
+	f.Add(uint8(0), uint16(20), []byte{0x81, 0x00, 0x0c}, uint64(1<<63))
+	f.Fuzz(func(t *testing.T, page uint8, off uint16, patch []byte, k uint64) {
+		m := newMemPager(512, false)
 		wr := NewWriter(m)
 		root, err := wr.CreateTree(false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		im := &indexModel{nKey: 0, entries: map[string][]byte{}}
-		r := rand.New(rand.NewPCG(uint64(ps), 21))
-		var blobs [][]byte
-		for i := range 3000 {
-			kv := keyValue(r, 2000, ps, 10)
-			if kv.Kind == format.KindBlob {
-				blobs = append(blobs, kv.Bytes)
-			}
-			e := format.AppendRecord(nil, []format.Value{kv, format.IntValue(int64(i))})
+		for i := range uint64(600) {
+			e := format.AppendRecord(nil, []format.Value{format.BlobValue(binary.BigEndian.AppendUint64(nil, i*3)), format.IntValue(int64(i))})
 			if _, err := wr.IndexInsert(root, nil, 0, e); err != nil {
 				t.Fatal(err)
 			}
-			im.entries[im.identity(e)] = e
 		}
-		checkIndex(t, m, root, im)
-		sorted := im.sorted()
-		targets := [][]byte{nil, {}, {0}, {0xff, 0xff}}
-		for _, b := range blobs {
-			targets = append(targets, b, append(b[:len(b):len(b)], 0), b[:len(b)/2])
-		}
+		pg := m.pages[1+int(page)%(int(m.n)-1)] // not page 1, the file header's
+		copy(pg[int(off)%len(pg):], patch)
 		var c Cursor
 		c.Init(m, root, false, nil)
-		for _, b := range targets {
-			key := []format.Value{format.BlobValue(b)}
-			at := len(sorted)
-			for j, e := range sorted {
-				if cmp, err := format.CompareKey(e, key, nil); err != nil {
-					t.Fatal(err)
-				} else if cmp >= 0 {
-					at = j
-					break
-				}
-			}
-			exact := c.SeekKey(key)
-			if at == len(sorted) {
-				if c.Valid() {
-					p, _ := c.Payload()
-					t.Fatalf("page size %d: SeekKey(% x) landed on % x, want past the end", ps, b[:min(8, len(b))], p[:min(12, len(p))])
-				}
-				continue
-			}
-			p, err := c.Payload()
-			if !c.Valid() || err != nil || !bytes.Equal(p, sorted[at]) {
-				t.Fatalf("page size %d: SeekKey(% x) = %v, %v: not on entry %d", ps, b[:min(8, len(b))], c.Valid(), err, at)
-			}
-			cmp, _ := format.CompareKey(sorted[at], key, nil)
-			if exact != (cmp == 0) {
-				t.Fatalf("page size %d: SeekKey(% x) exact = %v, want %v", ps, b[:min(8, len(b))], exact, cmp == 0)
-			}
+		for _, v := range []uint64{k, k + 1, 0, 900, 1799, 5000} {
+			key := []format.Value{format.BlobValue(binary.BigEndian.AppendUint64(nil, v))}
+			c.SeekKey(key)
+			c.SeekKeyNear(key)
+			c.SeekKey([]format.Value{format.BlobValue(binary.BigEndian.AppendUint64(nil, v)[:3])})
 		}
-	}
+	})
 }
