@@ -26,6 +26,27 @@ func apiDB(t *testing.T, opts *Options) *DB {
 	return db
 }
 
+// readTable opens path with opts, begins a read transaction and takes
+// table name in it; the transaction and the database end with the test.
+func readTable(t *testing.T, path string, opts *Options, name string) (*DB, *Tx, *Table) {
+	t.Helper()
+	db, err := Open(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	tx, err := db.Begin(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Rollback() })
+	tb, err := tx.Table(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, tx, tb
+}
+
 // The contract's errors, tested with errors.Is.
 func TestErrorsOfTheContract(t *testing.T) {
 	db := apiDB(t, nil)

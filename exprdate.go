@@ -387,6 +387,17 @@ func (p *dateTime) computeYMDHMS() {
 	p.computeHMS()
 }
 
+// setDayTime keeps the date and sets the time of day, for "start of"
+// and "end of": the Julian day is computed again from them.
+func (p *dateTime) setDayTime(h, m int32, s float64) {
+	p.computeYMD()
+	p.validHMS = true
+	p.h, p.m, p.s = h, m, s
+	p.rawS = false
+	p.tz = 0
+	p.validJD = false
+}
+
 func (p *dateTime) clearYMDHMSTZ() {
 	p.validYMD = false
 	p.validHMS = false
@@ -461,12 +472,7 @@ func (p *dateTime) parseModifier(z []byte, idx int) (bad bool, impure string) {
 			return true, ""
 		}
 		z = z[7:]
-		p.computeYMD()
-		p.validHMS = true
-		p.h, p.m, p.s = 23, 59, 59.999
-		p.rawS = false
-		p.tz = 0
-		p.validJD = false
+		p.setDayTime(23, 59, 59.999)
 		switch {
 		case dateEq(z, "month"):
 			p.D = 1
@@ -564,12 +570,7 @@ func (p *dateTime) parseModifier(z []byte, idx int) (bad bool, impure string) {
 			return true, ""
 		}
 		z = z[9:]
-		p.computeYMD()
-		p.validHMS = true
-		p.h, p.m, p.s = 0, 0, 0
-		p.rawS = false
-		p.tz = 0
-		p.validJD = false
+		p.setDayTime(0, 0, 0)
 		switch {
 		case dateEq(z, "month"):
 			p.D = 1

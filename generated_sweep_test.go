@@ -30,20 +30,7 @@ func genFile(t *testing.T, enc, plain, create string, rows ...string) string {
 // readColumns reads row 1 of t, columns cols, and the transaction's error.
 func readColumns(t *testing.T, path string, cols ...int) ([]Value, error) {
 	t.Helper()
-	db, err := Open(path, &Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	tx, err := db.Begin(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	tb, err := tx.Table("t")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, tx, tb := readTable(t, path, &Options{ReadOnly: true}, "t")
 	rec, err := tb.Get(1)
 	if err != nil {
 		t.Fatal(err)

@@ -192,20 +192,7 @@ func TestGetThroughLeafDir(t *testing.T) {
 func TestLeafDirSnapshot(t *testing.T) {
 	path := leafDirFile(t, 5000, 60)
 	before := leafDirModel(t, sqltest.Open(t, path))
-	db, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	tx, err := db.Begin(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	tb, err := tx.Table("t")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, tx, tb := readTable(t, path, nil, "t")
 	checkGets(t, tb, before)
 	if tb.dir == nil {
 		t.Fatal("no leaf directory")
@@ -215,7 +202,7 @@ func TestLeafDirSnapshot(t *testing.T) {
 		after[k] = v
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	err = db.Update(func(w *Tx) error {
+	err := db.Update(func(w *Tx) error {
 		wt, err := w.Table("t")
 		if err != nil {
 			return err
@@ -497,20 +484,7 @@ func TestLeafDirAfterRenewSame(t *testing.T) {
 	sqltest.Exec(t, path, "CREATE TABLE a(id INTEGER PRIMARY KEY, v BLOB)", "CREATE TABLE b(id INTEGER PRIMARY KEY, v BLOB)",
 		"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 4000) INSERT INTO a SELECT i, 'a' || i FROM n",
 		"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 4000) INSERT INTO b SELECT i * 2, 'b' || i FROM n")
-	db, err := Open(path, &Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	tx, err := db.Begin(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	ta, err := tx.Table("a")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, tx, ta := readTable(t, path, &Options{ReadOnly: true}, "a")
 	if _, err := ta.Get(1); err != nil {
 		t.Fatal(err)
 	}

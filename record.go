@@ -52,15 +52,9 @@ type recordMeta struct {
 // column access cannot fail later.
 func newRecord(tx *Tx, data []byte, rowid int64, meta *recordMeta, pgno uint32) (Record, error) {
 	if _, err := format.CheckRecord(data); err != nil {
-		return Record{}, meta.corruptRow(pgno, rowid, err)
+		return Record{}, format.Corruptf(pgno, "%s row %d: %s", meta.owner, rowid, corruptMsg(err))
 	}
 	return Record{data: data, rowid: rowid, meta: meta, tx: tx}, nil
-}
-
-// corruptRow is the error for row rowid, on page pgno, whose record
-// CheckRecord found malformed (err).
-func (meta *recordMeta) corruptRow(pgno uint32, rowid int64, err error) error {
-	return format.Corruptf(pgno, "%s row %d: %s", meta.owner, rowid, corruptMsg(err))
 }
 
 // corrupt reports a malformed record found by a column read, naming the

@@ -26,20 +26,7 @@ func TestUTF16Expressions(t *testing.T) {
 	if got := sqlOne(t, path, "SELECT lt || ',' || lo || ',' || cat || ',' || eq FROM t"); got != "0,Ā,a|Ā,0" {
 		t.Fatalf("SQLite computes %q", got)
 	}
-	db, err := Open(path, &Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	tx, err := db.Begin(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	tb, err := tx.Table("t")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, tx, tb := readTable(t, path, &Options{ReadOnly: true}, "t")
 	rec, err := tb.Get(1)
 	if err != nil {
 		t.Fatal(err)

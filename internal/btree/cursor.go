@@ -550,25 +550,25 @@ func (c *Cursor) seekDown(key []format.Value, lo, hi int) bool {
 			if lo, exact, err = c.searchBlob(pg, lo, hi, blob, key, &bounds); err != nil {
 				return c.fail(err)
 			}
-			hi = lo
-		}
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			var cmp int
-			var err error
-			if isBlob {
-				cmp, err = c.compareBlob(pg, m, blob, key)
-			} else {
-				cmp, err = c.compareCell(pg, m, key)
-			}
-			if err != nil {
-				return c.fail(err)
-			}
-			if cmp < 0 {
-				lo = m + 1
-			} else {
-				hi = m
-				exact = cmp == 0
+		} else {
+			for lo < hi {
+				m := int(uint(lo+hi) >> 1)
+				var cmp int
+				var err error
+				if isBlob {
+					cmp, _, _, err = c.compareBlob(pg, m, blob, key)
+				} else {
+					cmp, err = c.compareCell(pg, m, key)
+				}
+				if err != nil {
+					return c.fail(err)
+				}
+				if cmp < 0 {
+					lo = m + 1
+				} else {
+					hi = m
+					exact = cmp == 0
+				}
 			}
 		}
 		t.idx = lo
@@ -660,27 +660,18 @@ func (c *Cursor) searchBlob(pg *format.Page, lo, hi int, blob []byte, key []form
 		if m < lo || m >= hi {
 			m = int(uint(lo+hi) >> 1)
 		}
-		k, kind := pg.IndexBlobKey(m)
-		var cmp int
-		switch kind {
-		case 1:
-			cmp = compareKeyBytes(k, blob)
-		case -1:
-			cmp = -1
-		default:
-			var err error
-			if cmp, err = c.compareCell(pg, m, key); err != nil {
-				return 0, false, err
-			}
+		cmp, k, inPlace, err := c.compareBlob(pg, m, blob, key)
+		if err != nil {
+			return 0, false, err
 		}
 		if cmp < 0 {
 			lo = m + 1
-			loKey, loSet, child.haveLo = k, true, kind == 1
+			loKey, loSet, child.haveLo = k, true, inPlace
 			m = lo
 		} else {
 			hi = m
 			exact = cmp == 0
-			hiKey, hiSet, child.haveHi = k, true, kind == 1
+			hiKey, hiSet, child.haveHi = k, true, inPlace
 			m = hi - 1
 		}
 		if steps == 0 {
@@ -731,15 +722,17 @@ func compareKeyBytes(a, b []byte) int {
 
 // compareBlob is compareCell for a key of one BLOB, blob (blobKey): it
 // compares the bytes of the cell's first field where format.IndexBlobKey
-// reads them, and asks compareCell otherwise.
-func (c *Cursor) compareBlob(pg *format.Page, i int, blob []byte, key []format.Value) (int, error) {
+// reads them, and asks compareCell otherwise. inPlace reports a first
+// field that is a BLOB read in place, k: searchBlob's bounds.
+func (c *Cursor) compareBlob(pg *format.Page, i int, blob []byte, key []format.Value) (cmp int, k []byte, inPlace bool, err error) {
 	switch k, kind := pg.IndexBlobKey(i); kind {
 	case 1:
-		return compareKeyBytes(k, blob), nil
+		return compareKeyBytes(k, blob), k, true, nil
 	case -1:
-		return -1, nil
+		return -1, nil, false, nil
 	}
-	return c.compareCell(pg, i, key)
+	cmp, err = c.compareCell(pg, i, key)
+	return cmp, nil, false, err
 }
 
 // compareCell compares the key of cell i of pg with key.

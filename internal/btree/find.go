@@ -258,7 +258,7 @@ func (c *Cursor) leafFound(data []byte, pgno uint32, ptrs, a, usable int) ([]byt
 		size, m = format.Uvarint(data[off:])
 		_, m2 = format.Uvarint(data[off+m:])
 	}
-	if size > uint64(format.MaxLocal(usable, true)) {
+	if size > uint64(c.maxLocal) {
 		// Spills: the cursor on the row reads the chain.
 		if c.pushData(pgno, data) != nil {
 			return nil, 0, FindUnsure
