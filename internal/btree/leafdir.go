@@ -108,65 +108,86 @@ func (c *Cursor) FindRowidIn(d *LeafDir, rowid int64) (payload []byte, pgno uint
 	if c.err != nil {
 		c.err = nil
 	}
-	// The leaf: leaf's first guess, inline, or leaf.
+	// The leaf: leaf's first guess, inline, or leaf. The guess's
+	// arithmetic may wrap for keys far apart: any g is checked.
 	var lo, hi int64
 	e := d.ents
-	if g := 1 + int(float64(uint64(rowid)-uint64(d.k0)-1)*d.scale); uint(g-1) < uint(len(e)-2) && e[g].key >= rowid && e[g-1].key < rowid {
+	if g := 1 + int(float64(rowid-d.k0-1)*d.scale); uint(g-1) < uint(len(e)-2) && e[g].key >= rowid && e[g-1].key < rowid {
 		pgno, lo, hi = e[g].page, e[g-1].key, e[g].key
 	} else {
 		pgno, lo, hi = d.leaf(rowid)
 	}
+	// The short path, every check on its way out to one call of the loop,
+	// and each read through one bounds check: what it keeps stays in
+	// registers, and a lookup runs fewer instructions between its trip to
+	// memory and the next lookup's.
 	usable := c.usable
-	if off := int(pgno-1) * c.flatPS; off < len(c.flat) && rowid > lo && uint64(hi)-uint64(lo) < uint64(usable) {
+	off := int(pgno-1) * c.flatPS
+	if off >= len(c.flat) || pgno <= 1 || rowid <= lo || uint64(hi)-uint64(lo) >= uint64(usable) {
+		goto loop
+	}
+	{
 		data := c.flat[off : off+usable : off+usable]
-		m := int(rowid - lo - 1) // the cell, if dense
+		n, m := int(hi-lo), int(rowid-lo-1) // cells, and the cell if dense: 0 <= m < n < usable
 		g := usable - (m+1)*c.leafCell
 		if uint(g) < uint(usable-format.CacheLine) {
 			c.sink += data[g] + data[g+format.CacheLine]
 		}
 		//	header: type (+0), cells (+3); pointers from +8
-		if n := int(hi - lo); pgno > 1 && format.PageType(data[0]) == format.PageTableLeaf &&
-			int(data[format.PageHdrNumCells])<<8|int(data[format.PageHdrNumCells+1]) == n {
-			p := format.PageHeaderSizeLeaf + 2*m
-			if cell := int(data[p])<<8 | int(data[p+1]); cell >= format.PageHeaderSizeLeaf+2*n && cell+6 <= usable {
-				// cell: payload size (1-2 bytes) | rowid (1-4 bytes) | payload
-				b := (*[6]byte)(data[cell : cell+6])
-				size, at := int(b[0]), 1
-				if size >= 0x80 {
-					size, at = int(b[0]&0x7f)<<7|int(b[1]), 2
-					if b[1] >= 0x80 {
-						at = 0
-					}
-				}
-				var k int64
-				if at > 0 {
-					switch {
-					case b[at] < 0x80:
-						k, at = int64(b[at]), at+1
-					case b[at+1] < 0x80:
-						k, at = int64(b[at]&0x7f)<<7|int64(b[at+1]), at+2
-					case b[at+2] < 0x80:
-						k, at = int64(b[at]&0x7f)<<14|int64(b[at+1]&0x7f)<<7|int64(b[at+2]), at+3
-					case b[at+3] < 0x80 && at == 1:
-						k, at = int64(b[1]&0x7f)<<21|int64(b[2]&0x7f)<<14|int64(b[3]&0x7f)<<7|int64(b[4]), 5
-					default:
-						at = 0
-					}
-				}
-				start := cell + at
-				if at > 0 && k == rowid && size <= c.maxLocal && size <= usable-start {
-					if uint(g)/format.CacheLine != uint(cell)/format.CacheLine {
-						// Guessed wrong: the next leaf's cells are
-						// guessed this one's size.
-						c.leafCell = (usable - cell) / (m + 1)
-					}
-					return data[start : start+size : start+size], pgno, FindFound
-				}
-			}
+		h := (*[format.PageHeaderSizeLeaf]byte)(data) // usable >= MinUsableSize
+		if format.PageType(h[0]) != format.PageTableLeaf || int(h[format.PageHdrNumCells])<<8|int(h[format.PageHdrNumCells+1]) != n {
+			goto loop
 		}
+		p := format.PageHeaderSizeLeaf + 2*m
+		if p > usable-2 {
+			goto loop
+		}
+		ptr := (*[2]byte)(data[p:])
+		cell := int(ptr[0])<<8 | int(ptr[1])
+		if cell < format.PageHeaderSizeLeaf+2*n || cell > usable-findCellView {
+			goto loop
+		}
+		// cell: payload size (1-2 bytes) | rowid (1-4 bytes) | payload
+		b := (*[findCellView]byte)(data[cell:])
+		size, at := int(b[0]), 1
+		if size >= 0x80 {
+			if b[1] >= 0x80 {
+				goto loop
+			}
+			size, at = int(b[0]&0x7f)<<7|int(b[1]), 2
+		}
+		r := (*[4]byte)(b[at:])
+		var k int64
+		switch {
+		case r[0] < 0x80:
+			k, at = int64(r[0]), at+1
+		case r[1] < 0x80:
+			k, at = int64(r[0]&0x7f)<<7|int64(r[1]), at+2
+		case r[2] < 0x80:
+			k, at = int64(r[0]&0x7f)<<14|int64(r[1]&0x7f)<<7|int64(r[2]), at+3
+		case r[3] < 0x80:
+			k, at = int64(r[0]&0x7f)<<21|int64(r[1]&0x7f)<<14|int64(r[2]&0x7f)<<7|int64(r[3]), at+4
+		default:
+			goto loop
+		}
+		start := cell + at
+		if k != rowid || size > c.maxLocal || size > usable-start {
+			goto loop
+		}
+		if uint(g)/format.CacheLine != uint(cell)/format.CacheLine {
+			// Guessed wrong: the next leaf's cells are guessed this
+			// one's size.
+			c.leafCell = (usable - cell) / (m + 1)
+		}
+		return data[start : start+size : start+size], pgno, FindFound
 	}
+loop:
 	return c.findRowid(rowid, pgno, lo, hi, true)
 }
+
+// findCellView is how many bytes of a cell FindRowidIn's short path reads
+// at once: a payload size of up to 2 bytes and a rowid of up to 4.
+const findCellView = 6
 
 // BuildLeafDir returns the directory of the table b-tree rooted at root in
 // src, or nil where it has none to give: a root that is a leaf, more than

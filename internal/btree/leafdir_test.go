@@ -26,6 +26,9 @@ func TestLeafDirShapes(t *testing.T) {
 		{"sparse", func(i int64, _ *rand.Rand) int64 { return i * 7 }, func(int64, *rand.Rand) int { return 30 }, 8000},
 		{"random", func(_ int64, r *rand.Rand) int64 { return r.Int64() - r.Int64() }, func(_ int64, r *rand.Rand) int { return r.IntN(80) }, 6000},
 		{"rowids-of-4-bytes", func(i int64, _ *rand.Rand) int64 { return 1<<22 + i }, func(int64, *rand.Rand) int { return 20 }, 6000},
+		// A two-byte payload size before a four-byte rowid: the longest cell
+		// start FindRowidIn's short path reads.
+		{"rowids-of-4-bytes-wide", func(i int64, _ *rand.Rand) int64 { return 1<<22 + i }, func(int64, *rand.Rand) int { return 200 }, 3000},
 		{"rowids-of-6-bytes", func(i int64, _ *rand.Rand) int64 { return 1<<40 + i }, func(int64, *rand.Rand) int { return 20 }, 6000},
 		{"spills", func(i int64, _ *rand.Rand) int64 { return i * 2 }, func(i int64, _ *rand.Rand) int {
 			if i%11 == 0 {
