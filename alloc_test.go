@@ -158,8 +158,8 @@ func BenchmarkTableScan(b *testing.B) {
 
 // BenchmarkAll iterates 50,000 entries of 100-byte values through the two
 // data APIs, a bucket's All and a table's; ns/row compares them.
-// table-rowid and table-raw read each row through Record's small methods
-// (see Record.Rowid).
+// table-rowid and table-raw read each row through Record's small methods,
+// which pass the Record by register (see Record).
 func BenchmarkAll(b *testing.B) {
 	db := benchDB(b)
 	tx, _ := db.Begin(false)

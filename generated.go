@@ -57,7 +57,7 @@ var errUTF16Blob = fmt.Errorf("%w: a BLOB in an expression of a UTF-16 database 
 // SQLite (a NULL in its place would give them a wrong value).
 func (r *exprRow) column(i int) format.Value {
 	if r.rec != nil {
-		if m := r.rec.meta; m.gen != nil && r.t.Columns[i].Hidden {
+		if m := r.rec.meta(); m.gen != nil && r.t.Columns[i].Hidden {
 			g := &m.gen[i]
 			if g.node == nil {
 				return r.fail(g.err)
@@ -149,19 +149,19 @@ func genLoop(gen []genColumn, from, to, depth int) bool {
 
 // generated computes VIRTUAL column i of r.
 func (r Record) generated(i int) Value {
-	m := r.meta
+	m, tx := r.meta(), r.tx()
 	g := &m.gen[i]
 	if g.node == nil {
-		if r.tx != nil {
-			r.tx.setErr(g.err)
+		if tx != nil {
+			tx.setErr(g.err)
 		}
 		return Value{}
 	}
 	row := exprRow{t: m.table, rec: &r, enc: m.enc}
 	v := g.node.ev(&row).v
 	if row.err != nil {
-		if r.tx != nil {
-			r.tx.setErr(fmt.Errorf("pagoda: %s column %s row %d: %w", m.owner, m.names[i], r.rowid, row.err))
+		if tx != nil {
+			tx.setErr(fmt.Errorf("pagoda: %s column %s row %d: %w", m.owner, m.names[i], r.rowid, row.err))
 		}
 		return Value{}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pagodadb/pagoda/internal/btree"
 	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/pager"
 	"github.com/pagodadb/pagoda/internal/schema"
 )
 
@@ -18,6 +19,7 @@ type Index struct {
 	info  *schema.IndexInfo
 	meta  *indexMeta
 	root  uint32
+	rc    recordCtx // its entries'
 }
 
 // Index returns the index called name (case-insensitive), or ErrNotFound.
@@ -38,7 +40,9 @@ func (tx *Tx) Index(name string) (*Index, error) {
 	if err := tx.rootOK("index", name, ii.Entry.RootPage); err != nil {
 		return nil, err
 	}
-	return &Index{tx: tx, epoch: tx.epoch, info: ii, meta: tx.db.indexMeta(tx.cat, ii), root: ii.Entry.RootPage}, nil
+	ix := &Index{tx: tx, epoch: tx.epoch, info: ii, meta: tx.db.indexMeta(tx.cat, ii), root: ii.Entry.RootPage}
+	ix.rc = recordCtx{meta: &ix.meta.rec, tx: tx}
+	return ix, nil
 }
 
 // check reports whether ix may be used (see Table.check).
@@ -112,7 +116,7 @@ func (c *IndexCursor) load(ok bool) bool {
 		return false
 	}
 	// As for table cursors, the record is checked as its columns are read.
-	c.rec.data, c.rec.rowid, c.rec.meta, c.rec.tx = payload, 0, &c.ix.meta.rec, c.ix.tx
+	c.rec = Record{data: pager.AsString(payload), ctx: &c.ix.rc}
 	return true
 }
 
@@ -197,7 +201,7 @@ func (c *IndexCursor) Match(prefix ...any) bool {
 	if !c.setKey(prefix) {
 		return false
 	}
-	cmp, err := format.CompareKey(c.rec.data, c.key, &c.ix.meta.kinfo)
+	cmp, err := format.CompareKey(c.rec.bytes(), c.key, &c.ix.meta.kinfo)
 	if err != nil {
 		c.err = err
 		return false
@@ -212,12 +216,12 @@ func (c *IndexCursor) Key() Record { return c.rec }
 // Raw returns the current entry's record bytes, as Key().Raw() does, but
 // without copying a Record: a loop that decodes entries itself reads them
 // with no more than a slice load.
-func (c *IndexCursor) Raw() []byte { return c.rec.data }
+func (c *IndexCursor) Raw() []byte { return c.rec.bytes() }
 
 // Rowid returns the rowid of the current entry's row (indexes on rowid
 // tables; 0 otherwise).
 func (c *IndexCursor) Rowid() int64 {
-	if c.ix.info.Table.Table.WithoutRowID || c.rec.data == nil {
+	if c.ix.info.Table.Table.WithoutRowID || c.rec.ctx == nil {
 		return 0
 	}
 	return c.rec.Column(c.rec.Len() - 1).Int()

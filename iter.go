@@ -5,6 +5,7 @@ import (
 
 	"github.com/pagodadb/pagoda/internal/btree"
 	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/pager"
 )
 
 // All returns an iterator over every key and value in key order. An error
@@ -53,7 +54,7 @@ func (b *Bucket) Range(from, to []byte) iter.Seq2[[]byte, []byte] {
 		}
 		scanLeaves(&c, more, b.tx, b.epoch, nil, func(_ int64, rec Record) bool {
 			pg, _ := c.Page()
-			k, v, err := bucketKV(rec.data, pg.Pgno)
+			k, v, err := bucketKV(rec.bytes(), pg.Pgno)
 			if err != nil {
 				c.Fail(err)
 				return false
@@ -92,28 +93,23 @@ func (t *Table) All() iter.Seq2[int64, Record] {
 		}
 		var c btree.Cursor
 		c.Init(t.tx.pages(), t.root, !t.WithoutRowID(), &t.meta.kinfo)
-		scanLeaves(&c, c.First(), t.tx, t.epoch, &t.meta.rec, yield)
+		scanLeaves(&c, c.First(), t.tx, t.epoch, &t.rc, yield)
 	}
 }
 
 // scanBatch is how many cells of a table leaf scanLeaves decodes at once.
 const scanBatch = 32
 
-// scanLeaves hands yield the rowid and record (of meta, which may be nil)
-// of each entry from the one c is on (when more) to the end of its tree,
-// until yield returns false. It reads each leaf's cells in one loop,
-// loading the next leaf as it goes, and checks at each leaf that tx still
-// holds the snapshot of epoch: a loop body that ends or renews tx stops the
-// scan with ErrTxClosed instead of reading pages tx no longer holds. An
-// error is kept by tx, as is one yield gave c (Fail) before it returned
-// false.
-func scanLeaves(c *btree.Cursor, more bool, tx *Tx, epoch uint64, meta *recordMeta, yield func(int64, Record) bool) {
+// scanLeaves hands yield the rowid and record (read through ctx, nil for
+// a bucket's) of each entry from the one c is on (when more) to the end of
+// its tree, until yield returns false. It reads each leaf's cells in one
+// loop, loading the next leaf as it goes, and checks at each leaf that tx
+// still holds the snapshot of epoch: a loop body that ends or renews tx
+// stops the scan with ErrTxClosed instead of reading pages tx no longer
+// holds. An error is kept by tx, as is one yield gave c (Fail) before it
+// returned false.
+func scanLeaves(c *btree.Cursor, more bool, tx *Tx, epoch uint64, ctx *recordCtx, yield func(int64, Record) bool) {
 	var cells [scanBatch]format.TableCell
-	// A Record (48 bytes) is too big for the compiler to keep in
-	// registers: it is built in memory for each yield whatever we write.
-	// One reused, of which each row sets two fields, saves zeroing and
-	// filling a new one per row.
-	rec := Record{meta: meta, tx: tx}
 leaves:
 	for ; more; more = c.Next() {
 		if err := tx.checkEpoch(epoch); err != nil {
@@ -127,7 +123,7 @@ leaves:
 				c.Fail(err)
 				break
 			}
-			if !yield(rowid, Record{data: payload, rowid: rowid, meta: meta, tx: tx}) {
+			if !yield(rowid, Record{data: pager.AsString(payload), rowid: rowid, ctx: ctx}) {
 				break leaves
 			}
 			continue
@@ -144,8 +140,8 @@ leaves:
 					var s byte
 					line, s = btree.LoadAhead(ahead, line)
 					c.Keep(s)
-					rec.data, rec.rowid = cells[k].Payload, cells[k].Rowid
-					if !yield(rec.rowid, rec) {
+					cell := &cells[k]
+					if !yield(cell.Rowid, Record{data: pager.AsString(cell.Payload), rowid: cell.Rowid, ctx: ctx}) {
 						break leaves
 					}
 				}
@@ -169,7 +165,7 @@ leaves:
 				c.Fail(err)
 				break
 			}
-			if !yield(rowid, Record{data: payload, rowid: rowid, meta: meta, tx: tx}) {
+			if !yield(rowid, Record{data: pager.AsString(payload), rowid: rowid, ctx: ctx}) {
 				break leaves
 			}
 			i++

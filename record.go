@@ -3,6 +3,7 @@ package pagoda
 import (
 	"github.com/pagodadb/pagoda/internal/btree"
 	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/pager"
 	"github.com/pagodadb/pagoda/internal/schema"
 )
 
@@ -22,10 +23,21 @@ import (
 // NULL, and the corruption error is kept by the transaction, where Tx.Err,
 // View and the cursors' Err report it.
 type Record struct {
-	data  []byte
+	// Four words, which the compiler keeps in registers: passed to a
+	// loop body or a method, a Record goes by register, not through
+	// memory. The bytes are a string for that (pager.AsString): two
+	// words, where a slice takes three.
+	data  string // the record's bytes, in place
 	rowid int64
-	meta  *recordMeta
-	tx    *Tx // where a malformed column is reported
+	ctx   *recordCtx
+}
+
+// recordCtx is what the records read through one table or index handle
+// share: how their columns are stored, and the transaction that reports a
+// malformed one.
+type recordCtx struct {
+	meta *recordMeta
+	tx   *Tx
 }
 
 // recordMeta maps declared columns to stored fields.
@@ -50,72 +62,80 @@ type recordMeta struct {
 
 // newRecord checks the record's header and body lengths once, so that
 // column access cannot fail later.
-func newRecord(tx *Tx, data []byte, rowid int64, meta *recordMeta, pgno uint32) (Record, error) {
+func newRecord(ctx *recordCtx, data []byte, rowid int64, pgno uint32) (Record, error) {
 	if _, err := format.CheckRecord(data); err != nil {
-		return Record{}, format.Corruptf(pgno, "%s row %d: %s", meta.owner, rowid, corruptMsg(err))
+		return Record{}, format.Corruptf(pgno, "%s row %d: %s", ctx.meta.owner, rowid, corruptMsg(err))
 	}
-	return Record{data: data, rowid: rowid, meta: meta, tx: tx}, nil
+	return Record{data: pager.AsString(data), rowid: rowid, ctx: ctx}, nil
+}
+
+// bytes returns the record's bytes.
+func (r Record) bytes() []byte { return pager.AsBytes(r.data) }
+
+// meta returns how the record's columns are stored, nil when unknown.
+func (r Record) meta() *recordMeta {
+	if r.ctx == nil {
+		return nil
+	}
+	return r.ctx.meta
+}
+
+// tx returns the transaction that reports a malformed column, or nil.
+func (r Record) tx() *Tx {
+	if r.ctx == nil {
+		return nil
+	}
+	return r.ctx.tx
 }
 
 // corrupt reports a malformed record found by a column read, naming the
 // page when the row can be found again.
 func (r Record) corrupt() {
-	if r.tx == nil {
+	tx := r.tx()
+	if tx == nil {
 		return
 	}
-	_, err := format.CheckRecord(r.data)
+	_, err := format.CheckRecord(r.bytes())
 	msg := "malformed record"
 	if err != nil {
 		msg = corruptMsg(err)
 	}
 	var pgno uint32
-	if m := r.meta; m != nil && m.rowids && !r.tx.closed {
+	if m := r.meta(); m != nil && m.rowids && !tx.closed {
 		var c btree.Cursor
-		c.Init(r.tx.pages(), m.root, true, nil)
+		c.Init(tx.pages(), m.root, true, nil)
 		if c.SeekRowid(r.rowid) {
 			pg, _ := c.Page()
 			pgno = pg.Pgno
 		}
 	}
 	owner := "record"
-	if r.meta != nil {
-		owner = r.meta.owner
+	if m := r.meta(); m != nil {
+		owner = m.owner
 	}
-	r.tx.setErr(format.Corruptf(pgno, "%s row %d: %s", owner, r.rowid, msg))
+	tx.setErr(format.Corruptf(pgno, "%s row %d: %s", owner, r.rowid, msg))
 }
 
-// Record's small methods (Len, Rowid, Name, Raw) are never inlined. A
-// Record is too big for the compiler to keep in registers, so a caller
-// holds it in memory, written a word at a time; an inlined method copies
-// it first, 16 bytes a load, and a load that spans two just-written words
-// waits for them to reach the cache (store forwarding fails). A call
-// loads the words one by one. BenchmarkAll's table-rowid, a scan that
-// reads Rowid, ran 1.4x faster once Rowid was a call.
-
 // Len returns the number of columns.
-//
-//go:noinline
 func (r Record) Len() int {
-	if r.meta == nil {
-		n, _ := format.CheckRecord(r.data)
+	m := r.meta()
+	if m == nil {
+		n, _ := format.CheckRecord(r.bytes())
 		return n
 	}
-	return len(r.meta.field)
+	return len(m.field)
 }
 
 // Rowid returns the row's rowid (0 for WITHOUT ROWID tables and indexes).
-//
-//go:noinline
 func (r Record) Rowid() int64 { return r.rowid }
 
 // Name returns the name of column i ("" when unknown).
-//
-//go:noinline
 func (r Record) Name(i int) string {
-	if r.meta == nil || i < 0 || i >= len(r.meta.names) {
+	m := r.meta()
+	if m == nil || i < 0 || i >= len(m.names) {
 		return ""
 	}
-	return r.meta.names[i]
+	return m.names[i]
 }
 
 // Column returns column i in declaration order. The INTEGER PRIMARY KEY
@@ -142,8 +162,11 @@ func (r Record) Column(i int) Value {
 	//	rec[0]      header length h (1 to 127)
 	//	rec[1:h]    serial types, a varint each
 	//	rec[h:]     the fields' bodies, in order
-	m := r.meta
-	if m == nil || uint(i) >= uint(len(m.fast)) {
+	if r.ctx == nil {
+		return r.column(i)
+	}
+	m := r.ctx.meta
+	if uint(i) >= uint(len(m.fast)) {
 		return r.column(i)
 	}
 	f, rec := m.fast[i], r.data
@@ -194,11 +217,11 @@ func (r Record) Column(i int) Value {
 		if end > len(rec) {
 			return r.column(i)
 		}
-		return Value{b: rec[off:end:end], n: uint64(TypeBlob) - t&1}
+		return Value{b: pager.AsBytes(rec[off:end]), n: uint64(TypeBlob) - t&1}
 	}
 	size := int(format.OneByteSerialSize[t])
 	if end := off + size; size >= 0 && end <= len(rec) && !m.real[i] {
-		return decodeSmall(t, rec[off:end:end])
+		return decodeSmall(t, pager.AsBytes(rec[off:end]))
 	}
 	return r.column(i)
 }
@@ -207,9 +230,9 @@ func (r Record) Column(i int) Value {
 // range, a virtual column, a field missing or malformed, an integer in a
 // REAL column.
 func (r Record) column(i int) Value {
-	m := r.meta
+	m := r.meta()
 	if m == nil {
-		t, body, st := format.FieldAt(r.data, i)
+		t, body, st := format.FieldAt(r.bytes(), i)
 		if st != format.FieldOK {
 			if st == format.FieldCorrupt {
 				r.corrupt()
@@ -231,13 +254,13 @@ func (r Record) column(i int) Value {
 		}
 		return Value{}
 	}
-	t, body, st := format.FieldAt(r.data, f)
+	t, body, st := format.FieldAt(r.bytes(), f)
 	if st != format.FieldOK {
 		if st == format.FieldAbsent {
 			// The row predates ALTER TABLE ADD COLUMN.
 			if m.defaultErr != nil && m.defaultErr[i] != nil {
-				if r.tx != nil {
-					r.tx.setErr(m.defaultErr[i])
+				if tx := r.tx(); tx != nil {
+					tx.setErr(m.defaultErr[i])
 				}
 				return Value{}
 			}
@@ -258,9 +281,7 @@ func (r Record) column(i int) Value {
 
 // Raw returns the record's bytes in SQLite's record format (text in the
 // database's encoding).
-//
-//go:noinline
-func (r Record) Raw() []byte { return r.data }
+func (r Record) Raw() []byte { return r.bytes() }
 
 // corruptMsg returns the message of a format error without its prefix.
 func corruptMsg(err error) string {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/pager"
 )
 
 // columnMeta describes six columns for the Column tests: column 0 the rowid
@@ -56,7 +57,7 @@ func FuzzColumn(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte, real byte) {
 		m := columnMeta(real)
-		r := Record{data: data, rowid: -3, meta: m}
+		r := Record{data: pager.AsString(data), rowid: -3, ctx: &recordCtx{meta: m}}
 		for i := -1; i <= len(m.field); i++ {
 			got, want := r.Column(i), r.column(i)
 			if !sameValue(got, want) {
@@ -92,7 +93,7 @@ func TestColumnFastPath(t *testing.T) {
 	for _, tt := range tests {
 		data := format.AppendRecord(nil, tt.vals)
 		m := columnMeta(tt.real << 1)
-		r := Record{data: data, rowid: 99, meta: m}
+		r := Record{data: pager.AsString(data), rowid: 99, ctx: &recordCtx{meta: m}}
 		if got := r.Column(0); got.Int() != 99 || got.Type() != TypeInteger {
 			t.Errorf("%s: the rowid alias reads %v %d", tt.name, got.Type(), got.Int())
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pagodadb/pagoda/internal/btree"
 	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/pager"
 	"github.com/pagodadb/pagoda/internal/schema"
 )
 
@@ -23,6 +24,7 @@ type Table struct {
 	// is ld's directory once t.cur is set to read through it.
 	ld  *leafDirState
 	dir *btree.LeafDir
+	rc  recordCtx // its rows'
 }
 
 // Column describes a table column.
@@ -49,6 +51,7 @@ func (tx *Tx) Table(name string) (*Table, error) {
 		return nil, err
 	}
 	t := &Table{tx: tx, epoch: tx.epoch, cat: tx.cat, info: ti, meta: tx.db.tableMeta(tx.cat, ti), root: ti.Entry.RootPage}
+	t.rc = recordCtx{meta: &t.meta.rec, tx: tx}
 	if tx.w == nil && !ti.Table.WithoutRowID {
 		t.ld = tx.leafDir(t.root)
 	}
@@ -109,7 +112,7 @@ func (t *Table) Get(rowid int64) (Record, error) {
 		// The row found whole is returned here, the rest by get.
 		payload, pgno, st := t.cur.FindRowidIn(t.dir, rowid)
 		if st == btree.FindFound && format.RecordFits(payload) {
-			return Record{data: payload, rowid: rowid, meta: &t.meta.rec, tx: t.tx}, nil
+			return Record{data: pager.AsString(payload), rowid: rowid, ctx: &t.rc}, nil
 		}
 		return t.get(rowid, payload, pgno, st)
 	}
@@ -130,7 +133,7 @@ func (t *Table) Get(rowid int64) (Record, error) {
 func (t *Table) get(rowid int64, payload []byte, pgno uint32, st btree.FindStatus) (Record, error) {
 	switch st {
 	case btree.FindFound:
-		return newRecord(t.tx, payload, rowid, &t.meta.rec, pgno)
+		return newRecord(&t.rc, payload, rowid, pgno)
 	case btree.FindAbsent:
 		return Record{}, ErrNotFound
 	case btree.FindSpills:
@@ -195,7 +198,7 @@ func (t *Table) record(c *btree.Cursor) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
-	return newRecord(t.tx, payload, rowid, &t.meta.rec, pgno)
+	return newRecord(&t.rc, payload, rowid, pgno)
 }
 
 // Cursor returns a cursor over the table's rows in rowid order (primary key
@@ -243,9 +246,8 @@ func (tc *TableCursor) load(ok bool) bool {
 		tc.rec, tc.err = Record{}, err
 		return false
 	}
-	// Field by field: building a Record and copying it stalls store
-	// forwarding. The record is checked as its columns are read.
-	tc.rec.data, tc.rec.rowid, tc.rec.meta, tc.rec.tx = payload, rowid, &tc.t.meta.rec, tc.t.tx
+	// The record is checked as its columns are read.
+	tc.rec = Record{data: pager.AsString(payload), rowid: rowid, ctx: &tc.t.rc}
 	tc.gen = tc.t.tx.gen
 	return true
 }
@@ -253,7 +255,7 @@ func (tc *TableCursor) load(ok bool) bool {
 // stale reports whether the transaction changed the trees since the cursor
 // was positioned on its row.
 func (tc *TableCursor) stale() bool {
-	return tc.rec.data != nil && tc.gen != tc.t.tx.gen && !tc.t.WithoutRowID()
+	return tc.rec.ctx != nil && tc.gen != tc.t.tx.gen && !tc.t.WithoutRowID()
 }
 
 // reseek finds the cursor's row again after a change, and reports whether

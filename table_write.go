@@ -195,6 +195,7 @@ func (t *Table) refresh() error {
 		return fmt.Errorf("pagoda: table %q was dropped: %w", t.info.Entry.Name, ErrNotFound)
 	}
 	t.cat, t.info, t.meta = nt.cat, nt.info, nt.meta
+	t.rc.meta = &t.meta.rec
 	return nil
 }
 

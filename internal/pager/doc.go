@@ -68,4 +68,8 @@
 //     reads it; the new header is synced before any frame is written over
 //     old ones. Close checkpoints and removes the WAL when this process
 //     wrote to the database.
+//
+// The pager is the one package that uses unsafe: to align its huge-page
+// arenas (arena_linux.go), and to view a page's bytes as a string and back
+// (view.go), which lets a Record fit the four words Go keeps in registers.
 package pager
