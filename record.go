@@ -60,10 +60,20 @@ type recordMeta struct {
 	gen        []genColumn   // by column: the VIRTUAL columns compiled; nil if none
 }
 
+// check is format.CheckRecord for the meta's records: format.CheckRow
+// for the rows of a rowid table, which read the reserved serial types 10
+// and 11 as NULL, as SQLite reads them.
+func (m *recordMeta) check(rec []byte) (int, error) {
+	if m.rowids {
+		return format.CheckRow(rec)
+	}
+	return format.CheckRecord(rec)
+}
+
 // newRecord checks the record's header and body lengths once, so that
 // column access cannot fail later.
 func newRecord(ctx *recordCtx, data []byte, rowid int64, pgno uint32) (Record, error) {
-	if _, err := format.CheckRecord(data); err != nil {
+	if _, err := ctx.meta.check(data); err != nil {
 		return Record{}, format.Corruptf(pgno, "%s row %d: %s", ctx.meta.owner, rowid, corruptMsg(err))
 	}
 	return Record{data: pager.AsString(data), rowid: rowid, ctx: ctx}, nil
@@ -95,7 +105,11 @@ func (r Record) corrupt() {
 	if tx == nil {
 		return
 	}
-	_, err := format.CheckRecord(r.bytes())
+	check := format.CheckRecord
+	if m := r.meta(); m != nil {
+		check = m.check
+	}
+	_, err := check(r.bytes())
 	msg := "malformed record"
 	if err != nil {
 		msg = corruptMsg(err)
@@ -148,7 +162,9 @@ func (r Record) Name(i int) string {
 // that pagoda does not evaluate reads as NULL, and the transaction keeps
 // an error wrapping ErrUnsupported that names the column and the
 // construct, where Tx.Err, View and the cursors' Err report it; the
-// other columns read as usual. An index out of range returns NULL.
+// other columns read as usual. In a rowid table a field of the reserved
+// serial type 10 or 11, which SQLite never writes, reads as NULL, as
+// SQLite reads it. An index out of range returns NULL.
 func (r Record) Column(i int) Value {
 	// The fast path, in one function because it runs for every column a
 	// scan reads: a stored column (fast[i] is its field), a header under
@@ -254,7 +270,11 @@ func (r Record) column(i int) Value {
 		}
 		return Value{}
 	}
-	t, body, st := format.FieldAt(r.bytes(), f)
+	fieldAt := format.FieldAt
+	if m.rowids {
+		fieldAt = format.RowFieldAt
+	}
+	t, body, st := fieldAt(r.bytes(), f)
 	if st != format.FieldOK {
 		if st == format.FieldAbsent {
 			// The row predates ALTER TABLE ADD COLUMN.

@@ -547,10 +547,14 @@ func (t *Table) newRowid() (int64, error) {
 // fields (rows older than an ALTER TABLE ADD COLUMN) take the column's
 // default, the rowid alias the rowid.
 func (t *Table) oldValues(p *writePlan, rec []byte, rowid int64) ([]format.Value, error) {
-	if _, err := format.CheckRecord(rec); err != nil {
+	m := &t.meta.rec
+	if _, err := m.check(rec); err != nil {
 		return nil, format.Corruptf(0, "table %s row %d: %s", t.Name(), rowid, corruptMsg(err))
 	}
-	m := &t.meta.rec
+	fieldAt := format.FieldAt
+	if m.rowids {
+		fieldAt = format.RowFieldAt // the reserved types 10 and 11: NULL
+	}
 	vals := make([]format.Value, len(p.cols))
 	for col := range p.cols {
 		if col == p.alias {
@@ -558,8 +562,8 @@ func (t *Table) oldValues(p *writePlan, rec []byte, rowid int64) ([]format.Value
 			continue
 		}
 		if f := m.field[col]; f >= 0 {
-			if v, ok := format.Field(rec, f); ok {
-				vals[col] = v
+			if st, body, state := fieldAt(rec, f); state == format.FieldOK {
+				vals[col] = format.DecodeValue(st, body)
 				continue
 			}
 		}

@@ -88,7 +88,8 @@
 // malformed records, where SQLite reads them as NULL and orders them
 // (10 as NULL, 11 after the numbers and before the text: an index entry
 // with 11 is "missing from index" to it): format.CompareRecords does not
-// order them. pagoda's reading (format) rejects them in every record.
+// order them. pagoda's reading does as the check: NULL in the rows of
+// rowid tables (format.CheckRow, format.RowFieldAt), malformed elsewhere.
 //
 // Where SQLite versions differ, the check follows SQLite 3.54 (modernc's),
 // not the sqlite3 3.40 CLI:

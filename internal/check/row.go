@@ -373,12 +373,13 @@ func (c *checker) fieldValue(rec []byte, f int) format.Value {
 // §3): SQLite writes neither in a file, but reads both as NULL with no
 // body (sqlite3VdbeSerialGet, sqlite3VdbeSerialTypeLen), and its
 // integrity_check accepts a row that has one: OP_IsType counts them as
-// NULL. format rejects them, and so does the check in index b-trees (index
+// NULL. format rejects them everywhere but in the rows of rowid tables
+// (CheckRow, RowFieldAt), and so does the check: in index b-trees (index
 // entries and WITHOUT ROWID rows, whose order SQLite compares with 10 equal
 // to NULL and 11 between the numbers and the text, which
 // format.CompareRecords does not do) and in sqlite_schema, whose rows
-// pagoda must decode. In the rows of rowid tables the check reads them as
-// SQLite does.
+// pagoda must decode, they are malformed. In the rows of rowid tables the
+// check reads them as SQLite does.
 const (
 	serialReserved10 = 10
 	serialReserved11 = 11

@@ -10,25 +10,36 @@ import "bytes"
 // these loops run for every row and every column read.
 
 // CheckRecord validates rec and returns its number of fields.
-func CheckRecord(rec []byte) (fields int, err error) {
+func CheckRecord(rec []byte) (fields int, err error) { return checkRecordMode(rec, false) }
+
+// CheckRow is CheckRecord for the record of a row of a rowid table, read
+// as SQLite reads one: the reserved serial types 10 and 11 are NULL with
+// no body (sqlite3VdbeSerialGet; SQLite never writes them, and its
+// integrity_check passes a row that has one). Elsewhere (index entries,
+// WITHOUT ROWID rows, whose order SQLite compares with them in places
+// CompareRecords does not follow) they stay malformed.
+func CheckRow(rec []byte) (fields int, err error) { return checkRecordMode(rec, true) }
+
+// checkRecordMode is CheckRecord, and CheckRow when row.
+func checkRecordMode(rec []byte, row bool) (fields int, err error) {
 	// The fast path, as FieldAt's: a header under 128 bytes of serial
 	// types of one or two bytes each (bodies under 8 KiB, fewer than 128
 	// of them: body cannot overflow). Anything else, an error included,
 	// goes the general way, which says what is wrong.
 	if len(rec) == 0 || rec[0] >= 0x80 || rec[0] == 0 || int(rec[0]) > len(rec) {
-		return checkRecordAny(rec)
+		return checkRecordAny(rec, row)
 	}
 	hdr := rec[:rec[0]]
 	body := len(hdr)
 	for pos := 1; pos < len(hdr); fields++ {
 		_, size, next, ok := ShortSerial(hdr, pos)
 		if !ok {
-			return checkRecordAny(rec)
+			return checkRecordAny(rec, row)
 		}
 		body, pos = body+size, next
 	}
 	if body > len(rec) {
-		return checkRecordAny(rec)
+		return checkRecordAny(rec, row)
 	}
 	return fields, nil
 }
@@ -63,8 +74,8 @@ func RecordFits(rec []byte) bool {
 	return body <= len(rec)
 }
 
-// checkRecordAny is CheckRecord for any record.
-func checkRecordAny(rec []byte) (fields int, err error) {
+// checkRecordAny is checkRecordMode for any record.
+func checkRecordAny(rec []byte, row bool) (fields int, err error) {
 	hdrLen, pos := recordHeaderLen(rec)
 	if pos == 0 {
 		return 0, &CorruptError{Offset: -1, Msg: "record header length out of range"}
@@ -86,8 +97,11 @@ func checkRecordAny(rec []byte) (fields int, err error) {
 			pos += n
 		}
 		size, ok := SerialTypeSize(t)
-		if !ok {
-			return 0, &CorruptError{Offset: -1, Msg: "reserved serial type in record"}
+		if !ok { // 10 or 11
+			if !row {
+				return 0, &CorruptError{Offset: -1, Msg: "reserved serial type in record"}
+			}
+			size = 0 // NULL in a row
 		}
 		if size > int64(len(rec))-body { // no overflow: body <= len(rec)
 			return 0, &CorruptError{Offset: -1, Msg: "record body shorter than its header says"}
@@ -190,6 +204,18 @@ func FieldBody(rec []byte, i int) (t uint64, body []byte, ok bool) {
 // FieldAt returns the serial type and body bytes of field i, checking what
 // it walks: the header up to field i and the bodies before it.
 func FieldAt(rec []byte, i int) (t uint64, body []byte, st FieldState) {
+	return fieldAtShort(rec, i, false)
+}
+
+// RowFieldAt is FieldAt for the record of a row of a rowid table, read as
+// SQLite reads one (CheckRow): a field of the reserved serial type 10 or 11
+// is NULL (serial type 0) with no body.
+func RowFieldAt(rec []byte, i int) (t uint64, body []byte, st FieldState) {
+	return fieldAtShort(rec, i, true)
+}
+
+// fieldAtShort is FieldAt, and RowFieldAt when row.
+func fieldAtShort(rec []byte, i int, row bool) (t uint64, body []byte, st FieldState) {
 	// The fast path: a header under 128 bytes whose serial types up to
 	// field i take one or two bytes each (values under 8 KiB): nearly all
 	// records. Anything else goes the general way. The bodies before field
@@ -197,18 +223,18 @@ func FieldAt(rec []byte, i int) (t uint64, body []byte, st FieldState) {
 	// fewer than 128 of them, so off cannot overflow, and a body that runs
 	// past the record takes field i's end past it too.
 	if len(rec) == 0 {
-		return fieldAt(rec, i)
+		return fieldAt(rec, i, row)
 	}
 	h := int(rec[0])
 	if uint(h-1) >= 0x7f || h > len(rec) { // 0, or a header of 128 bytes or more
-		return fieldAt(rec, i)
+		return fieldAt(rec, i, row)
 	}
 	hdr, off := rec[:h], h
 	for pos, k := 1, i; pos < len(hdr); k-- {
 		var size, next int
 		var ok bool
 		if t, size, next, ok = ShortSerial(hdr, pos); !ok {
-			return fieldAt(rec, i) // a longer varint, or a reserved type
+			return fieldAt(rec, i, row) // a longer varint, or a reserved type
 		}
 		pos = next
 		if k == 0 {
@@ -240,8 +266,8 @@ var OneByteSerialSize = func() (s [128]int8) {
 	return s
 }()
 
-// fieldAt is FieldAt for any record.
-func fieldAt(rec []byte, i int) (t uint64, body []byte, st FieldState) {
+// fieldAt is fieldAtShort for any record.
+func fieldAt(rec []byte, i int, row bool) (t uint64, body []byte, st FieldState) {
 	hdrLen, pos := recordHeaderLen(rec)
 	if pos == 0 {
 		return 0, nil, FieldCorrupt
@@ -254,6 +280,9 @@ func fieldAt(rec []byte, i int) (t uint64, body []byte, st FieldState) {
 		}
 		pos += n
 		size, valid := SerialTypeSize(t)
+		if !valid && row { // 10 or 11 in a row: NULL
+			t, size, valid = 0, 0, true
+		}
 		if !valid || size > int64(len(rec)-off) {
 			return 0, nil, FieldCorrupt
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -302,6 +303,9 @@ func fuzzRecordSeeds() [][]byte {
 		{0x06, 0x00, 0x15, 0x01, 0x07, 0x0e, 'r', 'o', 'w', '1', 0x07, 0x3f, 0xf8, 0, 0, 0, 0, 0, 0, 0x21},
 		{0x02, 0x08}, {0x02, 0x09}, {0x02, 0x01, 0x02}, {0x01}, {}, {0x02, 0x0a},
 		{0x02, 0x07, 0x7f, 0xf8, 0, 0, 0, 0, 0, 0},
+		// The reserved types, which rows read as NULL: between fields, in
+		// a two-byte varint, and before a field past the header's end.
+		{0x04, 0x01, 0x0b, 0x0f, 0x05, 'a'}, {0x04, 0x80, 0x0a, 0x01, 0x09}, {0x03, 0x0a, 0x0c, 0x00},
 		append([]byte{11}, append(AppendUvarint(nil, 1<<63+12), 1, 7)...),
 		// Body sizes near 2^63: offset + size overflows int64.
 		append([]byte{10}, AppendUvarint(nil, math.MaxUint64-1)...),
@@ -343,8 +347,21 @@ func FuzzRecord(f *testing.F) {
 			t.Fatalf("CheckRecord = %d, %v; RecordReader error %v", fields, checkErr, decodeErr)
 		}
 		// CheckRecord's fast path answers exactly as its general path does.
-		if f2, err2 := checkRecordAny(data); f2 != fields || fmt.Sprint(err2) != fmt.Sprint(checkErr) {
+		if f2, err2 := checkRecordAny(data, false); f2 != fields || fmt.Sprint(err2) != fmt.Sprint(checkErr) {
 			t.Fatalf("CheckRecord(% x) = %d, %v; checkRecordAny = %d, %v", data, fields, checkErr, f2, err2)
+		}
+		// CheckRow, likewise, passes what CheckRecord passes, and besides
+		// only records that CheckRecord refuses for a reserved type.
+		rowFields, rowErr := CheckRow(data)
+		if f2, err2 := checkRecordAny(data, true); f2 != rowFields || fmt.Sprint(err2) != fmt.Sprint(rowErr) {
+			t.Fatalf("CheckRow(% x) = %d, %v; checkRecordAny = %d, %v", data, rowFields, rowErr, f2, err2)
+		}
+		reserved := checkErr != nil && strings.Contains(checkErr.Error(), "reserved serial type")
+		switch {
+		case checkErr == nil && (rowErr != nil || rowFields != fields):
+			t.Fatalf("CheckRecord(% x) = %d fields; CheckRow = %d, %v", data, fields, rowFields, rowErr)
+		case checkErr != nil && rowErr == nil && !reserved:
+			t.Fatalf("CheckRow(% x) passes what CheckRecord refuses: %v", data, checkErr)
 		}
 		// RecordFits passes nothing that CheckRecord refuses.
 		if RecordFits(data) && checkErr != nil {
@@ -360,11 +377,27 @@ func FuzzRecord(f *testing.F) {
 			}
 		}
 		// FieldAt's fast path answers exactly as its general path does.
-		for i := 0; i < len(vals)+3 && i < 100; i++ {
+		// RowFieldAt's too; it reads a field as FieldAt does wherever
+		// FieldAt reads one, and a reserved type as NULL.
+		for i := 0; i < max(len(vals), rowFields)+3 && i < 100; i++ {
 			t1, b1, s1 := FieldAt(data, i)
-			t2, b2, s2 := fieldAt(data, i)
+			t2, b2, s2 := fieldAt(data, i, false)
 			if t1 != t2 || s1 != s2 || !bytes.Equal(b1, b2) || len(b1) != len(b2) || (len(b1) > 0 && &b1[0] != &b2[0]) {
 				t.Fatalf("field %d: FieldAt = %d, % x, %v; fieldAt = %d, % x, %v", i, t1, b1, s1, t2, b2, s2)
+			}
+			t3, b3, s3 := RowFieldAt(data, i)
+			t4, b4, s4 := fieldAt(data, i, true)
+			if t3 != t4 || s3 != s4 || !bytes.Equal(b3, b4) || len(b3) != len(b4) || (len(b3) > 0 && &b3[0] != &b4[0]) {
+				t.Fatalf("field %d: RowFieldAt = %d, % x, %v; fieldAt = %d, % x, %v", i, t3, b3, s3, t4, b4, s4)
+			}
+			if s1 == FieldOK && (t3 != t1 || s3 != FieldOK || len(b3) != len(b1) || (len(b1) > 0 && &b3[0] != &b1[0])) {
+				t.Fatalf("field %d: FieldAt = %d, % x; RowFieldAt = %d, % x, %v", i, t1, b1, t3, b3, s3)
+			}
+			if s3 == FieldOK && t3 >= 10 && t3 <= 11 {
+				t.Fatalf("field %d: RowFieldAt returned the reserved type %d", i, t3)
+			}
+			if rowErr == nil && i < rowFields && s3 != FieldOK {
+				t.Fatalf("field %d of a row CheckRow passes (%d fields): %v", i, rowFields, s3)
 			}
 		}
 		for i := 0; i < len(vals)+2 && i < 100; i++ {

@@ -20,7 +20,8 @@ import (
 //	6      8         64-bit integer
 //	7      8         IEEE-754 binary64, big-endian
 //	8, 9   0         the integers 0 and 1 (schema format 4)
-//	10, 11 -         reserved, never valid
+//	10, 11 -         reserved, never written; NULL in a rowid table's row
+//	                 (CheckRow, RowFieldAt), malformed elsewhere
 //	N>=12, even      BLOB of (N-12)/2 bytes
 //	N>=13, odd       TEXT of (N-13)/2 bytes, UTF-8, no terminator
 
