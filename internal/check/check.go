@@ -242,7 +242,7 @@ func (c *checker) run(cat *schema.Catalog) {
 	c.utf16 = format.IsUTF16(enc)
 	c.enc = enc
 	c.sf = hdr.SchemaFormat()
-	c.refs = make([]ref, c.n+1)
+	c.refs = make([]ref, int(c.n)+1) // int: n may be 2^32-1
 	c.exemptPages(len(pg1), hdr)
 
 	// sqlite_schema first: the other roots come from it.

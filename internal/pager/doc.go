@@ -16,8 +16,11 @@
 //     returns errors wrapping ErrCorrupt or ErrUnsupported.
 //  2. A non-empty `-wal` beside the file is recovered as sqlite3 recovers
 //     it: the valid prefix up to the last commit frame. The database size is
-//     that commit frame's size; otherwise the header's size when valid, else
-//     the file size divided by the page size.
+//     the header's (page 1 as of that commit) when valid, as SQLite's b-tree
+//     layer reads it, which may not exceed the commit frame's size; with no
+//     valid header it is the commit frame's size, which may not exceed the
+//     pages the file and the WAL hold. Without a WAL it is the header's
+//     size when valid, else the file size divided by the page size.
 //  3. A header size larger than the pages that exist is corruption, as it
 //     is for sqlite3; pages beyond the header's size are ignored.
 //  4. A snapshot sees the pages as of the commit it started at, whatever is

@@ -278,8 +278,21 @@ func (p *Pager) load() error {
 	if format.Header(pg1).PageSize() != p.pageSize || format.Header(pg1).UsableSize() != p.usable {
 		return format.Corruptf(1, "page size in the WAL's page 1 differs from the file's")
 	}
-	if h1 := format.Header(pg1); p.log != nil && p.log.MaxFrame > 0 && h1.SizeIsValid() && h1.DatabaseSize() > p.nPages {
-		return format.Corruptf(1, "header says %d pages, the last commit has %d", h1.DatabaseSize(), p.nPages)
+	// With a WAL or a hot journal, the size they give bounds the header's,
+	// which is the database's size when valid: SQLite's b-tree layer reads
+	// that many pages (lockBtree), and pages past it, which no tree can
+	// reach, are not the database's.
+	if h1 := format.Header(pg1); (p.journal != nil || p.log != nil && p.log.MaxFrame > 0) && h1.SizeIsValid() {
+		if h1.DatabaseSize() > p.nPages {
+			return format.Corruptf(1, "header says %d pages, the last commit has %d", h1.DatabaseSize(), p.nPages)
+		}
+		p.nPages = h1.DatabaseSize()
+	}
+	// Every page of a WAL-mode database is in the file or the WAL: a size
+	// past both (a damaged commit frame or header) names pages that exist
+	// nowhere.
+	if p.log != nil && p.log.MaxFrame > 0 && uint64(p.nPages) > uint64(p.dbPages)+uint64(p.log.MaxFrame) {
+		return format.Corruptf(1, "the last commit has %d pages; the file and the WAL hold at most %d", p.nPages, uint64(p.dbPages)+uint64(p.log.MaxFrame))
 	}
 	return nil
 }

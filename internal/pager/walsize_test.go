@@ -1,0 +1,129 @@
+package pager
+
+import (
+	"encoding/binary"
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/sqltest"
+	"github.com/pagodadb/pagoda/internal/wal"
+)
+
+// editWAL rewrites the WAL beside path: edit changes frame i (its 24-byte
+// header and its page) for each frame, then every frame's checksum is
+// computed again, so that recovery still accepts them all.
+func editWAL(t *testing.T, path string, edit func(i int, hdr, page []byte)) {
+	t.Helper()
+	w, err := os.ReadFile(path + "-wal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	be := binary.BigEndian
+	bigEndian := be.Uint32(w) == wal.MagicBE
+	ps := int(be.Uint32(w[8:]))
+	s0, s1 := be.Uint32(w[24:]), be.Uint32(w[28:])
+	for i, off := 0, wal.HeaderSize; off+wal.FrameHeaderSize+ps <= len(w); i, off = i+1, off+wal.FrameHeaderSize+ps {
+		hdr, page := w[off:off+wal.FrameHeaderSize], w[off+wal.FrameHeaderSize:off+wal.FrameHeaderSize+ps]
+		edit(i, hdr, page)
+		s0, s1 = wal.Checksum(hdr[:8], s0, s1, bigEndian)
+		s0, s1 = wal.Checksum(page, s0, s1, bigEndian)
+		be.PutUint32(hdr[16:], s0)
+		be.PutUint32(hdr[20:], s1)
+	}
+	if err := os.WriteFile(path+"-wal", w, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// walWithPage1 is a WAL-mode file whose WAL holds a commit that writes
+// page 1 (a new table) and grows the database.
+func walWithPage1(t *testing.T) string {
+	return sqltest.WithWAL(t,
+		[]string{"CREATE TABLE t(a)", "INSERT INTO t VALUES (1)"},
+		[]string{"CREATE TABLE u(b)", "INSERT INTO u SELECT randomblob(5000)"})
+}
+
+// A commit frame may give a size past the header's (valid) one: the
+// database is the header's size, as SQLite's b-tree layer reads it, and
+// SQLite passes the file. A size past every page the file and the WAL hold,
+// with a header that does not vouch for its size, is corruption, not an
+// allocation of billions of pages.
+func TestWALCommitSize(t *testing.T) {
+	t.Run("past the header's", func(t *testing.T) {
+		path := walWithPage1(t)
+		var want uint32
+		editWAL(t, path, func(i int, hdr, page []byte) {
+			if binary.BigEndian.Uint32(hdr) == 1 {
+				want = format.Header(page).DatabaseSize()
+			}
+			if binary.BigEndian.Uint32(hdr[4:]) != 0 { // a commit frame
+				binary.BigEndian.PutUint32(hdr[4:], 0xffffffff)
+			}
+		})
+		db := sqltest.Open(t, path)
+		var ic string
+		var pages uint32
+		if err := db.QueryRow("PRAGMA integrity_check").Scan(&ic); err != nil || ic != "ok" {
+			t.Fatalf("SQLite: integrity_check %q, %v", ic, err)
+		}
+		if err := db.QueryRow("PRAGMA page_count").Scan(&pages); err != nil || pages != want {
+			t.Fatalf("SQLite: page_count %d (%v), want the header's %d", pages, err, want)
+		}
+		db.Close()
+		p, err := Open(path, Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		s := p.Snapshot()
+		defer s.Release()
+		if s.PageCount() != want || want == 0 {
+			t.Fatalf("PageCount %d, want the header's %d", s.PageCount(), want)
+		}
+	})
+	t.Run("past every page, header not valid", func(t *testing.T) {
+		path := walWithPage1(t)
+		editWAL(t, path, func(i int, hdr, page []byte) {
+			if binary.BigEndian.Uint32(hdr) == 1 {
+				page[92] ^= 0xff // version-valid-for no longer the change counter
+			}
+			if binary.BigEndian.Uint32(hdr[4:]) != 0 {
+				binary.BigEndian.PutUint32(hdr[4:], 0xffffffff)
+			}
+		})
+		p, err := Open(path, Options{ReadOnly: true})
+		if err == nil {
+			p.Close()
+			t.Fatal("opened a database of 2^32-1 pages")
+		}
+		var ce *format.CorruptError
+		if !errors.As(err, &ce) || ce.Page != 1 {
+			t.Fatalf("error %v, want a corruption error naming page 1", err)
+		}
+	})
+}
+
+// A hot journal whose header gives a database size past the header's (a
+// damaged "original size"): the rollback's database is the header's size,
+// as SQLite reads it after its own rollback.
+func TestHotJournalSizePastHeader(t *testing.T) {
+	crashed, committed := hotJournalFixture(t, 4096)
+	j := readFile(t, crashed+"-journal")
+	binary.BigEndian.PutUint32(j[16:], 0xffffffff) // the journal header's original size
+	if err := os.WriteFile(crashed+"-journal", j, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := format.Header(readFile(t, committed)).DatabaseSize()
+	p, err := Open(crashed, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	s := p.Snapshot()
+	defer s.Release()
+	if s.PageCount() != want {
+		t.Fatalf("PageCount %d, want the committed header's %d", s.PageCount(), want)
+	}
+}
