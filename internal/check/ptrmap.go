@@ -32,7 +32,7 @@ const (
 // root page with the largest root. It runs once every tree and the
 // freelist are walked, in an auto-vacuum file.
 func (c *checker) checkPtrMap(hdr format.Header) {
-	maxRoot := uint32(0)
+	maxRoot := uint32(1) // sqlite_schema's root, which SQLite counts too
 	for p := uint32(2); p <= c.n && !c.stopped; p++ {
 		r := c.refs[p]
 		var typ byte

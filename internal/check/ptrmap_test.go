@@ -78,3 +78,23 @@ func TestPointerMap(t *testing.T) {
 		}
 	}
 }
+
+// TestPointerMapSchemaOnly: an auto-vacuum file whose tables were all
+// dropped holds sqlite_schema alone, and its header's largest root page
+// is 1, sqlite_schema's: SQLite passes it, and so does the check.
+func TestPointerMapSchemaOnly(t *testing.T) {
+	for _, mode := range []string{"FULL", "INCREMENTAL"} {
+		path := filepath.Join(t.TempDir(), "empty.db")
+		sqltest.Exec(t, path, "PRAGMA auto_vacuum="+mode, "CREATE TABLE t(a)", "DROP TABLE t")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if be32(data[52:]) != 1 {
+			t.Fatalf("%s: largest root page %d, want 1", mode, be32(data[52:]))
+		}
+		if got := run(t, data, nil); len(got) != 0 {
+			t.Errorf("%s: %d problems in a file SQLite passes:\n%s", mode, len(got), joinProblems(got))
+		}
+	}
+}
