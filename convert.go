@@ -109,7 +109,13 @@ func applyAffinity(v format.Value, a schema.Affinity) format.Value {
 		switch v.Kind {
 		case format.KindText:
 			if n, ok := parseNumber(string(v.Bytes)); ok {
-				return format.FloatValue(n.Float())
+				// SQLite takes a number that is also an integer
+				// through one (alsoAnInt): "-0.0" is 0.0.
+				f := n.Float()
+				if f == 0 {
+					f = 0
+				}
+				return format.FloatValue(f)
 			}
 		case format.KindInt:
 			return format.FloatValue(float64(v.Int()))

@@ -64,7 +64,7 @@ var genExprs = []string{
 var genValues = []string{
 	"NULL", "0", "1", "-1", "12", "9223372036854775807", "-9223372036854775807", "255", "7",
 	"0.0", "-0.0", "1.5", "-2.5", "1e300", "-1e-300", "1e-320", "123456789012345678.0", "3.0", "0.1", "1e15", "1e16", "2.675",
-	"''", "' 12 '", "'0x10'", "'1e5'", "'12abc'", "'abc'", "'héllo wörld'", "'a'", "'M'", "'12'", "' 1.5'", "'-0'",
+	"''", "' 12 '", "'0x10'", "'1e5'", "'12abc'", "'abc'", "'héllo wörld'", "'a'", "'M'", "'12'", "' 1.5'", "'-0'", "'-0.0'", "'-0e5'",
 	"CAST(x'ff' AS TEXT)", "CAST(x'c3' AS TEXT)", "'1' || char(0) || '2'", "'9223372036854775808'",
 	`'{"a":1,"b":[10,"x",{"y":null}],"c":{"d":"e\u00e9"},"e":1.50}'`, `'{"a":"str\n","b":[]}'`, `' [ 1 , 2.5e3 , true ] '`,
 	`'{"a":{"k":[1, 2]},"e":false}'`, `'{"a":12345678901234567890}'`,
@@ -243,7 +243,7 @@ func sameGenValue(got pagoda.Value, want any, typ string) bool {
 	case int64:
 		return got.Int() == w
 	case float64:
-		return got.Float() == w || math.IsNaN(w) && math.IsNaN(got.Float())
+		return math.Float64bits(got.Float()) == math.Float64bits(w) || math.IsNaN(w) && math.IsNaN(got.Float()) // -0.0 is not 0.0
 	case string:
 		return got.Text() == w
 	case []byte:
