@@ -1,0 +1,56 @@
+package pagoda
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/pagodadb/pagoda/internal/sqltest"
+)
+
+// TestGetKeyShortRow: a WITHOUT ROWID row whose record was cut to no
+// fields (damage) matches no key: GetKey returns the row sought or an
+// error wrapping ErrCorrupt, never the damaged row in its place.
+func TestGetKeyShortRow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "short.db")
+	stmts := []string{"CREATE TABLE w(k TEXT PRIMARY KEY, v INTEGER) WITHOUT ROWID"}
+	for i := 1; i <= 5; i++ {
+		stmts = append(stmts, fmt.Sprintf("INSERT INTO w VALUES ('key0000%d', %d)", i, i))
+	}
+	sqltest.Exec(t, path, stmts...)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// key00002's record: header 3 bytes (TEXT of 8, an 8-bit integer).
+	rec := append([]byte{3, 29, 1}, "key00002"...)
+	i := bytes.Index(data, rec)
+	if i < 0 {
+		t.Fatal("key00002's record is not in the file")
+	}
+	data[i] = 1 // a header of its own length byte alone: no fields
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, w := readTable(t, path, nil, "w")
+	corrupt := 0
+	for i := 1; i <= 6; i++ {
+		key := fmt.Sprintf("key0000%d", i)
+		rec, err := w.GetKey(key)
+		switch {
+		case errors.Is(err, ErrCorrupt):
+			corrupt++
+		case errors.Is(err, ErrNotFound) && i == 6:
+		case err != nil:
+			t.Errorf("GetKey(%s): %v", key, err)
+		case string(rec.Column(0).Text()) != key || rec.Column(1).Int() != int64(i):
+			t.Errorf("GetKey(%s) returned the row %q, %v", key, rec.Column(0).Text(), rec.Column(1))
+		}
+	}
+	if corrupt == 0 {
+		t.Error("no lookup met the damaged row")
+	}
+}
