@@ -27,13 +27,21 @@ type PageVisit struct {
 // Walk visits every page of the tree rooted at root, parents before
 // children, and, when overflow is set, the overflow pages of every cell.
 // It stops at the first error, from the tree or from fn.
+// A tree holds each of its pages once: a walk that visits more b-tree pages
+// than the file has reaches some twice (interior pages that share a
+// subtree), and stops there rather than repeat it, possibly a number of
+// times that grows with the depth as a power of the fan-out.
 func Walk(src Pages, root uint32, table, overflow bool, fn func(PageVisit) error) error {
-	return walk(src, root, 0, 0, table, overflow, fn)
+	left := int64(src.PageCount())
+	return walk(src, root, 0, 0, table, overflow, &left, fn)
 }
 
-func walk(src Pages, pgno, parent uint32, depth int, table, overflow bool, fn func(PageVisit) error) error {
+func walk(src Pages, pgno, parent uint32, depth int, table, overflow bool, left *int64, fn func(PageVisit) error) error {
 	if depth >= MaxDepth {
 		return format.Corruptf(pgno, "b-tree deeper than %d levels (cycle?)", MaxDepth)
+	}
+	if *left--; *left < 0 {
+		return format.Corruptf(pgno, "b-tree reaches more pages than the file has (page %d reached twice?)", pgno)
 	}
 	data, err := src.Page(pgno)
 	if err != nil {
@@ -71,7 +79,7 @@ func walk(src Pages, pgno, parent uint32, depth int, table, overflow bool, fn fu
 		if child == 0 || child > src.PageCount() {
 			return format.Corruptf(pgno, "child %d is page %d, outside 1..%d", i, child, src.PageCount())
 		}
-		if err := walk(src, child, pgno, depth+1, table, overflow, fn); err != nil {
+		if err := walk(src, child, pgno, depth+1, table, overflow, left, fn); err != nil {
 			return err
 		}
 	}
