@@ -629,6 +629,14 @@ func numericInt(v format.Value) (int64, bool) {
 	case format.KindFloat:
 		return 0, false
 	}
+	if i := bytes.IndexByte(v.Bytes, 0); i >= 0 {
+		// SQLite 3.54 reads a number up to a NUL (sqlite3AtoF) but an
+		// integer to the end (sqlite3Atoi64, which takes the NUL for
+		// text after it): a whole integer before a NUL is a REAL.
+		if _, rc := atoF(v.Bytes[:i]); rc == 1 {
+			return 0, false
+		}
+	}
 	s := strings.TrimLeft(string(v.Bytes), " \t\n\f\r\v")
 	i := 0
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {

@@ -17,7 +17,7 @@ import (
 // genExprs are generated-column expressions over the columns i INTEGER,
 // r REAL, t TEXT, n NUMERIC, b BLOB and x (no type).
 var genExprs = []string{
-	"i + 1", "i - r", "i * 2", "i / 3", "i % 3", "r / 0", "i * i", "i + 9223372036854775807", "i - 9223372036854775807 - 2", "-i", "t || 'x'", "t || r", "r || ''",
+	"i + 1", "i - r", "i * 2", "i / 3", "i % 3", "r / 0", "i * i", "t + 0", "x * 1", "-t", "t % 7", "i + 9223372036854775807", "i - 9223372036854775807 - 2", "-i", "t || 'x'", "t || r", "r || ''",
 	"x || i", "n || ''", "i & 3", "i | x", "i << 2", "i >> 1", "~i", "x << -1", "i >> 70",
 	"CAST(t AS INTEGER)", "CAST(t AS REAL)", "CAST(t AS NUMERIC)", "CAST(t AS TEXT)", "CAST(t AS BLOB)", "CAST(r AS TEXT)",
 	"CAST(r AS INTEGER)", "CAST(x AS NUMERIC)", "CAST(b AS TEXT)", "CAST(b AS NUMERIC)", "CAST(i AS REAL)", "CAST(x AS VARCHAR(5))",
@@ -65,7 +65,7 @@ var genValues = []string{
 	"NULL", "0", "1", "-1", "12", "9223372036854775807", "-9223372036854775807", "255", "7",
 	"0.0", "-0.0", "1.5", "-2.5", "1e300", "-1e-300", "1e-320", "123456789012345678.0", "3.0", "0.1", "1e15", "1e16", "2.675",
 	"''", "' 12 '", "'0x10'", "'1e5'", "'12abc'", "'abc'", "'héllo wörld'", "'a'", "'M'", "'12'", "' 1.5'", "'-0'", "'-0.0'", "'-0e5'",
-	"CAST(x'ff' AS TEXT)", "CAST(x'c3' AS TEXT)", "'1' || char(0) || '2'", "'9223372036854775808'",
+	"CAST(x'ff' AS TEXT)", "CAST(x'c3' AS TEXT)", "'1' || char(0) || '2'", "'12' || char(0)", "' 7 ' || char(0) || 'x'", "'9223372036854775808'",
 	`'{"a":1,"b":[10,"x",{"y":null}],"c":{"d":"e\u00e9"},"e":1.50}'`, `'{"a":"str\n","b":[]}'`, `' [ 1 , 2.5e3 , true ] '`,
 	`'{"a":{"k":[1, 2]},"e":false}'`, `'{"a":12345678901234567890}'`,
 	"x''", "x'00'", "x'3132'", "x'c3a9'", "x'ff00ff'", "'2024-02-29 12:34:56.789'", "'2021-02-31T24:00+05:30'", "'12:30'",
