@@ -478,7 +478,7 @@ func (n *cnode) ev(r *exprRow) operand {
 			if a.Kind != format.KindNull && b.Kind != format.KindNull && tooBig(len(textOf(a)), len(textOf(b))) {
 				return operand{v: r.fail(errTooBig)}
 			}
-			return operand{v: arith(n.cmp, a, b)}
+			return operand{v: r.hold(arith(n.cmp, a, b))}
 		}
 		return operand{v: arith(n.cmp, n.args[0].ev(r).v, n.args[1].ev(r).v)}
 	case schema.OpBitNot:

@@ -44,6 +44,10 @@ type exprRow struct {
 	rec  *Record
 	err  error  // the first error of the evaluation
 	enc  uint32 // a record's text encoding: UTF-16 (2 or 3), or 0 for UTF-8
+	// held are the texts of this evaluation that SQLite holds in the
+	// database's UTF-16 (columns read, || results), by their bytes'
+	// identity: utf16Text converts them back losslessly.
+	held [][]byte
 }
 
 // errUTF16Blob refuses a BLOB read by an expression of a UTF-16 database:
@@ -66,13 +70,13 @@ func (r *exprRow) column(i int) format.Value {
 			if r.err != nil {
 				return format.NullValue()
 			}
-			return r.utf16Text(genAffinity(v, g.aff))
+			return r.hold(r.utf16Text(genAffinity(v, g.aff)))
 		}
 		v := r.rec.Column(i).format()
 		if r.enc != 0 && v.Kind == format.KindBlob {
 			return r.fail(errUTF16Blob)
 		}
-		return v
+		return r.hold(v)
 	}
 	v := r.vals[i]
 	if r.t.Columns[i].Affinity == schema.AffinityReal && v.Kind == format.KindInt {
@@ -172,12 +176,30 @@ func (r Record) generated(i int) Value {
 // SQLite converts a function's UTF-8 result to the database's encoding
 // where it stores it or concatenates it, and that turns what UTF-16
 // cannot hold (the UTF-8 of a surrogate, as char(55357) makes) into
-// U+FFFD. Well-formed text is unchanged.
+// U+FFFD. A text SQLite holds in UTF-16 all along (held: a column's, a
+// concatenation's) keeps an unpaired surrogate it has. Well-formed text
+// is unchanged.
 func (r *exprRow) utf16Text(v format.Value) format.Value {
 	if r.enc == 0 || v.Kind != format.KindText {
 		return v
 	}
-	return format.TextValue(format.UTF16ToUTF8(nil, format.UTF8ToUTF16(nil, v.Bytes, r.enc), r.enc))
+	conv := format.UTF8ToUTF16
+	for _, h := range r.held {
+		if len(h) == len(v.Bytes) && len(h) > 0 && &h[0] == &v.Bytes[0] {
+			conv = format.UTF8ToUTF16Stored
+			break
+		}
+	}
+	return format.TextValue(format.UTF16ToUTF8(nil, conv(nil, v.Bytes, r.enc), r.enc))
+}
+
+// hold notes that SQLite holds text v in the database's UTF-16 (utf16Text)
+// and returns it.
+func (r *exprRow) hold(v format.Value) format.Value {
+	if r.enc != 0 && v.Kind == format.KindText && len(v.Bytes) > 0 {
+		r.held = append(r.held, v.Bytes)
+	}
+	return v
 }
 
 // genAffinity applies a generated column's affinity to its value.

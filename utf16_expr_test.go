@@ -3,6 +3,7 @@ package pagoda
 import (
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pagodadb/pagoda/internal/sqltest"
@@ -57,5 +58,51 @@ func TestUTF16Expressions(t *testing.T) {
 	}
 	if err := db.Check(); err != nil {
 		t.Errorf("Check: %v (SQLite says %s)", err, sqlOne(t, path, "PRAGMA integrity_check"))
+	}
+}
+
+// TestUTF16LoneSurrogates: an unpaired surrogate in a UTF-16 database's
+// text reads as SQLite reads it through generated columns too: kept where
+// the text stays in UTF-16 (a column, ||, CAST AS TEXT, coalesce), U+FFFD
+// where SQLite converts a function's UTF-8 result (upper), and paired with
+// the unit after it when || puts one there (sqlite3's UTF-16 reading).
+func TestUTF16LoneSurrogates(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sur.db")
+	cols := []string{"g AS (c)", "h TEXT AS (c || c)", "k AS (c || '')", "a AS (CAST(c AS TEXT))",
+		"m AS (coalesce(NULL, c))", "u AS (upper(c))", "s AS (c) STORED"}
+	sqltest.Exec(t, path,
+		"PRAGMA encoding = 'UTF-16le'",
+		"CREATE TABLE t(c TEXT, "+strings.Join(cols, ", ")+")",
+		"INSERT INTO t(c) VALUES (CAST(x'3dd8' AS TEXT)), (CAST(x'3dd84100' AS TEXT)), (CAST(x'00dc' AS TEXT)), (CAST(x'41' AS TEXT))")
+	lite := sqltest.Open(t, path)
+	rows, err := lite.Query("SELECT * FROM t ORDER BY rowid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want [][][]byte
+	for rows.Next() {
+		row := make([][]byte, len(cols)+1)
+		ptrs := make([]any, len(row))
+		for i := range row {
+			ptrs[i] = &row[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, row)
+	}
+	rows.Close()
+	_, tx, tb := readTable(t, path, nil, "t")
+	n := 0
+	for rowid, rec := range tb.All() {
+		for i, w := range want[rowid-1] {
+			if got := rec.Column(i).Text(); got != string(w) {
+				t.Errorf("row %d %s: %x, SQLite %x", rowid, rec.Name(i), got, w)
+			}
+		}
+		n++
+	}
+	if err := tx.Err(); err != nil || n != len(want) {
+		t.Fatalf("%d rows, %v", n, err)
 	}
 }

@@ -82,7 +82,17 @@ var utf8Trans1 = [64]byte{
 // UTF8ToUTF16 appends to dst the UTF-16 form (byte order by enc, as for
 // UTF16ToUTF8) of the UTF-8 text src, converted as SQLite converts it (see
 // above).
-func UTF8ToUTF16(dst, src []byte, enc uint32) []byte {
+func UTF8ToUTF16(dst, src []byte, enc uint32) []byte { return utf8ToUTF16(dst, src, enc, false) }
+
+// UTF8ToUTF16Stored is UTF8ToUTF16 for text that UTF16ToUTF8 read from a
+// UTF-16 database: a surrogate encoded in three bytes, as UTF16ToUTF8
+// writes one that is not paired, turns back into that code unit, where
+// UTF8ToUTF16 makes it U+FFFD. SQLite never converts such text (it stays
+// in the database's encoding); this undoes pagoda's conversion.
+func UTF8ToUTF16Stored(dst, src []byte, enc uint32) []byte { return utf8ToUTF16(dst, src, enc, true) }
+
+// utf8ToUTF16 is UTF8ToUTF16, and UTF8ToUTF16Stored when stored.
+func utf8ToUTF16(dst, src []byte, enc uint32, stored bool) []byte {
 	le := enc == TextEncodingUTF16LE
 	put := func(dst []byte, u uint32) []byte {
 		if le {
@@ -99,7 +109,7 @@ func UTF8ToUTF16(dst, src []byte, enc uint32) []byte {
 				c = c<<6 + uint32(src[i]&0x3F)
 				i++
 			}
-			if c < 0x80 || c&0xFFFFF800 == 0xD800 {
+			if c < 0x80 || c&0xFFFFF800 == 0xD800 && !stored {
 				c = 0xFFFD
 			}
 		}
