@@ -62,7 +62,7 @@ func (tx *Tx) Header() (HeaderInfo, error) {
 // PageInfo describes one page of the file.
 type PageInfo struct {
 	Pgno  uint32
-	Kind  string // "table leaf", "table interior", "index leaf", "index interior", "overflow", "freelist trunk", "freelist leaf", "lock-byte", "unused"
+	Kind  string // "table leaf", "table interior", "index leaf", "index interior", "overflow", "freelist trunk", "freelist leaf", "pointer map", "lock-byte", "unused"
 	Cells int    // b-tree pages
 	Free  int    // free bytes of b-tree pages, -1 for other kinds
 	Owner string // the table or index the page belongs to
@@ -88,6 +88,15 @@ func (tx *Tx) Pages() ([]PageInfo, error) {
 	var errs []error
 	if lb := format.LockBytePage(tx.snap.PageSize()); lb <= n {
 		pages[lb-1].Kind = "lock-byte"
+	}
+	if pg1, err := tx.snap.Page(1); err == nil && len(pg1) >= format.HeaderSize && format.Header(pg1).LargestRootPage() != 0 {
+		// An auto-vacuum file: its pointer-map pages.
+		usable, ps := tx.snap.UsableSize(), tx.snap.PageSize()
+		for p := uint32(2); p <= n && usable >= format.MinUsableSize; p++ {
+			if format.PtrMapPageOf(p, usable, ps) == p {
+				pages[p-1].Kind = "pointer map"
+			}
+		}
 	}
 	mark := func(owner string) func(v btree.PageVisit) error {
 		return func(v btree.PageVisit) error {

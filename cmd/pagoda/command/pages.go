@@ -16,8 +16,8 @@ func newPagesCmd() *cobra.Command {
 		Long: `Print one line per page: its number, kind, cells and free bytes (b-tree
 pages; "-" otherwise), "wal" when the page is served from the WAL, and the
 table or index that owns it. Kinds: table leaf, table interior, index leaf,
-index interior, overflow, freelist trunk, freelist leaf, lock-byte, unused
-(reached by nothing).
+index interior, overflow, freelist trunk, freelist leaf, pointer map (in an
+auto-vacuum file), lock-byte, unused (reached by nothing).
 
 A damaged tree does not stop the listing: every page is printed, then the
 errors, and the exit code is 1.`,

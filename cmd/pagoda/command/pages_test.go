@@ -1,10 +1,13 @@
 package command
 
 import (
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/pagodadb/pagoda/internal/sqltest"
 )
 
 type pageLine struct {
@@ -124,5 +127,34 @@ func TestPagesWAL(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^write format: +2 \(wal\)$`).MatchString(info) ||
 		regexp.MustCompile(`(?m)^wal frames: +0$`).MatchString(info) {
 		t.Errorf("info:\n%s", info)
+	}
+}
+
+// TestPagesPointerMap: an auto-vacuum file's pointer-map pages are listed
+// as such (page 2, then every usable/5 + 1 pages), and every other page
+// of the sound file belongs to a tree.
+func TestPagesPointerMap(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "av.db")
+	sqltest.Exec(t, path,
+		"PRAGMA page_size=1024",
+		"PRAGMA auto_vacuum=FULL",
+		"CREATE TABLE t(a)",
+		"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<500) INSERT INTO t SELECT randomblob(900) FROM c")
+	pages := parsePages(t, mustRun(t, "pages", path))
+	if len(pages) < 420 {
+		t.Fatalf("%d pages, want more than two pointer-map pages' worth", len(pages))
+	}
+	per := 1024/5 + 1
+	for _, p := range pages {
+		want := "pointer map"
+		if (p.pgno-2)%per != 0 || p.pgno < 2 {
+			want = "not " + want
+		}
+		switch {
+		case want == "pointer map" && p.kind != want:
+			t.Errorf("page %d: %q, want a pointer-map page", p.pgno, p.kind)
+		case want != "pointer map" && (p.kind == "pointer map" || p.kind == "unused"):
+			t.Errorf("page %d: %q", p.pgno, p.kind)
+		}
 	}
 }
