@@ -36,11 +36,16 @@ type Column struct {
 }
 
 // Table returns the table called name (case-insensitive), or ErrNotFound.
+// sqlite_schema (or sqlite_master), the schema's own table, reads as
+// SQLite reads it and refuses writes with ErrUnsupported.
 func (tx *Tx) Table(name string) (*Table, error) {
 	if err := tx.check(); err != nil {
 		return nil, err
 	}
 	ti := tx.cat.Table(name)
+	if ti == nil {
+		ti = tx.cat.SchemaInfo(name) // read only (makePlan)
+	}
 	if ti == nil {
 		return nil, fmt.Errorf("pagoda: table %q: %w", name, ErrNotFound)
 	}

@@ -120,6 +120,9 @@ func makePlan(ti *schema.TableInfo, tm *tableMeta) *writePlan {
 	if ti.ShadowOf != "" {
 		return refuse("it is a shadow table of virtual table %q, which its module keeps", ti.ShadowOf)
 	}
+	if ti.Entry.RootPage == 1 {
+		return refuse("it is the schema table, which pagoda changes only with the schema")
+	}
 	if name := t.OtherCollation(); name != "" {
 		return refuse("no such collation sequence: %s (an application's own, whose order pagoda does not know)", name)
 	}

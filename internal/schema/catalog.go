@@ -39,6 +39,7 @@ type Catalog struct {
 
 	tables  map[string]*TableInfo // by folded name
 	indexes map[string]*IndexInfo
+	schema  *TableInfo // sqlite_schema's own (SchemaInfo)
 }
 
 // TableInfo is a "table" row and what it defines. When Err is non-nil the
@@ -134,6 +135,8 @@ func BuildFormat(entries []Entry, schemaFormat uint32) *Catalog {
 		Entries: entries,
 		tables:  make(map[string]*TableInfo),
 		indexes: make(map[string]*IndexInfo),
+		schema: &TableInfo{Entry: Entry{Type: "table", Name: "sqlite_schema", TblName: "sqlite_schema", RootPage: 1, SQL: schemaSQL, HasSQL: true},
+			Table: SchemaTable()},
 	}
 	type autoRef struct {
 		table *TableInfo
@@ -337,6 +340,18 @@ func (c *Catalog) indexOf(e Entry) (*Index, *TableInfo, error) {
 // nil. sqlite_schema itself has no row and is not in the catalog; see
 // SchemaTable.
 func (c *Catalog) Table(name string) *TableInfo { return c.tables[foldKey(name)] }
+
+// SchemaInfo returns sqlite_schema's own table, rooted at page 1, which
+// no row of the schema describes, when name is one of the names SQLite
+// reads it by (sqlite_schema, sqlite_master; ASCII case ignored); else
+// nil.
+func (c *Catalog) SchemaInfo(name string) *TableInfo {
+	switch foldKey(name) {
+	case "sqlite_schema", "sqlite_master":
+		return c.schema
+	}
+	return nil
+}
 
 // Index returns the index called name (ASCII case ignored), or nil.
 func (c *Catalog) Index(name string) *IndexInfo { return c.indexes[foldKey(name)] }
