@@ -33,7 +33,8 @@ import (
 // now), and the database file is not empty (then the journal belongs to
 // some earlier file and sqlite3 deletes it). A hot journal whose header is
 // not valid is deleted unplayed, as is one whose transaction named a
-// super-journal that no longer exists (that transaction committed).
+// super-journal that no longer exists, or is empty, which sqlite3 takes
+// for absent (that transaction committed).
 
 // JournalPath returns the path of the rollback journal of the database at
 // path.
@@ -82,7 +83,8 @@ func (p *Pager) recoverJournal() error {
 		return fmt.Errorf("pager: %s: %w", jpath, err)
 	}
 	if ok && j.Super != "" {
-		if _, err := p.fs.Stat(j.Super); errors.Is(err, fs.ErrNotExist) {
+		// sqlite3 takes an empty file for an absent one (unixAccess).
+		if fi, err := p.fs.Stat(j.Super); errors.Is(err, fs.ErrNotExist) || err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
 			ok = false // the transaction committed in every database
 		} else if err != nil {
 			return fmt.Errorf("pager: %s names super-journal %s: %w", jpath, j.Super, err)

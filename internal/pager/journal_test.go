@@ -211,6 +211,10 @@ func TestJournalVariantsLikeSQLite(t *testing.T) {
 	if err := os.WriteFile(existing, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	empty := filepath.Join(t.TempDir(), "empty-super-journal")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	variants := []struct {
 		name    string
 		edit    func([]byte) []byte
@@ -233,6 +237,9 @@ func TestJournalVariantsLikeSQLite(t *testing.T) {
 		// oracle here.
 		{"super-journal gone", func(b []byte) []byte { return append(b, super(filepath.Join(t.TempDir(), "gone"))...) }, false, true},
 		{"super-journal present", func(b []byte) []byte { return append(b, super(existing)...) }, true, false},
+		// An empty super-journal is one that does not exist to sqlite3
+		// (unixAccess: a regular file of 0 bytes is absent).
+		{"super-journal empty", func(b []byte) []byte { return append(b, super(empty)...) }, false, true},
 		{"empty", func(b []byte) []byte { return nil }, false, false},
 	}
 	for _, v := range variants {
