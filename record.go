@@ -1,6 +1,8 @@
 package pagoda
 
 import (
+	"fmt"
+
 	"github.com/pagodadb/pagoda/internal/btree"
 	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/pager"
@@ -99,10 +101,12 @@ func (r Record) tx() *Tx {
 }
 
 // corrupt reports a malformed record found by a column read, naming the
-// page when the row can be found again.
+// page when the row can be found again: by its rowid, or else (an index
+// entry, a WITHOUT ROWID row) by a walk of the tree for the cell whose
+// bytes it is, a cost paid on the way to an error, once a transaction.
 func (r Record) corrupt() {
 	tx := r.tx()
-	if tx == nil {
+	if tx == nil || tx.err != nil { // the transaction keeps its first error
 		return
 	}
 	check := format.CheckRecord
@@ -115,19 +119,31 @@ func (r Record) corrupt() {
 		msg = corruptMsg(err)
 	}
 	var pgno uint32
-	if m := r.meta(); m != nil && m.rowids && !tx.closed {
+	if m := r.meta(); m != nil && !tx.closed {
 		var c btree.Cursor
-		c.Init(tx.pages(), m.root, true, nil)
-		if c.SeekRowid(r.rowid) {
-			pg, _ := c.Page()
-			pgno = pg.Pgno
+		c.Init(tx.pages(), m.root, m.rowids, nil)
+		if m.rowids {
+			if c.SeekRowid(r.rowid) {
+				pg, _ := c.Page()
+				pgno = pg.Pgno
+			}
+		} else if b := r.bytes(); len(b) > 0 {
+			for ok := c.First(); ok; ok = c.Next() {
+				if _, p, _, err := c.Entry(); err == nil && len(p) == len(b) && &p[0] == &b[0] {
+					pg, _ := c.Page()
+					pgno = pg.Pgno
+					break
+				}
+			}
 		}
 	}
-	owner := "record"
-	if m := r.meta(); m != nil {
-		owner = m.owner
+	what := "record"
+	if m := r.meta(); m != nil && m.rowids {
+		what = fmt.Sprintf("%s row %d", m.owner, r.rowid)
+	} else if m != nil {
+		what = m.owner + " entry" // an index's, or a WITHOUT ROWID table's row
 	}
-	tx.setErr(format.Corruptf(pgno, "%s row %d: %s", owner, r.rowid, msg))
+	tx.setErr(format.Corruptf(pgno, "%s: %s", what, msg))
 }
 
 // Len returns the number of columns.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/sqltest"
 )
 
@@ -52,5 +53,37 @@ func TestGetKeyShortRow(t *testing.T) {
 	}
 	if corrupt == 0 {
 		t.Error("no lookup met the damaged row")
+	}
+}
+
+// TestCorruptEntryNamesPage: a malformed WITHOUT ROWID row read by a scan
+// reads NULL and leaves the transaction an error that names its page,
+// found again by its bytes (it has no rowid to seek).
+func TestCorruptEntryNamesPage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.db")
+	stmts := []string{"CREATE TABLE w(k TEXT PRIMARY KEY, v INTEGER) WITHOUT ROWID"} // root page 2
+	for i := 1; i <= 5; i++ {
+		stmts = append(stmts, fmt.Sprintf("INSERT INTO w VALUES ('key0000%d', %d)", i, i))
+	}
+	sqltest.Exec(t, path, stmts...)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(data, append([]byte{3, 29, 1}, "key00004"...))
+	if i < 0 {
+		t.Fatal("key00004's record is not in the file")
+	}
+	data[i] = 0x7f // a header longer than the record
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, tx, w := readTable(t, path, nil, "w")
+	for _, rec := range w.All() {
+		_ = rec.Column(1)
+	}
+	var ce *format.CorruptError
+	if err := tx.Err(); !errors.As(err, &ce) || ce.Page != 2 {
+		t.Fatalf("Tx.Err = %v, want a corruption error naming page 2", err)
 	}
 }
