@@ -12,11 +12,12 @@ import (
 	"github.com/pagodadb/pagoda/internal/sqltest"
 )
 
-// TestGetKeyShortRow: a WITHOUT ROWID row whose record was cut to no
-// fields (damage) matches no key: GetKey returns the row sought or an
-// error wrapping ErrCorrupt, never the damaged row in its place.
-func TestGetKeyShortRow(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "short.db")
+// damagedKeyFile writes, with SQLite, WITHOUT ROWID table w (root page 2)
+// of keys key00001 to key00005, then sets the header length byte of key's
+// record to hdr.
+func damagedKeyFile(t *testing.T, key string, hdr byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "w.db")
 	stmts := []string{"CREATE TABLE w(k TEXT PRIMARY KEY, v INTEGER) WITHOUT ROWID"}
 	for i := 1; i <= 5; i++ {
 		stmts = append(stmts, fmt.Sprintf("INSERT INTO w VALUES ('key0000%d', %d)", i, i))
@@ -26,16 +27,23 @@ func TestGetKeyShortRow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// key00002's record: header 3 bytes (TEXT of 8, an 8-bit integer).
-	rec := append([]byte{3, 29, 1}, "key00002"...)
-	i := bytes.Index(data, rec)
+	// The record: header 3 bytes (TEXT of 8, an 8-bit integer), the key.
+	i := bytes.Index(data, append([]byte{3, 29, 1}, key...))
 	if i < 0 {
-		t.Fatal("key00002's record is not in the file")
+		t.Fatalf("%s's record is not in the file", key)
 	}
-	data[i] = 1 // a header of its own length byte alone: no fields
+	data[i] = hdr
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return path
+}
+
+// TestGetKeyShortRow: a WITHOUT ROWID row whose record was cut to no
+// fields (damage) matches no key: GetKey returns the row sought or an
+// error wrapping ErrCorrupt, never the damaged row in its place.
+func TestGetKeyShortRow(t *testing.T) {
+	path := damagedKeyFile(t, "key00002", 1) // a header of its own length byte alone: no fields
 	_, _, w := readTable(t, path, nil, "w")
 	corrupt := 0
 	for i := 1; i <= 6; i++ {
@@ -60,24 +68,7 @@ func TestGetKeyShortRow(t *testing.T) {
 // reads NULL and leaves the transaction an error that names its page,
 // found again by its bytes (it has no rowid to seek).
 func TestCorruptEntryNamesPage(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "bad.db")
-	stmts := []string{"CREATE TABLE w(k TEXT PRIMARY KEY, v INTEGER) WITHOUT ROWID"} // root page 2
-	for i := 1; i <= 5; i++ {
-		stmts = append(stmts, fmt.Sprintf("INSERT INTO w VALUES ('key0000%d', %d)", i, i))
-	}
-	sqltest.Exec(t, path, stmts...)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := bytes.Index(data, append([]byte{3, 29, 1}, "key00004"...))
-	if i < 0 {
-		t.Fatal("key00004's record is not in the file")
-	}
-	data[i] = 0x7f // a header longer than the record
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := damagedKeyFile(t, "key00004", 0x7f) // a header longer than the record
 	_, tx, w := readTable(t, path, nil, "w")
 	for _, rec := range w.All() {
 		_ = rec.Column(1)
