@@ -17,7 +17,7 @@ import (
 // genExprs are generated-column expressions over the columns i INTEGER,
 // r REAL, t TEXT, n NUMERIC, b BLOB and x (no type).
 var genExprs = []string{
-	"i + 1", "i - r", "i * 2", "i / 3", "i % 3", "r / 0", "i * i", "t + 0", "x * 1", "-t", "t % 7", "i + 9223372036854775807", "i - 9223372036854775807 - 2", "-i", "t || 'x'", "t || r", "r || ''",
+	"i + 1", "i - r", "i * 2", "i / 3", "i % 3", "r / 0", "i * i", "t + 0", "x * 1", "-t", "t % 7", "i + NOT t", "- NOT i", "x = NOT i", "r * NOT i = 0", "NOT NOT x", "i + 9223372036854775807", "i - 9223372036854775807 - 2", "-i", "t || 'x'", "t || r", "r || ''",
 	"x || i", "n || ''", "i & 3", "i | x", "i << 2", "i >> 1", "~i", "x << -1", "i >> 70",
 	"CAST(t AS INTEGER)", "CAST(t AS REAL)", "CAST(t AS NUMERIC)", "CAST(t AS TEXT)", "CAST(t AS BLOB)", "CAST(r AS TEXT)",
 	"CAST(r AS INTEGER)", "CAST(x AS NUMERIC)", "CAST(b AS TEXT)", "CAST(b AS NUMERIC)", "CAST(i AS REAL)", "CAST(x AS VARCHAR(5))",

@@ -385,6 +385,11 @@ func (p *parser) exprPrefix() (*Expr, error) {
 			return nil, err
 		}
 		return &Expr{Op: OpBitNot, Args: []*Expr{e}}, nil
+	case t.is("NOT"):
+		// NOT where an operand is due (x + NOT y): SQLite's grammar takes
+		// it with its own reach, every operator tighter than NOT (x + NOT
+		// y = 1 is x + (NOT (y = 1))).
+		return p.exprNot()
 	}
 	return p.exprPrimary()
 }

@@ -13,6 +13,9 @@ func TestParseExpr(t *testing.T) {
 		{"x != 1 AND y <> 2", `(("x" <> 1) AND ("y" <> 2))`},
 		{"a OR b AND c", `("a" OR ("b" AND "c"))`},
 		{"NOT a = 1", `(NOT ("a" = 1))`},
+		// NOT where an operand is due reaches as far as it does first.
+		{"x + NOT y = 1 AND z", `(("x" + (NOT ("y" = 1))) AND "z")`},
+		{"- NOT a", `(-(NOT "a"))`},
 		{"a < b = c", `(("a" < "b") = "c")`},
 		{"x IN (0, 1)", `("x" IN (0, 1))`},
 		{"x NOT IN ()", `("x" NOT IN ())`},
