@@ -304,8 +304,8 @@ func firstSeqRow(t *testing.T, lite *sql.DB, tbl string) (int64, bool) {
 	return rowid, true
 }
 
-// quoteValue renders v as SQLite's quote() does (for the REALs the test
-// stores, which print exactly).
+// quoteValue renders v as SQLite's quote() does (for the REALs the tests
+// store, which print exactly): text up to a NUL, where quote() stops.
 func quoteValue(v Value) string {
 	switch v.Type() {
 	case TypeNull:
@@ -315,7 +315,7 @@ func quoteValue(v Value) string {
 	case TypeFloat:
 		return FormatFloat(v.Float())
 	case TypeText:
-		return "'" + strings.ReplaceAll(v.Text(), "'", "''") + "'"
+		return "'" + strings.ReplaceAll(strings.Split(v.Text(), "\x00")[0], "'", "''") + "'"
 	}
 	return "X'" + strings.ToUpper(hex.EncodeToString(v.Blob())) + "'"
 }

@@ -468,7 +468,7 @@ func (n *cnode) ev(r *exprRow) operand {
 	case schema.OpFunc:
 		return operand{v: n.call(r)}
 	case schema.OpNegate:
-		return operand{v: arith("-", format.IntValue(0), n.args[0].ev(r).v)}
+		return operand{v: arith("-", format.IntValue(0), r.numeric(n.args[0].ev(r).v))}
 	case schema.OpArith:
 		switch n.cmp {
 		case "->", "->>":
@@ -480,7 +480,7 @@ func (n *cnode) ev(r *exprRow) operand {
 			}
 			return operand{v: r.hold(arith(n.cmp, a, b))}
 		}
-		return operand{v: arith(n.cmp, n.args[0].ev(r).v, n.args[1].ev(r).v)}
+		return operand{v: arith(n.cmp, r.numeric(n.args[0].ev(r).v), r.numeric(n.args[1].ev(r).v))}
 	case schema.OpBitNot:
 		v := n.args[0].ev(r).v
 		if v.Kind == format.KindNull {
@@ -488,7 +488,11 @@ func (n *cnode) ev(r *exprRow) operand {
 		}
 		return operand{v: format.IntValue(^sqlIntValue(v))}
 	case schema.OpCast:
-		return operand{v: castValue(n.args[0].ev(r).v, n.aff), aff: n.aff, hasAff: true}
+		v := n.args[0].ev(r).v
+		if n.aff == schema.AffinityNumeric {
+			v = r.numeric(v)
+		}
+		return operand{v: castValue(v, n.aff), aff: n.aff, hasAff: true}
 	case schema.OpCase:
 		return operand{v: n.caseValue(r)}
 	case schema.OpGlob:

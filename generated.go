@@ -70,7 +70,7 @@ func (r *exprRow) column(i int) format.Value {
 			if r.err != nil {
 				return format.NullValue()
 			}
-			return r.hold(r.utf16Text(genAffinity(v, g.aff)))
+			return r.hold(r.utf16Text(r.affinity(v, g.aff)))
 		}
 		v := r.rec.Column(i).format()
 		if r.enc != 0 && v.Kind == format.KindBlob {
@@ -169,7 +169,7 @@ func (r Record) generated(i int) Value {
 		}
 		return Value{}
 	}
-	return valueOf(row.utf16Text(genAffinity(v, g.aff)))
+	return valueOf(row.utf16Text(row.affinity(v, g.aff)))
 }
 
 // utf16Text is a text result as a UTF-16 database holds it, read back:
@@ -184,13 +184,67 @@ func (r *exprRow) utf16Text(v format.Value) format.Value {
 		return v
 	}
 	conv := format.UTF8ToUTF16
-	for _, h := range r.held {
-		if len(h) == len(v.Bytes) && len(h) > 0 && &h[0] == &v.Bytes[0] {
-			conv = format.UTF8ToUTF16Stored
-			break
-		}
+	if r.isHeld(v) {
+		conv = format.UTF8ToUTF16Stored
 	}
 	return format.TextValue(format.UTF16ToUTF8(nil, conv(nil, v.Bytes, r.enc), r.enc))
+}
+
+// wideHeld reports whether v is a text SQLite holds in the database's
+// UTF-16 (held) with a character at or above U+0100: one whose code units
+// are not all under 0x100, which SQLite's number parsing of UTF-16
+// (sqlite3AtoF, sqlite3Atoi64) takes for no number, whatever precedes it.
+func (r *exprRow) wideHeld(v format.Value) bool {
+	if r.enc == 0 || v.Kind != format.KindText || !r.isHeld(v) {
+		return false
+	}
+	return wideAt(v.Bytes) >= 0
+}
+
+// wideAt returns where the first character at or above U+0100 of UTF-8
+// text b starts (a lead byte of 0xC4 or more), -1 if none.
+func wideAt(b []byte) int {
+	for i, c := range b {
+		if c >= 0xC4 && c < 0xF8 {
+			return i
+		}
+	}
+	return -1
+}
+
+// numeric is v as SQLite's arithmetic and CAST AS NUMERIC read it
+// (computeNumericType, sqlite3VdbeMemNumerify): a text wideHeld is its
+// leading integer, up to the wide character ('1.5日' is 1; past int64, the
+// leading number as a REAL).
+func (r *exprRow) numeric(v format.Value) format.Value {
+	if !r.wideHeld(v) {
+		return v
+	}
+	b := v.Bytes[:wideAt(v.Bytes)]
+	if ix, rc := atoi64(b); rc <= 1 {
+		return format.IntValue(ix)
+	}
+	f, _ := atoF(b)
+	return format.FloatValue(f)
+}
+
+// affinity is genAffinity, but for a text wideHeld, which SQLite's
+// numeric affinities leave TEXT (sqlite3AtoF finds no number in it).
+func (r *exprRow) affinity(v format.Value, aff schema.Affinity) format.Value {
+	if aff != schema.AffinityText && aff != schema.AffinityBlob && r.wideHeld(v) {
+		return v
+	}
+	return genAffinity(v, aff)
+}
+
+// isHeld reports whether v's bytes are a text of held.
+func (r *exprRow) isHeld(v format.Value) bool {
+	for _, h := range r.held {
+		if len(h) == len(v.Bytes) && len(h) > 0 && &h[0] == &v.Bytes[0] {
+			return true
+		}
+	}
+	return false
 }
 
 // hold notes that SQLite holds text v in the database's UTF-16 (utf16Text)

@@ -106,3 +106,44 @@ func TestUTF16LoneSurrogates(t *testing.T) {
 		t.Fatalf("%d rows, %v", n, err)
 	}
 }
+
+// TestUTF16WideTextNumbers: in a UTF-16 database, SQLite takes text with a
+// character at or above U+0100 for no number: arithmetic and CAST AS
+// NUMERIC read its leading integer ('1.5日' + 0 is 1), numeric affinities
+// leave it TEXT. Text of narrower characters reads as in UTF-8.
+func TestUTF16WideTextNumbers(t *testing.T) {
+	cols := []string{"p AS (x + 0)", "n AS (CAST(x AS NUMERIC))", "i INTEGER AS (x)", "r REAL AS (x)",
+		"m AS (-x)", "d AS (x * 2)", "c AS (CAST(x AS REAL))", "j AS (x || '' + 1)"}
+	for _, enc := range []string{"UTF-16le", "UTF-16be"} {
+		path := filepath.Join(t.TempDir(), "w.db")
+		sqltest.Exec(t, path,
+			"PRAGMA encoding = '"+enc+"'",
+			"CREATE TABLE t(x TEXT, "+strings.Join(cols, ", ")+")",
+			"INSERT INTO t(x) VALUES ('1.5日'), ('1e3日'), ('1e3' || char(0) || '日'), ('1.5' || char(0) || 'Ā'), "+
+				"('12é'), ('日'), (' 7日'), ('99999999999999999999日'), ('-4'), ('2.5')")
+		lite := sqltest.Open(t, path)
+		var sel []string
+		for i := range cols {
+			name := strings.Fields(cols[i])[0]
+			sel = append(sel, "typeof("+name+") || ':' || quote("+name+")")
+		}
+		want := sqltest.Rows(t, lite, "SELECT "+strings.Join(sel, ", ")+" FROM t ORDER BY rowid")
+		lite.Close()
+		_, tx, tb := readTable(t, path, nil, "t")
+		k := 0
+		for rowid, rec := range tb.All() {
+			var got []string
+			for i := range cols {
+				v := rec.Column(1 + i)
+				got = append(got, strings.ToLower(v.Type().String())+":"+quoteValue(v))
+			}
+			if g := strings.Join(got, "|"); k >= len(want) || g != want[k] {
+				t.Errorf("%s row %d: %s\nSQLite:       %s", enc, rowid, g, want[min(k, len(want)-1)])
+			}
+			k++
+		}
+		if err := tx.Err(); err != nil || k != len(want) {
+			t.Fatalf("%s: %d rows, %v", enc, k, err)
+		}
+	}
+}
