@@ -3,6 +3,7 @@ package pagoda
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,16 +11,21 @@ import (
 	"github.com/pagodadb/pagoda/internal/sqltest"
 )
 
-// dagFile writes, with SQLite, a table whose tree is three levels deep,
-// then points every child pointer of its root at the root's first child,
-// and every child pointer of that page at its own first child: a tree
-// whose pages are reached many times over (no cycle).
-func dagFile(t *testing.T) string {
+// dagFile writes, with SQLite, table t (root page 2, rowids unless
+// withoutRowid) whose tree is three levels deep, then points every child
+// pointer of its root at the root's first child, and every child pointer
+// of that page at its own first child: a tree whose pages are reached many
+// times over (no cycle).
+func dagFile(t *testing.T, withoutRowid bool) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "dag.db")
+	create, interior := "CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)", byte(5)
+	if withoutRowid {
+		create, interior = "CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB) WITHOUT ROWID", 2
+	}
 	sqltest.Exec(t, path,
 		"PRAGMA page_size=512",
-		"CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)", // root page 2
+		create,
 		"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<3000) INSERT INTO t SELECT x, randomblob(50) FROM c")
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -27,11 +33,12 @@ func dagFile(t *testing.T) string {
 	}
 	const ps = 512
 	page := func(pgno uint32) []byte { return data[int(pgno-1)*ps : int(pgno)*ps] }
-	// A table interior page: type 5, cells at +3, rightmost child at +8,
-	// cell pointers from +12, each cell its child's page number first.
+	// An interior page: type 5 (table) or 2 (index), cells at +3,
+	// rightmost child at +8, cell pointers from +12, each cell its child's
+	// page number first.
 	share := func(p []byte) uint32 {
-		if p[0] != 5 {
-			t.Fatalf("page type %d, want a table interior page", p[0])
+		if p[0] != interior {
+			t.Fatalf("page type %d, want %d", p[0], interior)
 		}
 		n := int(binary.BigEndian.Uint16(p[3:]))
 		first := binary.BigEndian.Uint32(p[binary.BigEndian.Uint16(p[12:]):])
@@ -54,7 +61,13 @@ func dagFile(t *testing.T) string {
 // instead of repeating rows (a deep such tree would repeat them for
 // ever).
 func TestSharedPages(t *testing.T) {
-	path := dagFile(t)
+	for _, wr := range []bool{false, true} {
+		t.Run(fmt.Sprintf("without rowid %v", wr), func(t *testing.T) { sharedPages(t, wr) })
+	}
+}
+
+func sharedPages(t *testing.T, withoutRowid bool) {
+	path := dagFile(t, withoutRowid)
 	_, tx, tb := readTable(t, path, nil, "t")
 	rows := 0
 	for range tb.All() {

@@ -50,6 +50,10 @@ type Cursor struct {
 	cur     *level // &stack[depth-1] while depth > 0: the fast paths' view
 	leafN   int    // cells on the top page when it is a leaf, else 0
 	sink    byte   // keeps LoadAhead's loads alive
+	// leaves counts the leaves reached by steps the same way (forward
+	// when forward) since the cursor was positioned: see arrive.
+	leaves  uint32
+	forward bool
 	// guessScore rates searchBlob's interpolated guesses on this tree's
 	// keys, and seeks counts seeks: see seekDown.
 	guessScore int
@@ -108,7 +112,24 @@ func (c *Cursor) fail(err error) bool {
 }
 
 func (c *Cursor) reset() {
-	c.depth, c.valid, c.err = 0, false, nil
+	c.depth, c.valid, c.err, c.leaves = 0, false, nil, 0
+}
+
+// arrive counts a leaf that a step reached, forward (descendLeft) or
+// backward (descendRight). In a tree, the steps one way since the cursor
+// was positioned or turned reach each leaf once: more of them than the
+// file has pages means interior pages that reach a leaf twice (shared
+// subtrees, which the depth bound does not catch), which would repeat
+// entries, up to a number of times that grows with the tree's depth as a
+// power of its fan-out.
+func (c *Cursor) arrive(forward bool) bool {
+	if forward != c.forward {
+		c.forward, c.leaves = forward, 0
+	}
+	if c.leaves++; c.leaves > c.src.PageCount() {
+		return c.fail(format.Corruptf(c.top().page.Pgno, "more leaves reached in a row than the file has pages (a page reached twice?)"))
+	}
+	return true
 }
 
 // push reads page pgno and makes it the top of the stack.
@@ -247,6 +268,9 @@ func (c *Cursor) descendLeft() bool {
 		t := c.top()
 		t.idx = 0
 		if t.page.Type.IsLeaf() {
+			if !c.arrive(true) {
+				return false
+			}
 			if t.page.NCells == 0 {
 				return c.climbForward()
 			}
@@ -265,6 +289,9 @@ func (c *Cursor) descendRight() bool {
 		}
 		t := c.top()
 		if t.page.Type.IsLeaf() {
+			if !c.arrive(false) {
+				return false
+			}
 			t.idx = t.page.NCells - 1
 			if t.idx < 0 {
 				return c.climbBackward()
