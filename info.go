@@ -91,9 +91,9 @@ func (tx *Tx) Pages() ([]PageInfo, error) {
 	}
 	if pg1, err := tx.snap.Page(1); err == nil && len(pg1) >= format.HeaderSize && format.Header(pg1).LargestRootPage() != 0 {
 		// An auto-vacuum file: its pointer-map pages.
-		usable, ps := tx.snap.UsableSize(), tx.snap.PageSize()
+		usable, lb := tx.snap.UsableSize(), format.LockBytePage(tx.snap.PageSize())
 		for p := uint32(2); p <= n && usable >= format.MinUsableSize; p++ {
-			if format.PtrMapPageOf(p, usable, ps) == p {
+			if format.PtrMapPageOf(p, usable, lb) == p {
 				pages[p-1].Kind = "pointer map"
 			}
 		}

@@ -77,6 +77,7 @@ func metaForTable(ti *schema.TableInfo, enc uint32) *tableMeta {
 	m.rec.setEncoding(enc)
 	if t.WithoutRowID {
 		m.nKey = len(t.PrimaryKey)
+		m.rec.keyFields = m.nKey
 		for _, pk := range t.PrimaryKey {
 			m.kinfo.Colls = append(m.kinfo.Colls, format.Collation(pk.Collation).ForEncoding(enc))
 			m.kinfo.Desc = append(m.kinfo.Desc, pk.Desc)

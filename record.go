@@ -44,16 +44,19 @@ type recordCtx struct {
 
 // recordMeta maps declared columns to stored fields.
 type recordMeta struct {
-	owner    string // the table or index, for errors
-	root     uint32
-	rowids   bool // a rowid table: its rows can be found again by rowid
-	names    []string
-	field    []int  // column -> stored field, -1 for a virtual generated column
-	alias    int    // rowid alias column, -1 if none
-	fast     []int  // column -> stored field for Column's fast path; -1 for the rowid alias and virtual columns, and every column of a UTF-16 database
-	enc      uint32 // TextEncodingUTF16LE or BE: the text is UTF-16, converted to UTF-8 by Column; 0 for UTF-8
-	real     []bool // REAL affinity: integers read back as floats
-	defaults []format.Value
+	owner  string // the table or index, for errors
+	root   uint32
+	rowids bool // a rowid table: its rows can be found again by rowid
+	// keyFields is how many fields every record has at least: a WITHOUT
+	// ROWID table's primary key columns, which lead each row; else 0.
+	keyFields int
+	names     []string
+	field     []int  // column -> stored field, -1 for a virtual generated column
+	alias     int    // rowid alias column, -1 if none
+	fast      []int  // column -> stored field for Column's fast path; -1 for the rowid alias and virtual columns, and every column of a UTF-16 database
+	enc       uint32 // TextEncodingUTF16LE or BE: the text is UTF-16, converted to UTF-8 by Column; 0 for UTF-8
+	real      []bool // REAL affinity: integers read back as floats
+	defaults  []format.Value
 	// defaultErr, when not nil, holds for each column the error of a
 	// DEFAULT that pagoda cannot evaluate, reported when a row older
 	// than the column is read.
@@ -75,8 +78,15 @@ func (m *recordMeta) check(rec []byte) (int, error) {
 // newRecord checks the record's header and body lengths once, so that
 // column access cannot fail later.
 func newRecord(ctx *recordCtx, data []byte, rowid int64, pgno uint32) (Record, error) {
-	if _, err := ctx.meta.check(data); err != nil {
-		return Record{}, format.Corruptf(pgno, "%s row %d: %s", ctx.meta.owner, rowid, corruptMsg(err))
+	m := ctx.meta
+	n, err := m.check(data)
+	if err != nil {
+		return Record{}, format.Corruptf(pgno, "%s row %d: %s", m.owner, rowid, corruptMsg(err))
+	}
+	if n < m.keyFields {
+		// Only damage makes one: a seek that matched it matched it on
+		// fewer fields than the key's, and it is not the row sought.
+		return Record{}, format.Corruptf(pgno, "%s: a row of %d fields, where the primary key has %d", m.owner, n, m.keyFields)
 	}
 	return Record{data: pager.AsString(data), rowid: rowid, ctx: ctx}, nil
 }
@@ -113,10 +123,12 @@ func (r Record) corrupt() {
 	if m := r.meta(); m != nil {
 		check = m.check
 	}
-	_, err := check(r.bytes())
+	n, err := check(r.bytes())
 	msg := "malformed record"
 	if err != nil {
 		msg = corruptMsg(err)
+	} else if m := r.meta(); m != nil && n < m.keyFields {
+		msg = fmt.Sprintf("a row of %d fields, where the primary key has %d", n, m.keyFields)
 	}
 	var pgno uint32
 	if m := r.meta(); m != nil && !tx.closed {
@@ -292,7 +304,7 @@ func (r Record) column(i int) Value {
 	}
 	t, body, st := fieldAt(r.bytes(), f)
 	if st != format.FieldOK {
-		if st == format.FieldAbsent {
+		if st == format.FieldAbsent && f >= m.keyFields {
 			// The row predates ALTER TABLE ADD COLUMN.
 			if m.defaultErr != nil && m.defaultErr[i] != nil {
 				if tx := r.tx(); tx != nil {

@@ -44,7 +44,7 @@ func damagedKeyFile(t *testing.T, key string, hdr byte) string {
 // error wrapping ErrCorrupt, never the damaged row in its place.
 func TestGetKeyShortRow(t *testing.T) {
 	path := damagedKeyFile(t, "key00002", 1) // a header of its own length byte alone: no fields
-	_, _, w := readTable(t, path, nil, "w")
+	_, tx, w := readTable(t, path, nil, "w")
 	corrupt := 0
 	for i := 1; i <= 6; i++ {
 		key := fmt.Sprintf("key0000%d", i)
@@ -61,6 +61,13 @@ func TestGetKeyShortRow(t *testing.T) {
 	}
 	if corrupt == 0 {
 		t.Error("no lookup met the damaged row")
+	}
+	// A scan reads the damaged row's key as no default: it is damage.
+	for _, rec := range w.All() {
+		_ = rec.Column(0)
+	}
+	if err := tx.Err(); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("a scan past the damaged row: Tx.Err %v, want ErrCorrupt", err)
 	}
 }
 

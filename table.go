@@ -177,17 +177,7 @@ func (t *Table) GetKey(pk ...any) (Record, error) {
 		}
 		return Record{}, ErrNotFound
 	}
-	rec, err := t.record(&t.cur)
-	if err != nil {
-		return Record{}, err
-	}
-	// A row that matched on fewer fields than the key's, which only damage
-	// makes (every row holds its primary key), is not the row sought.
-	if n, _ := format.CheckRecord(rec.bytes()); n < t.meta.nKey {
-		pg, i := t.cur.Page()
-		return Record{}, format.Corruptf(pg.Pgno, "table %s: cell %d: a row of %d fields, where the primary key has %d", t.Name(), i, n, t.meta.nKey)
-	}
-	return rec, nil
+	return t.record(&t.cur) // a row of fewer fields than the key's is damage (newRecord)
 }
 
 // pkKey converts primary key values (a prefix is allowed) to a search key,

@@ -305,7 +305,6 @@ func (c *Cursor) descendRight() bool {
 
 // climbForward leaves a finished subtree and moves to the next entry.
 func (c *Cursor) climbForward() bool {
-	last, ok := c.leafEdge(true)
 	for {
 		if !c.pop() {
 			c.valid = false
@@ -318,46 +317,13 @@ func (c *Cursor) climbForward() bool {
 				return true
 			}
 			t.idx++
-			return c.descendLeft() && c.stepped(ok, last, true)
+			return c.descendLeft()
 		}
 	}
 }
 
-// leafEdge returns the last rowid (end) or the first of the table leaf on
-// top, which the cursor is leaving; ok is false on an index tree or an
-// empty or unreadable leaf.
-func (c *Cursor) leafEdge(end bool) (rowid int64, ok bool) {
-	t := c.top()
-	if !c.table || !t.page.Type.IsLeaf() || t.page.NCells == 0 {
-		return 0, false
-	}
-	i := 0
-	if end {
-		i = t.page.NCells - 1
-	}
-	rowid, err := t.page.TableLeafRowid(i)
-	return rowid, err == nil
-}
-
-// stepped checks the table leaf the cursor has moved to against the one it
-// left (whose edge rowid was from, when known): forward, the new leaf's
-// rowids must all follow from, backward precede it. A tree whose interior
-// pages reach a leaf twice (pages shared, not a cycle, which depth bounds)
-// fails here at the first leaf seen again, where a scan would otherwise
-// repeat rows, up to a number of times that grows with the tree's depth
-// as a power of its fan-out.
-func (c *Cursor) stepped(known bool, from int64, forward bool) bool {
-	to, ok := c.leafEdge(!forward)
-	if !known || !ok || forward && to > from || !forward && to < from {
-		return true
-	}
-	t := c.top()
-	return c.fail(format.Corruptf(t.page.Pgno, "leaf's rowid %d does not follow %d on the leaf before it in key order (a page reached twice?)", to, from))
-}
-
 // climbBackward leaves a finished subtree and moves to the previous entry.
 func (c *Cursor) climbBackward() bool {
-	first, ok := c.leafEdge(false)
 	for {
 		if !c.pop() {
 			c.valid = false
@@ -370,7 +336,7 @@ func (c *Cursor) climbBackward() bool {
 				c.valid = true
 				return true
 			}
-			return c.descendRight() && c.stepped(ok, first, false)
+			return c.descendRight()
 		}
 	}
 }

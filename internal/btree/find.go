@@ -62,7 +62,7 @@ func (c *Cursor) FindRowid(rowid int64) (payload []byte, pgno uint32, st FindSta
 // bounded (the bounds place guesses only): the root, or a leaf that a
 // LeafDir gave.
 func (c *Cursor) findRowid(rowid int64, pgno uint32, lo, hi int64, bounded bool) (payload []byte, _ uint32, st FindStatus) {
-	c.depth, c.valid, c.err = 0, false, nil
+	c.depth, c.valid, c.err, c.leaves = 0, false, nil, 0 // positioned anew: see arrive
 	usable := c.usable
 	if usable < format.MinUsableSize {
 		return nil, 0, FindUnsure

@@ -280,24 +280,16 @@ func (c *checker) exemptPages(pageSize int, hdr format.Header) {
 	if hdr.LargestRootPage() == 0 || c.usable < format.MinUsableSize {
 		return
 	}
-	// Pointer-map pages: page 2, then one every usable/5 + 1 pages (each
-	// holds usable/5 five-byte entries for the pages that follow it); one
-	// that would be the lock-byte page is the page after it.
-	step := uint32(c.usable/ptrMapEntrySize + 1)
+	// Pointer-map pages: the first page of each group of usable/5 + 1
+	// (format.PtrMapPageOf).
+	step := uint32(c.usable/format.PtrMapEntrySize + 1)
 	for p := uint32(2); p <= c.n && p >= 2; p += step {
-		m := p
-		if m == lb {
-			m++
-		}
+		m := format.PtrMapPageOf(p, c.usable, lb)
 		if m <= c.n && c.refs[m].kind == useNone {
 			c.refs[m] = ref{kind: usePtrMap}
 		}
 	}
 }
-
-// ptrMapEntrySize is the size of a pointer-map entry: a type byte and a
-// 4-byte parent page number.
-const ptrMapEntrySize = 5
 
 // unusedPages reports every page that nothing uses.
 func (c *checker) unusedPages() {

@@ -69,19 +69,14 @@ func (c *checker) checkPtrMap(hdr format.Header) {
 // ptrMapEntry reads the pointer-map entry of page p; ok is false (and the
 // problem reported) when its map page cannot be read.
 func (c *checker) ptrMapEntry(p uint32) (typ byte, parent uint32, ok bool) {
-	perPage := uint32(c.usable / ptrMapEntrySize)
-	first := (p-2)/(perPage+1)*(perPage+1) + 2 // the map page of p's group
-	mp := first
-	if mp == c.lockByte {
-		mp++
-	}
+	mp := format.PtrMapPageOf(p, c.usable, c.lockByte)
 	data, err := c.src.Page(mp)
 	if err != nil {
 		c.reportf(mp, "pointer-map page: %s", errMsg(err, mp))
 		return 0, 0, false
 	}
-	off := int(ptrMapEntrySize * (p - mp - 1))
-	if p <= mp || off+ptrMapEntrySize > c.usable {
+	off := int(format.PtrMapEntrySize * (p - mp - 1))
+	if p <= mp || off+format.PtrMapEntrySize > c.usable {
 		return 0, 0, false // p is before its map page (the page before a shifted one)
 	}
 	return data[off], binary.BigEndian.Uint32(data[off+1:]), true
