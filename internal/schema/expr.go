@@ -102,14 +102,30 @@ func ParseExpr(src string) (*Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.peek().kind != tokEOF {
+	if p.peek().kind != tokEOF || exprDepth(e) > maxExprDepth {
 		return nil, p.unsupported()
 	}
 	return e, nil
 }
 
-// maxExprDepth bounds the nesting of parentheses and operators.
-const maxExprDepth = 100
+// maxExprDepth bounds an expression's tree: its depth, in nodes. The
+// parser's nesting (parentheses, prefix operators) is bounded apart, at
+// maxParseNesting: what String's text takes for the deepest tree allowed,
+// two levels a node (its parentheses and its operator), so that every
+// expression parsed prints to text that parses again.
+const (
+	maxExprDepth    = 99
+	maxParseNesting = 2*maxExprDepth + 1
+)
+
+// exprDepth returns the depth of e's tree, 1 for a leaf.
+func exprDepth(e *Expr) int {
+	d := 0
+	for _, a := range e.Args {
+		d = max(d, exprDepth(a))
+	}
+	return d + 1
+}
 
 func (p *parser) unsupported() error {
 	return p.errAt(ErrUnsupported, p.peek(), "pagoda does not evaluate this expression")
@@ -141,7 +157,7 @@ func (p *parser) binary(operand func() (*Expr, error), kw string, op ExprOp) (*E
 
 func (p *parser) exprNot() (*Expr, error) {
 	if p.accept("NOT") {
-		if p.depth++; p.depth > maxExprDepth {
+		if p.depth++; p.depth > maxParseNesting {
 			return nil, p.unsupported()
 		}
 		e, err := p.exprNot()
@@ -358,7 +374,7 @@ func (p *parser) exprUnary() (*Expr, error) {
 
 // exprPrefix parses unary minus and plus and their operand.
 func (p *parser) exprPrefix() (*Expr, error) {
-	if p.depth++; p.depth > maxExprDepth {
+	if p.depth++; p.depth > maxParseNesting {
 		return nil, p.unsupported()
 	}
 	defer func() { p.depth-- }()

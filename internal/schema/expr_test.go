@@ -122,7 +122,10 @@ func TestParseExprUnsupported(t *testing.T) {
 // FuzzParseExpr: any text is parsed or refused with an error, never a
 // panic, and what is parsed prints as text that parses to the same.
 func FuzzParseExpr(f *testing.F) {
-	for _, s := range []string{"x >= 0", "a IN (1, 'b') AND NOT c BETWEEN -1 AND 2", "length(x) COLLATE nocase IS NOT NULL", "((("} {
+	for _, s := range []string{"x >= 0", "a IN (1, 'b') AND NOT c BETWEEN -1 AND 2", "length(x) COLLATE nocase IS NOT NULL", "(((",
+		// Deep trees, whose printed text nests twice as deep: a chain of
+		// prefix operators, one of binary operators, NOTs.
+		strings.Repeat("~", 63) + "0", strings.Repeat("~", 98) + "0", strings.Repeat("1 + ", 120) + "1", strings.Repeat("NOT ", 98) + "x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
