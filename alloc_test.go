@@ -101,16 +101,22 @@ func TestHotPathsAllocateNothing(t *testing.T) {
 	}
 }
 
-func BenchmarkTableGet(b *testing.B) {
-	db := benchDB(b)
-	tx, _ := db.Begin(false)
-	defer tx.Rollback()
-	tbl, _ := tx.Table("t")
+// benchRowids returns 4,096 random rowids of the benchmarks' tables.
+func benchRowids() []int64 {
 	keys := make([]int64, 1<<12)
 	r := rand.New(rand.NewPCG(1, 1))
 	for i := range keys {
 		keys[i] = 1 + r.Int64N(benchRows)
 	}
+	return keys
+}
+
+func BenchmarkTableGet(b *testing.B) {
+	db := benchDB(b)
+	tx, _ := db.Begin(false)
+	defer tx.Rollback()
+	tbl, _ := tx.Table("t")
+	keys := benchRowids()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		rec, err := tbl.Get(keys[i&(len(keys)-1)])
@@ -209,4 +215,53 @@ func BenchmarkAll(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchRows, "ns/row")
 		})
 	}
+}
+
+// BenchmarkVariedRows reads rows whose headers differ from one row to
+// the next (text and blobs of random lengths, integers of random sizes),
+// by Get and by All, each row's every column: what rows that have no
+// common shape (recordCtx.shape) cost.
+func BenchmarkVariedRows(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "varied.db")
+	sqltest.Exec(b, path,
+		"CREATE TABLE w(id INTEGER PRIMARY KEY, name TEXT, n INT, v BLOB)",
+		fmt.Sprintf(`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<%d)
+			INSERT INTO w SELECT x, substr(hex(randomblob(40)), 1, 5+abs(random())%%60), random() >> (abs(random())%%64), randomblob(20+abs(random())%%80) FROM c`, benchRows))
+	db, err := Open(path, &Options{ReadOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	tx, _ := db.Begin(false)
+	defer tx.Rollback()
+	tbl, err := tx.Table("w")
+	if err != nil {
+		b.Fatal(err)
+	}
+	row := func(r Record) int {
+		return len(r.Column(1).Blob()) + int(r.Column(2).Int()&1) + len(r.Column(3).Blob())
+	}
+	b.Run("get", func(b *testing.B) {
+		keys := benchRowids()
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			rec, err := tbl.Get(keys[i&(len(keys)-1)])
+			if err != nil || row(rec) < 25 {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("all", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			n := 0
+			for _, r := range tbl.All() {
+				n += row(r)
+			}
+			if n < 25*benchRows {
+				b.Fatal(n, tx.Err())
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchRows, "ns/row")
+	})
 }

@@ -35,11 +35,33 @@ type Record struct {
 }
 
 // recordCtx is what the records read through one table or index handle
-// share: how their columns are stored, and the transaction that reports a
-// malformed one.
+// share: how their columns are stored, the transaction that reports a
+// malformed one, and the shape of the rows Get last read (rows of one
+// header), by which Get and Column read such records without walking
+// their headers.
 type recordCtx struct {
 	meta *recordMeta
 	tx   *Tx
+	// shape is learnt by Get from a row read the general way, the first
+	// one and then one in shapeEvery of those that did not have it: rows
+	// of varied headers pay a count for it, rows of one header a
+	// comparison.
+	shape  format.RecordShape
+	misses uint32
+}
+
+// shapeEvery is how many records read without the shape learn it again:
+// one in shapeEvery (a power of two).
+const shapeEvery = 32
+
+// missed counts a record read without the shape, and learns the shape of
+// rec when it is due: the first time, or once in shapeEvery. Learn checks
+// rec itself: it may be malformed.
+func (c *recordCtx) missed(rec []byte) {
+	c.misses++
+	if c.misses%shapeEvery == 1 {
+		c.shape.Learn(rec)
+	}
 }
 
 // recordMeta maps declared columns to stored fields.
@@ -202,6 +224,9 @@ func (r Record) Column(i int) Value {
 	// 8 KiB and fewer than 128, so off cannot overflow, and one that runs
 	// past the record takes the field's end past it too. Anything else,
 	// absent or malformed included, goes the general way, which reports it.
+	// A record of the shape Get last learnt for the table (a row of the
+	// same header as the rows before it) skips the walk: the shape says
+	// where field f lies, within the record.
 	//
 	//	rec[0]      header length h (1 to 127)
 	//	rec[1:h]    serial types, a varint each
@@ -217,6 +242,17 @@ func (r Record) Column(i int) Value {
 	if f < 0 {
 		if i == m.alias { // the INTEGER PRIMARY KEY: the rowid
 			return intValue(r.rowid)
+		}
+		return r.column(i)
+	}
+	if s := &r.ctx.shape; f < s.Fields() && s.Fits(pager.AsBytes(rec)) {
+		fd := s.Field(f)
+		b := pager.AsBytes(rec[fd.Off:fd.End])
+		if fd.Type >= 12 { // TEXT (odd) or BLOB (even)
+			return Value{b: b, n: uint64(TypeBlob) - uint64(fd.Type&1)}
+		}
+		if !m.real[i] {
+			return decodeSmall(uint64(fd.Type), b)
 		}
 		return r.column(i)
 	}

@@ -114,10 +114,19 @@ func (t *Table) Get(rowid int64) (Record, error) {
 	if t.dir != nil && t.epoch == t.tx.epoch && !t.tx.closed {
 		// A rowid table of a read transaction, with its leaf directory
 		// (find): t's catalog and pages stay as they are while t is valid.
-		// The row found whole is returned here, the rest by get.
+		// The row found whole is returned here, the rest by get: a row of
+		// the shape the rows before it had is known whole without a walk
+		// of its header (recordCtx.shape).
 		payload, pgno, st := t.cur.FindRowidIn(t.dir, rowid)
-		if st == btree.FindFound && format.RecordFits(payload) {
-			return Record{data: pager.AsString(payload), rowid: rowid, ctx: &t.rc}, nil
+		if st == btree.FindFound {
+			data := pager.AsString(payload)
+			if t.rc.shape.Fits(payload) {
+				return Record{data: data, rowid: rowid, ctx: &t.rc}, nil
+			}
+			t.rc.missed(payload)
+			if format.RecordFits(payload) {
+				return Record{data: data, rowid: rowid, ctx: &t.rc}, nil
+			}
 		}
 		return t.get(rowid, payload, pgno, st)
 	}
