@@ -134,6 +134,14 @@ leaves:
 		for i < pg.NCells {
 			if pg.Type == format.PageTableLeaf {
 				n := pg.TableLeafCells(i, cells[:])
+				if ctx != nil && n > 0 && !ctx.shape.Fits(cells[0].Payload) {
+					// A batch that opens with a row of another header: the
+					// shape is dropped, so that Column does not compare
+					// rows of varied headers with it, and learnt again
+					// from the row when due.
+					ctx.shape = format.RecordShape{}
+					ctx.missed(cells[0].Payload)
+				}
 				for k := range cells[:n] {
 					// Keep per row: one add to the cursor, where a sum
 					// kept across yield costs a spill and two reloads.

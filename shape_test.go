@@ -121,6 +121,23 @@ func TestRecordShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A scan of its own, in a new transaction: the shape is learnt by
+	// the scan (scanLeaves), not by Gets before it.
+	err = pdb.View(func(tx *Tx) error {
+		tb, err := tx.Table("t")
+		if err != nil {
+			return err
+		}
+		for rowid, rec := range tb.All() {
+			if got := render(rec); got != want[rowid] {
+				t.Fatalf("All alone, row %d:\n got %s\nwant %s", rowid, got, want[rowid])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestRecordShapeShortRow damages one row of a table of rows of one
