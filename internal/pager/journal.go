@@ -34,7 +34,10 @@ import (
 // some earlier file and sqlite3 deletes it). A hot journal whose header is
 // not valid is deleted unplayed, as is one whose transaction named a
 // super-journal that no longer exists, or is empty, which sqlite3 takes
-// for absent (that transaction committed).
+// for absent (that transaction committed). The rollback's size is the
+// journal's, bounded by the original header's when valid; one that no
+// database could have is corruption, and neither file is touched
+// (rollbackSize).
 
 // JournalPath returns the path of the rollback journal of the database at
 // path.
@@ -93,6 +96,9 @@ func (p *Pager) recoverJournal() error {
 	if !ok {
 		return p.removeJournal()
 	}
+	if j.DBPages, err = rollbackSize(&j, hdr[:], dbSize); err != nil {
+		return fmt.Errorf("pager: %s: %w", jpath, err)
+	}
 	if p.readOnly {
 		o := &journalOverlay{pages: make(map[uint32][]byte, len(j.Pages)), nPages: j.DBPages, records: len(j.Pages)}
 		for _, pg := range j.Pages {
@@ -105,6 +111,40 @@ func (p *Pager) recoverJournal() error {
 		return nil
 	}
 	return p.playJournal(&j)
+}
+
+// rollbackSize returns the size in pages of the database that rolling back
+// hot journal j leaves, the file's first bytes being hdr and its size
+// fileSize: the journal's original size, unless the original page 1 (the
+// journal's, else the file's) has a valid size smaller than it, which is
+// the database's as SQLite's b-tree layer reads it, pages past it reached
+// by no tree. A size that no database could have is an error wrapping
+// ErrCorrupt that names page 1: past the file's end, the pages the
+// journal does not hold read as zeros, and the only pages whose content
+// SQLite overwrites or truncates without journaling it are freelist leaves
+// (pager.c's design notes: "overwriteable"), so the database holds at most
+// the file's pages, the journal's and the freelist's. A damaged original
+// size with a header that does not vouch for its size asked for 2^32-1
+// pages (a playback would have grown the file to 16 TiB).
+func rollbackSize(j *format.Journal, hdr []byte, fileSize int64) (uint32, error) {
+	for _, pg := range j.Pages {
+		if pg.Pgno == 1 {
+			hdr = pg.Data // the last record wins, as in the playback
+		}
+	}
+	size := j.DBPages
+	if len(hdr) < format.HeaderSize {
+		return size, nil
+	}
+	h := format.Header(hdr)
+	if h.SizeIsValid() && h.DatabaseSize() < size {
+		size = h.DatabaseSize()
+	}
+	most := uint64(fileSize)/uint64(j.PageSize) + uint64(len(j.Pages)) + uint64(h.FreelistCount())
+	if uint64(size) > most {
+		return 0, format.Corruptf(1, "the hot journal gives %d pages; the file, the journal and the freelist hold at most %d", size, most)
+	}
+	return size, nil
 }
 
 // readHotJournal reports whether the journal open in jf is hot, and reads it

@@ -1,6 +1,7 @@
 package pager
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"os"
@@ -120,10 +121,74 @@ func TestHotJournalSizePastHeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
 	s := p.Snapshot()
-	defer s.Release()
 	if s.PageCount() != want {
 		t.Fatalf("PageCount %d, want the committed header's %d", s.PageCount(), want)
+	}
+	s.Release()
+	p.Close()
+	// A writable pager plays it back to the header's size, not to 2^32-1
+	// pages: the file is the committed one, byte for byte.
+	p, err = Open(crashed, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	if !bytes.Equal(readFile(t, crashed), readFile(t, committed)) {
+		t.Fatalf("the played-back file (%d bytes) is not the committed one (%d bytes)", len(readFile(t, crashed)), len(readFile(t, committed)))
+	}
+}
+
+// A hot journal whose header gives a size past every page the file, the
+// journal and the freelist hold, where the database header's size is not
+// valid to bound it (a damaged "original size"): the pages past the file
+// that the journal does not hold could only be free pages, so the size
+// is corruption, not a database of 2^32-1 pages.
+func TestHotJournalSizePastEveryPage(t *testing.T) {
+	crashed, _ := hotJournalFixture(t, 4096)
+	j := readFile(t, crashed+"-journal")
+	binary.BigEndian.PutUint32(j[16:], 0xffffffff) // the journal header's original size
+	// Page 1 as the rollback leaves it, its version-valid-for changed so
+	// that its size is not valid: in the journal if it holds page 1 (byte
+	// 92 is not one a record's checksum samples), else in the file.
+	const versionValidFor = 92
+	parsed, ok, err := format.ParseJournal(j, 4096)
+	if err != nil || !ok {
+		t.Fatalf("fixture: journal: %v, %v", ok, err)
+	}
+	inJournal := false
+	for _, pg := range parsed.Pages {
+		if at := bytes.Index(j, pg.Data); pg.Pgno == 1 && at > 0 {
+			j[at+versionValidFor] ^= 0xff
+			inJournal = true
+		}
+	}
+	if err := os.WriteFile(crashed+"-journal", j, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !inJournal {
+		db := readFile(t, crashed)
+		db[versionValidFor] ^= 0xff
+		if err := os.WriteFile(crashed, db, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Read-only, and writable: a playback would grow the file to 16 TiB.
+	// Either refuses, and leaves both files as they were.
+	dbBefore, jBefore := readFile(t, crashed), readFile(t, crashed+"-journal")
+	for _, ro := range []bool{true, false} {
+		p, err := Open(crashed, Options{ReadOnly: ro})
+		if err == nil {
+			n := p.Snapshot().PageCount()
+			p.Close()
+			t.Fatalf("read-only %v: opened a database of %d pages", ro, n)
+		}
+		var ce *format.CorruptError
+		if !errors.As(err, &ce) || ce.Page != 1 {
+			t.Fatalf("read-only %v: error %v, want a corruption error naming page 1", ro, err)
+		}
+		if !bytes.Equal(readFile(t, crashed), dbBefore) || !bytes.Equal(readFile(t, crashed+"-journal"), jBefore) {
+			t.Fatalf("read-only %v: the refused rollback changed the files", ro)
+		}
 	}
 }
