@@ -45,6 +45,10 @@ func (e *CheckError) Unwrap() error { return ErrCorrupt }
 // what sqlite3's PRAGMA integrity_check checks at the b-tree level, and a
 // little more:
 //
+//   - the schema: rows of sqlite_schema that do not fit together (an index
+//     on a table or column that does not exist, two objects of one name),
+//     and a table's or index's SQL that sqlite3 would not accept (cut
+//     short, say), which sqlite3 reports as a malformed schema;
 //   - every page is used exactly once: by a table or index b-tree, an
 //     overflow chain or the freelist (the lock-byte page excepted);
 //   - every b-tree page is well formed: type, cell pointers, cells,

@@ -81,22 +81,26 @@ func schemaEntry(rec []byte, enc uint32) (schema.Entry, error) {
 	return schema.DecodeEntryEnc(rec, enc)
 }
 
-// checkSchema reports the rows of sqlite_schema that do not fit together
-// (errors wrapping schema.ErrInvalid, which sqlite3 reports as a malformed
-// schema). SQL that pagoda cannot parse or does not support is not a
-// problem: those objects are only skipped by the checks that need them.
+// checkSchema reports the rows of sqlite_schema that sqlite3 reports as
+// a malformed schema: those that do not fit together (errors wrapping
+// schema.ErrInvalid) and a table's or index's SQL that is not a statement
+// sqlite3 accepts (schema.ErrSyntax; a row cut short, say). SQL that is
+// valid but that pagoda does not support (a virtual table, a collation
+// the application registers) is not a problem: those objects are only
+// skipped by the checks that need them.
 func (c *checker) checkSchema(cat *schema.Catalog) {
 	for _, err := range cat.Problems {
 		c.reportf(0, "%v", err)
 	}
+	malformed := func(err error) bool { return errors.Is(err, schema.ErrInvalid) || errors.Is(err, schema.ErrSyntax) }
 	for _, ti := range cat.Tables {
-		if errors.Is(ti.Err, schema.ErrInvalid) {
+		if malformed(ti.Err) {
 			c.reportf(0, "table %s: %v", ti.Entry.Name, ti.Err)
 		}
 	}
 	for _, ii := range cat.Indexes {
 		tableErr := ii.Table != nil && ii.Table.Err != nil // already reported with its table
-		if errors.Is(ii.Err, schema.ErrInvalid) && !tableErr {
+		if malformed(ii.Err) && !tableErr {
 			c.reportf(0, "index %s: %v", ii.Entry.Name, ii.Err)
 		}
 	}

@@ -192,3 +192,55 @@ func TestDBCheckUTF16Messages(t *testing.T) {
 		}
 	}
 }
+
+// TestDBCheckSchemaSyntax damages sqlite_schema the way a buggy tool
+// would: a table's SQL and an index's SQL cut short. sqlite3 then refuses
+// the whole schema ("malformed database schema"), and Check reports each
+// object; its pages are still checked as far as they can be. A table of
+// SQL that is valid but that pagoda does not support (a collation only
+// an application registers) is no problem.
+func TestDBCheckSchemaSyntax(t *testing.T) {
+	cases := []struct {
+		name, sql string
+		want      string // the problem's start; "" for none
+	}{
+		{"table cut short", "UPDATE sqlite_schema SET sql = substr(sql, 1, length(sql) - 1) WHERE name = 't'", "table t: schema: syntax error"},
+		{"index cut short", "UPDATE sqlite_schema SET sql = substr(sql, 1, length(sql) - 1) WHERE name = 'tb'", "index tb: schema: syntax error"},
+		{"an application's collation", "UPDATE sqlite_schema SET sql = 'CREATE TABLE u(x COLLATE appcoll)' WHERE name = 'u'", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.db")
+			sqltest.Exec(t, path,
+				"CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT)",
+				"CREATE INDEX tb ON t(b)",
+				"CREATE TABLE u(x)",
+				"INSERT INTO t VALUES (1, 'one'), (2, 'two')",
+				"PRAGMA writable_schema=ON",
+				tc.sql,
+			)
+			if tc.want != "" {
+				// sqlite3 refuses the schema.
+				sdb := sqltest.Open(t, path)
+				if _, err := sdb.Exec("PRAGMA integrity_check"); err == nil || !strings.Contains(err.Error(), "malformed database schema") {
+					t.Fatalf("SQLite: integrity_check gave %v, want a malformed schema", err)
+				}
+				sdb.Close()
+			}
+			db, err := pagoda.Open(path, &pagoda.Options{ReadOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			err = db.Check()
+			var ce *pagoda.CheckError
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("Check: %v, want no problem", err)
+			case tc.want == "":
+			case !errors.As(err, &ce) || len(ce.Problems) != 1 || !strings.HasPrefix(ce.Problems[0].Msg, tc.want):
+				t.Fatalf("Check: %v, want one problem starting %q", err, tc.want)
+			}
+		})
+	}
+}
