@@ -409,7 +409,7 @@ func (n *cnode) ev(r *exprRow) operand {
 		a, b := truth(n.args[0].ev(r).v), truth(n.args[1].ev(r).v)
 		return operand{v: not3(and3(not3(a), not3(b))).value()}
 	case schema.OpCompare:
-		return operand{v: compareOp(n.cmp, n.args[0].ev(r), n.args[1].ev(r), n.colls[0]).value()}
+		return operand{v: r.compareOp(n.cmp, n.args[0].ev(r), n.args[1].ev(r), n.colls[0]).value()}
 	case schema.OpIs:
 		if n.cmp != "" { // IS [NOT] TRUE, FALSE: OP_IsTrue, NULL neither
 			want := triTrue
@@ -424,12 +424,12 @@ func (n *cnode) ev(r *exprRow) operand {
 		case an || bn:
 			eq = an && bn
 		default:
-			eq = compareOp("=", a, b, n.colls[0]) == triTrue
+			eq = r.compareOp("=", a, b, n.colls[0]) == triTrue
 		}
 		return operand{v: triOf(eq != n.not).value()}
 	case schema.OpBetween:
 		x, lo, hi := n.args[0].ev(r), n.args[1].ev(r), n.args[2].ev(r)
-		res := and3(compareOp(">=", x, lo, n.colls[0]), compareOp("<=", x, hi, n.colls[1]))
+		res := and3(r.compareOp(">=", x, lo, n.colls[0]), r.compareOp("<=", x, hi, n.colls[1]))
 		if n.not {
 			res = not3(res)
 		}
@@ -447,7 +447,7 @@ func (n *cnode) ev(r *exprRow) operand {
 				for _, a := range n.args[1:] {
 					// x = y with x's affinity and collation only.
 					y := operand{v: a.ev(r).v}
-					switch compareOp("=", x, y, n.colls[0]) {
+					switch r.compareOp("=", x, y, n.colls[0]) {
 					case triTrue:
 						res = triTrue
 					case triNull:
@@ -874,8 +874,10 @@ func and3(a, b tri) tri {
 // compareOp compares a and b with collation coll as SQLite's comparison
 // operators do (sqlite3CompareAffinity): NULL if either is NULL; when both
 // have affinities, NUMERIC applied to both if either is numeric, else
-// nothing; when one has, its affinity applied to both.
-func compareOp(op string, a, b operand, coll format.Collation) tri {
+// nothing; when one has, its affinity applied to both. NUMERIC leaves a
+// text of a UTF-16 database with a character at or above U+0100 as it is
+// (wideHeld: SQLite's sqlite3AtoF finds no number in it).
+func (r *exprRow) compareOp(op string, a, b operand, coll format.Collation) tri {
 	if a.v.Kind == format.KindNull || b.v.Kind == format.KindNull {
 		return triNull
 	}
@@ -896,32 +898,32 @@ func compareOp(op string, a, b operand, coll format.Collation) tri {
 	switch {
 	case !has || aff == schema.AffinityBlob:
 	case numeric(aff):
-		if a.v.Kind == format.KindText {
+		if a.v.Kind == format.KindText && !r.wideHeld(a.v) {
 			a.v = applyAffinity(a.v, schema.AffinityNumeric)
 		}
-		if b.v.Kind == format.KindText {
+		if b.v.Kind == format.KindText && !r.wideHeld(b.v) {
 			b.v = applyAffinity(b.v, schema.AffinityNumeric)
 		}
 	case aff == schema.AffinityText:
 		a.v, b.v = applyAffinity(a.v, aff), applyAffinity(b.v, aff)
 	}
 	c := format.CompareValues(a.v, b.v, coll)
-	var r bool
+	var res bool
 	switch op {
 	case "=":
-		r = c == 0
+		res = c == 0
 	case "<>":
-		r = c != 0
+		res = c != 0
 	case "<":
-		r = c < 0
+		res = c < 0
 	case "<=":
-		r = c <= 0
+		res = c <= 0
 	case ">":
-		r = c > 0
+		res = c > 0
 	case ">=":
-		r = c >= 0
+		res = c >= 0
 	}
-	return triOf(r)
+	return triOf(res)
 }
 
 // truth is a value's truth as SQLite's logic operators read it: a number

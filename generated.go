@@ -283,7 +283,7 @@ func (n *cnode) caseValue(r *exprRow) format.Value {
 		w := a[0].ev(r)
 		var hit bool
 		if n.base {
-			hit = compareOp("=", base, w, n.whens[k]) == triTrue
+			hit = r.compareOp("=", base, w, n.whens[k]) == triTrue
 		} else {
 			hit = truth(w.v) == triTrue
 		}
