@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"slices"
 
 	"github.com/pagodadb/pagoda/internal/format"
 )
@@ -891,7 +892,7 @@ func (c *Cursor) Entry() (rowid int64, payload []byte, pgno uint32, err error) {
 	if cell.Overflow == 0 {
 		return cell.Rowid, cell.Local, t.page.Pgno, nil
 	}
-	payload, err = readOverflow(c.src, make([]byte, 0, cell.PayloadLen), cell, t.page.Pgno)
+	payload, err = readOverflow(c.src, nil, cell, t.page.Pgno)
 	return cell.Rowid, payload, t.page.Pgno, err
 }
 
@@ -920,12 +921,29 @@ func (c *Cursor) Page() (*format.Page, int) {
 	return &t.page, t.idx
 }
 
-// readOverflow appends cell's whole payload to dst: the local part, then the
-// overflow chain, which must hold exactly the pages the payload needs.
-func readOverflow(src Pages, dst []byte, cell format.Cell, pgno uint32) ([]byte, error) {
-	dst = append(dst, cell.Local...)
+// checkPayloadLen reports a cell of page pgno whose payload needs more
+// overflow pages than the database has: a damaged length (up to 2^63
+// bytes) must be found before anything is sized by it.
+func checkPayloadLen(src Pages, cell format.Cell, pgno uint32) error {
 	rest := cell.PayloadLen - int64(len(cell.Local))
 	per := int64(src.UsableSize() - format.OverflowPageHeaderSize)
+	if pages := (rest + per - 1) / per; rest < 0 || pages > int64(src.PageCount()) {
+		return format.Corruptf(pgno, "payload of %d bytes needs %d overflow pages in a database of %d", cell.PayloadLen, pages, src.PageCount())
+	}
+	return nil
+}
+
+// readOverflow appends cell's whole payload to dst: the local part, then the
+// overflow chain, which must hold exactly the pages the payload needs
+// (checkPayloadLen comes first).
+func readOverflow(src Pages, dst []byte, cell format.Cell, pgno uint32) ([]byte, error) {
+	if err := checkPayloadLen(src, cell, pgno); err != nil {
+		return nil, err
+	}
+	rest := cell.PayloadLen - int64(len(cell.Local))
+	per := int64(src.UsableSize() - format.OverflowPageHeaderSize)
+	dst = slices.Grow(dst, int(cell.PayloadLen))
+	dst = append(dst, cell.Local...)
 	next := cell.Overflow
 	for rest > 0 {
 		if next == 0 || next > src.PageCount() {

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -314,37 +315,56 @@ func TestCorruptTrees(t *testing.T) {
 	}
 }
 
+// spilledRow is a 512-byte-page database of one row that spills onto
+// overflow pages: its bytes, its table's root (a leaf) and the row's cell.
+func spilledRow(t *testing.T) (b []byte, root uint32, leaf format.Page, cell format.Cell) {
+	t.Helper()
+	_, db, path := fixture(t, 512, "CREATE TABLE t(a)", "INSERT INTO t VALUES (randomblob(5000))")
+	root = rootOf(t, db, "t")
+	db.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if leaf, err = format.ParsePage(b[int(root-1)*512:int(root)*512], root, 512); err != nil {
+		t.Fatal(err)
+	}
+	if cell, err = leaf.Cell(0); err != nil {
+		t.Fatal(err)
+	}
+	return b, root, leaf, cell
+}
+
+// firstRowOf opens database bytes b read-only and returns a cursor on the
+// first row of the table rooted at root.
+func firstRowOf(t *testing.T, b []byte, root uint32) *Cursor {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "bad.db")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := pager.Open(path, pager.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	cur := new(Cursor)
+	cur.Init(p.Snapshot(), root, true, nil)
+	if !cur.First() {
+		t.Fatal(cur.Err())
+	}
+	return cur
+}
+
 // An overflow chain that loops or ends early is an error.
 func TestCorruptOverflow(t *testing.T) {
-	_, db, path := fixture(t, 512, "CREATE TABLE t(a)", "INSERT INTO t VALUES (randomblob(5000))")
-	root := rootOf(t, db, "t")
-	db.Close()
-	b, _ := os.ReadFile(path)
-	leaf, err := format.ParsePage(b[int(root-1)*512:int(root)*512], root, 512)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cell, err := leaf.Cell(0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, root, _, cell := spilledRow(t)
 	first := cell.Overflow
 	for name, next := range map[string]uint32{"loop": first, "ends early": 0, "out of range": 99999} {
 		t.Run(name, func(t *testing.T) {
 			c := append([]byte(nil), b...)
 			binary.BigEndian.PutUint32(c[int(first-1)*512:], next)
-			bad := filepath.Join(t.TempDir(), "bad.db")
-			os.WriteFile(bad, c, 0o644)
-			p, err := pager.Open(bad, pager.Options{ReadOnly: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
-			var cur Cursor
-			cur.Init(p.Snapshot(), root, true, nil)
-			if !cur.First() {
-				t.Fatal(cur.Err())
-			}
+			cur := firstRowOf(t, c, root)
 			payload, err := cur.Payload()
 			if name == "loop" {
 				// A loop is bounded by the payload length: the bytes come out
@@ -359,6 +379,47 @@ func TestCorruptOverflow(t *testing.T) {
 				t.Fatalf("err = %v", err)
 			}
 		})
+	}
+}
+
+// TestHugePayloadLength: a cell whose payload length claims far more bytes
+// than the database's pages hold is corruption found before the payload is
+// assembled: a damaged length of 2 GB was a 2 GB allocation per read.
+func TestHugePayloadLength(t *testing.T) {
+	const ps = 512
+	b, root, leaf, cell := spilledRow(t)
+	off, err := leaf.CellOffset(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A length whose local part is the minimum, so that the new cell fits
+	// where the old one was: payload varint, rowid, local bytes, first
+	// overflow page.
+	minLocal := format.MinLocal(ps)
+	per := int64(ps - format.OverflowPageHeaderSize)
+	huge := int64(minLocal) + per*((1<<31-1-int64(minLocal))/per)
+	if format.LocalSize(huge, ps, true) != minLocal {
+		t.Fatalf("fixture: local size %d", format.LocalSize(huge, ps, true))
+	}
+	pg := b[int(root-1)*ps : int(root)*ps]
+	n := format.PutUvarint(pg[off:], uint64(huge))
+	n += format.PutUvarint(pg[off+n:], 1)
+	n += minLocal
+	binary.BigEndian.PutUint32(pg[off+n:], cell.Overflow)
+	cur := firstRowOf(t, b, root)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = cur.Payload()
+	runtime.ReadMemStats(&after)
+	var ce *format.CorruptError
+	if !errors.As(err, &ce) || ce.Page != root {
+		t.Errorf("Payload: %v, want ErrCorrupt naming page %d", err, root)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Errorf("Payload allocated %d bytes for a payload of %d bytes claimed in a %d-byte file", grew, huge, len(b))
+	}
+	if _, err := cur.PayloadRef(); !errors.As(err, &ce) || ce.Page != root {
+		t.Errorf("PayloadRef: %v, want ErrCorrupt naming page %d", err, root)
 	}
 }
 

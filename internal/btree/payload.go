@@ -31,11 +31,15 @@ type Payload struct {
 }
 
 // PayloadRef returns the current entry's payload as a Payload, leaving the
-// overflow chain unread.
+// overflow chain unread. A length that needs more overflow pages than the
+// database has is corruption (what reads it sizes buffers by it).
 func (c *Cursor) PayloadRef() (Payload, error) {
 	t := c.top()
 	cell, err := t.page.Cell(t.idx)
 	if err != nil {
+		return Payload{}, err
+	}
+	if err := checkPayloadLen(c.src, cell, t.page.Pgno); err != nil {
 		return Payload{}, err
 	}
 	return Payload{
