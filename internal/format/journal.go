@@ -2,7 +2,6 @@ package format
 
 import (
 	"encoding/binary"
-	"fmt"
 )
 
 // The rollback journal (<db>-journal), as sqlite3's pager plays a hot one
@@ -46,6 +45,12 @@ const (
 	journalNRecToEnd = 0xFFFFFFFF
 	// journalMaxSector is sqlite3's MAX_SECTOR_SIZE.
 	journalMaxSector = 0x10000
+	// journalFirstSector is the sector size sqlite3's pager assumes
+	// before it reads the first header (setSectorSize: unix files
+	// report powersafe overwrite, which makes it 512): a journal shorter
+	// than that has no first header for it, and the header's own sector
+	// size counts only from the second one on.
+	journalFirstSector = 512
 	// journalSuperTrailer is the super-journal name's length, checksum and
 	// magic at the end of the journal.
 	journalSuperTrailer = 16
@@ -79,15 +84,17 @@ type Journal struct {
 
 // ParseJournal reads journal b as sqlite3 plays a hot journal back, with
 // dbPageSize the database file's page size (used where the first header
-// says 0). ok is false when b holds no valid first header (a zeroed or
-// torn one): there is nothing to play back, and sqlite3 deletes such a
-// journal. Records stop at the first one that is incomplete, has page
-// number 0 or the lock-byte page's, or fails its checksum, as sqlite3's
-// do: what follows was never synced. A first header with an invalid page
-// or sector size is an error wrapping ErrCorrupt.
-func ParseJournal(b []byte, dbPageSize int) (j Journal, ok bool, err error) {
-	if len(b) < JournalHeaderSize || [8]byte(b[:8]) != JournalMagic {
-		return Journal{}, false, nil
+// says 0). ok is false when b holds no valid first header: a journal
+// shorter than 512 bytes, a wrong magic, or a page or sector size out of
+// range. sqlite3 (readJournalHdr) takes such a header for one that was
+// never synced, so the file was never written either: there is nothing to
+// play back, not even the truncation, and it deletes the journal. Records
+// stop at the first one that is incomplete, has page number 0 or the
+// lock-byte page's, or fails its checksum, as sqlite3's do: what follows
+// was never synced.
+func ParseJournal(b []byte, dbPageSize int) (j Journal, ok bool) {
+	if len(b) < journalFirstSector || [8]byte(b[:8]) != JournalMagic {
+		return Journal{}, false
 	}
 	sector := int64(binary.BigEndian.Uint32(b[journalHdrSectorSize:]))
 	pageSize := int64(binary.BigEndian.Uint32(b[journalHdrPageSize:]))
@@ -96,7 +103,7 @@ func ParseJournal(b []byte, dbPageSize int) (j Journal, ok bool, err error) {
 	}
 	if pageSize < MinPageSize || pageSize > MaxPageSize || pageSize&(pageSize-1) != 0 ||
 		sector < 32 || sector > journalMaxSector || sector&(sector-1) != 0 {
-		return Journal{}, false, fmt.Errorf("%w: rollback journal header: page size %d, sector size %d", ErrCorrupt, pageSize, sector)
+		return Journal{}, false
 	}
 	j.PageSize = int(pageSize)
 	j.DBPages = binary.BigEndian.Uint32(b[journalHdrDBSize:])
@@ -107,8 +114,8 @@ func ParseJournal(b []byte, dbPageSize int) (j Journal, ok bool, err error) {
 	for off := int64(0); ; {
 		// The next header starts at the next sector boundary.
 		off = (off + sector - 1) / sector * sector
-		if off+sector > size || [8]byte(b[off:off+8]) != JournalMagic {
-			return j, true, nil
+		if off > 0 && (off+sector > size || [8]byte(b[off:off+8]) != JournalMagic) {
+			return j, true
 		}
 		nRec := int64(binary.BigEndian.Uint32(b[off+journalHdrNRec:]))
 		nonce := binary.BigEndian.Uint32(b[off+journalHdrNonce:])
@@ -118,20 +125,20 @@ func ParseJournal(b []byte, dbPageSize int) (j Journal, ok bool, err error) {
 		}
 		for range nRec {
 			if off+recSize > size {
-				return j, true, nil // a short read ends the playback
+				return j, true // a short read ends the playback
 			}
 			pgno := binary.BigEndian.Uint32(b[off:])
 			page := b[off+4 : off+4+pageSize : off+4+pageSize]
 			sum := binary.BigEndian.Uint32(b[off+4+pageSize:])
 			off += recSize
 			if pgno == 0 || pgno == lockPage {
-				return j, true, nil
+				return j, true
 			}
 			if pgno > j.DBPages {
 				continue // truncated away, its checksum unread (as sqlite3)
 			}
 			if journalChecksum(page, nonce) != sum {
-				return j, true, nil
+				return j, true
 			}
 			j.Pages = append(j.Pages, JournalPage{Pgno: pgno, Data: page})
 		}

@@ -3,7 +3,6 @@ package pager
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 
@@ -52,7 +51,7 @@ type journalOverlay struct {
 
 // recoverJournal rolls back a hot journal (see above): in the file when the
 // pager is writable, in p.journal when it is read-only.
-func (p *Pager) recoverJournal() error {
+func (p *Pager) recoverJournal() (err error) {
 	jpath := JournalPath(p.path)
 	jf, err := p.fs.OpenFile(jpath, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -66,8 +65,19 @@ func (p *Pager) recoverJournal() error {
 		err = cerr
 	}
 	if err != nil || !hot {
-		return err
+		return errors.Join(err, p.fs.Unmap(data))
 	}
+	// The journal is mapped, not read: a legitimate one can hold as many
+	// pages as the database. A read-only pager's overlay reads its pages
+	// until Close; otherwise the mapping goes once the journal is done.
+	keep := false
+	defer func() {
+		if !keep {
+			if uerr := p.fs.Unmap(data); err == nil {
+				err = uerr
+			}
+		}
+	}()
 	dbSize, err := p.f.Size()
 	if err != nil {
 		return err
@@ -81,10 +91,7 @@ func (p *Pager) recoverJournal() error {
 	if n, _ := p.f.ReadAt(hdr[:], 0); n == len(hdr) {
 		dbPageSize = format.Header(hdr[:]).PageSize()
 	}
-	j, ok, err := format.ParseJournal(data, dbPageSize)
-	if err != nil {
-		return fmt.Errorf("pager: %s: %w", jpath, err)
-	}
+	j, ok := format.ParseJournal(data, dbPageSize)
 	if ok && j.Super != "" {
 		// sqlite3 takes an empty file for an absent one (unixAccess).
 		if fi, err := p.fs.Stat(j.Super); errors.Is(err, fs.ErrNotExist) || err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
@@ -108,6 +115,8 @@ func (p *Pager) recoverJournal() error {
 			return fmt.Errorf("%w: %s rolls back a change of page size (%d to %d); open the database writable to roll it back", format.ErrUnsupported, jpath, dbPageSize, j.PageSize)
 		}
 		p.journal = o
+		p.retired = append(p.retired, data) // unmapped at Close
+		keep = true
 		return nil
 	}
 	return p.playJournal(&j)
@@ -147,8 +156,8 @@ func rollbackSize(j *format.Journal, hdr []byte, fileSize int64) (uint32, error)
 	return size, nil
 }
 
-// readHotJournal reports whether the journal open in jf is hot, and reads it
-// whole when it is.
+// readHotJournal reports whether the journal open in jf is hot, and maps it
+// whole when it is (release the mapping with p.fs.Unmap).
 func (p *Pager) readHotJournal(jf vfs.File) (data []byte, hot bool, err error) {
 	size, err := jf.Size()
 	if err != nil || size == 0 {
@@ -184,9 +193,8 @@ func (p *Pager) readHotJournal(jf vfs.File) (data []byte, hot bool, err error) {
 	if size > int64(^uint(0)>>1) {
 		return nil, false, fmt.Errorf("%w: rollback journal of %d bytes", format.ErrUnsupported, size)
 	}
-	data = make([]byte, size)
-	if n, err := jf.ReadAt(data, 0); err != nil && !(errors.Is(err, io.EOF) && n == len(data)) {
-		return nil, false, err
+	if data, err = jf.Map(int(size)); err != nil {
+		return nil, false, fmt.Errorf("pager: map %s: %w", jf.Name(), err)
 	}
 	return data, true, nil
 }

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/sqltest"
+	"github.com/pagodadb/pagoda/internal/vfs"
 )
 
 // hotJournalFixture is a database that SQLite was changing when it
@@ -36,9 +38,9 @@ func hotJournalFixture(t *testing.T, pageSize int) (crashed, committed string) {
 	if len(a) <= len(b) && pageSize < 65536 {
 		t.Fatalf("fixture: the uncommitted file (%d bytes) is not longer than the committed one (%d)", len(a), len(b))
 	}
-	j, ok, err := format.ParseJournal(readFile(t, crashed+"-journal"), pageSizeOr(pageSize))
-	if err != nil || !ok || len(j.Pages) == 0 {
-		t.Fatalf("fixture: journal parses to %d pages, ok %v, %v", len(j.Pages), ok, err)
+	j, ok := format.ParseJournal(readFile(t, crashed+"-journal"), pageSizeOr(pageSize))
+	if !ok || len(j.Pages) == 0 {
+		t.Fatalf("fixture: journal parses to %d pages, ok %v", len(j.Pages), ok)
 	}
 	return crashed, committed
 }
@@ -241,6 +243,21 @@ func TestJournalVariantsLikeSQLite(t *testing.T) {
 		// (unixAccess: a regular file of 0 bytes is absent).
 		{"super-journal empty", func(b []byte) []byte { return append(b, super(empty)...) }, false, true},
 		{"empty", func(b []byte) []byte { return nil }, false, false},
+		// sqlite3 reads a first header only from a journal of 512 bytes
+		// or more (its sector size before it reads one), and takes one
+		// with a page or sector size out of range for one never synced:
+		// it deletes the journal and leaves the file as it is, longer
+		// than the journal's original size.
+		{"shorter than a sector", func(b []byte) []byte { return b[:100] }, false, false},
+		{"one byte short of a sector", func(b []byte) []byte { return b[:sector-1] }, false, false},
+		{"bad sector size", func(b []byte) []byte { binary.BigEndian.PutUint32(b[20:], 1000); return b }, false, false},
+		{"sector size too large", func(b []byte) []byte { binary.BigEndian.PutUint32(b[20:], 1<<17); return b }, false, false},
+		{"bad page size", func(b []byte) []byte { binary.BigEndian.PutUint32(b[24:], 1000); return b }, false, false},
+		// A whole first sector and no record: the file is truncated to
+		// the original size, as the header's sector size is larger than
+		// the journal (its records would start past its end).
+		{"header only", func(b []byte) []byte { return b[:sector] }, false, false},
+		{"sector past the end", func(b []byte) []byte { binary.BigEndian.PutUint32(b[20:], 1<<16); return b }, false, false},
 	}
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
@@ -284,5 +301,46 @@ func TestStaleJournalBesideEmptyFile(t *testing.T) {
 	defer p.Close()
 	if _, err := os.Stat(JournalPath(path)); err == nil {
 		t.Error("stale journal kept")
+	}
+}
+
+// TestHugeJournalIsMapped: a hot journal is mapped, not read into memory:
+// a legitimate one can be as large as the database, and a damaged one
+// (here, sparse zeros after its records) much larger. Reading a 4 GiB
+// journal whole was a 4 GiB allocation.
+func TestHugeJournalIsMapped(t *testing.T) {
+	if vfs.MapCopies {
+		t.Skip("File.Map copies the file on this platform")
+	}
+	crashed, committed := hotJournalFixture(t, 4096)
+	const size = 4 << 30
+	for _, readOnly := range []bool{true, false} {
+		t.Run(fmt.Sprint("read-only=", readOnly), func(t *testing.T) {
+			path := copyPair(t, crashed)
+			if err := os.Truncate(JournalPath(path), size); err != nil {
+				t.Fatal(err)
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			p, err := Open(path, Options{ReadOnly: readOnly})
+			runtime.ReadMemStats(&after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+				t.Errorf("Open allocated %d bytes for a %d-byte journal", grew, int64(size))
+			}
+			want := readFile(t, committed)
+			if readOnly {
+				if got := snapshotBytes(t, p); !bytes.Equal(got, want) {
+					t.Errorf("read-only pager reads %d bytes, the committed file has %d", len(got), len(want))
+				}
+				return
+			}
+			if got := readFile(t, path); !bytes.Equal(got, want) {
+				t.Errorf("rolled back to %d bytes, the committed file has %d", len(got), len(want))
+			}
+		})
 	}
 }
