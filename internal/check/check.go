@@ -257,6 +257,11 @@ func (c *checker) run(cat *schema.Catalog) {
 	c.checkSchema(cat)
 	c.walkCatalog(cat)
 	c.walkFreelist(hdr)
+	if hdr.LargestRootPage() == 0 && hdr.IncrementalVacuum() != 0 {
+		// sqlite3's integrity_check reports it too: incremental vacuum
+		// works only in an auto-vacuum file.
+		c.reportf(1, "incremental vacuum is on (header offset 64) in a file without auto-vacuum (largest root page 0 at offset 52)")
+	}
 	if complete {
 		c.unusedPages()
 		if hdr.LargestRootPage() != 0 && c.usable >= format.MinUsableSize {

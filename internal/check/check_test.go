@@ -87,6 +87,13 @@ var corruptions = []corruption{
 		put32(page[off1:], child0)
 		return child0, "referenced twice"
 	}},
+	{name: "incremental vacuum without auto-vacuum", damage: func(t *testing.T, im *image, d []byte) (uint32, string) {
+		if be32(d[52:]) != 0 {
+			t.Fatal("fixture: an auto-vacuum file")
+		}
+		put32(d[64:], 1)
+		return 1, "incremental vacuum"
+	}},
 	{name: "freelist count", damage: func(t *testing.T, im *image, d []byte) (uint32, string) {
 		put32(d[36:], be32(d[36:])+1)
 		return 1, "the freelist has"

@@ -76,7 +76,8 @@
 // the use and the parent the walk found (b-tree root, page below a root,
 // first or later overflow page, free page), and the header's largest root
 // page (offset 52) must be the largest root, as sqlite3's integrity_check
-// has them.
+// has them. A file without auto-vacuum must not have incremental vacuum
+// on (offset 64).
 //
 // Not checked: VIRTUAL generated columns (pagoda does not compute them;
 // after a problem in a row, the columns after a checked VIRTUAL one are not
