@@ -2,6 +2,7 @@ package pagoda
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/schema"
@@ -17,7 +18,8 @@ import (
 // defaults of columns added after the row, other generated columns,
 // VIRTUAL ones computed in turn), then the column's declared affinity
 // unless it is BLOB (OP_Affinity is coded only for TEXT and the numeric
-// affinities; a REAL result keeps its value, -0.0 reading 0.0).
+// affinities; a REAL result keeps its value, -0.0 reading 0.0). In a
+// STRICT table the value must then be of the column's type (typeCheck).
 //
 // The expressions are compiled once per table, when its recordMeta is
 // built, with the evaluator of CHECK constraints (checkexpr.go) and its
@@ -34,6 +36,21 @@ type genColumn struct {
 	node *cnode
 	aff  schema.Affinity
 	err  error // why it cannot be evaluated, if it cannot
+	// strict is the declared type in upper case in a STRICT table, ""
+	// elsewhere: a value it does not accept fails the read (typeCheck).
+	strict string
+}
+
+// typeCheck fails a STRICT table's VIRTUAL column i whose value v, after
+// its affinity, is not of its declared type, as SQLite 3.54 fails the
+// statement that reads it (OP_TypeCheck, SQLITE_CONSTRAINT_DATATYPE) and
+// its integrity_check reports the row. SQLite refuses to write such a row
+// since, but older versions wrote them.
+func (g *genColumn) typeCheck(t *schema.Table, i int, v format.Value) error {
+	if g.strict == "" || v.Kind == format.KindNull || schema.StrictAccepts(g.strict, v.Kind) {
+		return nil
+	}
+	return fmt.Errorf("cannot store %s value in %s column %s.%s: %w", kindName(v.Kind), g.strict, t.Name, t.Columns[i].Name, errConstraint)
 }
 
 // exprRow is the row an expression reads: the values of a row about to be
@@ -70,7 +87,11 @@ func (r *exprRow) column(i int) format.Value {
 			if r.err != nil {
 				return format.NullValue()
 			}
-			return r.hold(r.utf16Text(r.affinity(v, g.aff)))
+			v = r.utf16Text(r.affinity(v, g.aff))
+			if err := g.typeCheck(r.t, i, v); err != nil {
+				return r.fail(err)
+			}
+			return r.hold(v)
 		}
 		v := r.rec.Column(i).format()
 		if r.enc != 0 && v.Kind == format.KindBlob {
@@ -106,6 +127,9 @@ func compileGenerated(t *schema.Table, owner string, enc uint32) []genColumn {
 		}
 		g := &out[i]
 		g.aff = c.Affinity
+		if t.Strict {
+			g.strict = strings.ToUpper(c.Type)
+		}
 		e, err := schema.ParseExpr(c.Expr)
 		if err == nil {
 			err = encodingFree(e, enc)
@@ -169,7 +193,14 @@ func (r Record) generated(i int) Value {
 		}
 		return Value{}
 	}
-	return valueOf(row.utf16Text(row.affinity(v, g.aff)))
+	v = row.utf16Text(row.affinity(v, g.aff))
+	if err := g.typeCheck(m.table, i, v); err != nil {
+		if tx != nil {
+			tx.setErr(fmt.Errorf("pagoda: %s row %d: %w", m.owner, r.rowid, err))
+		}
+		return Value{}
+	}
+	return valueOf(v)
 }
 
 // utf16Text is a text result as a UTF-16 database holds it, read back:

@@ -277,7 +277,7 @@ func realSameAsInt(f float64) bool {
 func kindName(k format.Kind) string {
 	switch k {
 	case format.KindInt:
-		return "INTEGER"
+		return "INT" // as SQLite's message names it
 	case format.KindFloat:
 		return "REAL"
 	case format.KindText:
