@@ -57,6 +57,8 @@ var genExprs = []string{
 	"datetime('2024-02-29 12:34:56.789', i || ' days', 'subsec')", "strftime('%F %T %j %U %V %W %G %g %u %w %p', '2021-02-31T24:00+05:30', r || ' hours')",
 	"julianday(i + 2451545, t)", "date(r * 1000000, 'unixepoch', 'start of month')", "timediff('2024-03-31', date(i + 2459000))",
 	"time('12:30', t, x)", "unixepoch('2021-01-31', n || ' months', 'floor')",
+	"i IN (1, 2) + 1", "i IN (1, 2) < 5 = x", "t NOT IN ('a', '12') || 'x'", "i BETWEEN i <> 2 AND 5", "x ISNULL + 1", "i = 1 NOTNULL - 1",
+	"i NOT NULL & 1 > 0", "1 + i IN (2)", "i BETWEEN NOT x AND r + 1 = 1", "i BETWEEN t IN ('12') AND r < i", "t NOT IN ('a') COLLATE NOCASE || 'q'",
 	"TRUE", "FALSE + i", "x IS TRUE", "t IS NOT TRUE", "r IS FALSE", "x IS NOT FALSE", "iif(TRUE, t, FALSE)", "i = TRUE",
 }
 

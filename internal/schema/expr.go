@@ -171,7 +171,9 @@ func (p *parser) exprNot() (*Expr, error) {
 }
 
 // exprEquality parses the operators of equality's level: = == != <> IS
-// IN BETWEEN ISNULL NOTNULL NOT NULL, left-associative.
+// IN BETWEEN ISNULL NOTNULL NOT NULL, left-associative. One that ends in a
+// token of its own (IN's list, ISNULL, NOTNULL, NOT NULL) is an operand
+// of the tighter operators after it (relationFrom).
 func (p *parser) exprEquality() (*Expr, error) {
 	l, err := p.exprRelation()
 	if err != nil {
@@ -208,9 +210,15 @@ func (p *parser) exprEquality() (*Expr, error) {
 		case t.is("ISNULL"), t.is("NOTNULL"):
 			p.i++
 			l = &Expr{Op: OpIs, Not: t.is("NOTNULL"), Args: []*Expr{l, {Op: OpLiteral, Lit: LitNull, Text: "NULL"}}}
+			if l, err = p.relationFrom(l); err != nil {
+				return nil, err
+			}
 		case t.is("NOT") && p.peekAt(1).is("NULL"):
 			p.i += 2
 			l = &Expr{Op: OpIs, Not: true, Args: []*Expr{l, {Op: OpLiteral, Lit: LitNull, Text: "NULL"}}}
+			if l, err = p.relationFrom(l); err != nil {
+				return nil, err
+			}
 		case t.is("IN"), t.is("NOT") && p.peekAt(1).is("IN"):
 			not := p.accept("NOT")
 			p.i++
@@ -224,11 +232,16 @@ func (p *parser) exprEquality() (*Expr, error) {
 			if e.Args, err = p.exprList(e.Args); err != nil {
 				return nil, err
 			}
-			l = e
+			if l, err = p.relationFrom(e); err != nil {
+				return nil, err
+			}
 		case t.is("BETWEEN"), t.is("NOT") && p.peekAt(1).is("BETWEEN"):
 			not := p.accept("NOT")
 			p.i++
-			lo, err := p.exprRelation()
+			// The low bound reaches as far as the AND that ends it, over
+			// operators of BETWEEN's own level (a BETWEEN b = c AND d):
+			// SQLite's grammar cannot reduce the BETWEEN before its AND.
+			lo, err := p.exprNot()
 			if err != nil {
 				return nil, err
 			}
@@ -295,8 +308,17 @@ func (p *parser) exprList(list []*Expr) ([]*Expr, error) {
 }
 
 // exprRelation parses < <= > >= chains.
-func (p *parser) exprRelation() (*Expr, error) {
-	l, err := p.exprBit()
+func (p *parser) exprRelation() (*Expr, error) { return p.relationFrom(nil) }
+
+// relationFrom, bitFrom, addFrom, mulFrom, concatFrom and unaryFrom parse
+// the levels tighter than equality's: < <= > >=, then & | << >>, then +
+// and -, then * / %, then || -> ->>, then COLLATE. first, when not nil,
+// is the chain's first operand, already parsed: an expression of
+// equality's level that ends in a token of its own (IN's parenthesis,
+// ISNULL, NOT NULL), which SQLite's grammar reduces before it reads the
+// operator after it, so that a IN (1, 2) + 1 is (a IN (1, 2)) + 1.
+func (p *parser) relationFrom(first *Expr) (*Expr, error) {
+	l, err := p.bitFrom(first)
 	if err != nil {
 		return nil, err
 	}
@@ -306,7 +328,7 @@ func (p *parser) exprRelation() (*Expr, error) {
 			break
 		}
 		p.i++
-		r, err := p.exprBit()
+		r, err := p.bitFrom(nil)
 		if err != nil {
 			return nil, err
 		}
@@ -315,19 +337,24 @@ func (p *parser) exprRelation() (*Expr, error) {
 	return l, nil
 }
 
-// exprBit, exprAdd, exprMul and exprConcat parse the arithmetic levels:
-// & | << >>, then + and -, then * / %, then || -> ->>.
-func (p *parser) exprBit() (*Expr, error) { return p.arith(p.exprAdd, "&", "|", "<<", ">>") }
+func (p *parser) bitFrom(first *Expr) (*Expr, error) {
+	return p.arith(first, p.addFrom, "&", "|", "<<", ">>")
+}
 
-func (p *parser) exprAdd() (*Expr, error) { return p.arith(p.exprMul, "+", "-") }
+func (p *parser) addFrom(first *Expr) (*Expr, error) { return p.arith(first, p.mulFrom, "+", "-") }
 
-func (p *parser) exprMul() (*Expr, error) { return p.arith(p.exprConcat, "*", "/", "%") }
+func (p *parser) mulFrom(first *Expr) (*Expr, error) {
+	return p.arith(first, p.concatFrom, "*", "/", "%")
+}
 
-func (p *parser) exprConcat() (*Expr, error) { return p.arith(p.exprUnary, "||", "->", "->>") }
+func (p *parser) concatFrom(first *Expr) (*Expr, error) {
+	return p.arith(first, p.unaryFrom, "||", "->", "->>")
+}
 
-// arith parses left-associative chains of the operators ops.
-func (p *parser) arith(operand func() (*Expr, error), ops ...string) (*Expr, error) {
-	l, err := operand()
+// arith parses left-associative chains of the operators ops, the first
+// operand starting from first (see relationFrom).
+func (p *parser) arith(first *Expr, operand func(*Expr) (*Expr, error), ops ...string) (*Expr, error) {
+	l, err := operand(first)
 	if err != nil {
 		return nil, err
 	}
@@ -341,7 +368,7 @@ func (p *parser) arith(operand func() (*Expr, error), ops ...string) (*Expr, err
 			return l, nil
 		}
 		p.i++
-		r, err := operand()
+		r, err := operand(nil)
 		if err != nil {
 			return nil, err
 		}
@@ -349,13 +376,16 @@ func (p *parser) arith(operand func() (*Expr, error), ops ...string) (*Expr, err
 	}
 }
 
-// exprUnary parses a prefixed operand and the COLLATE clauses after it,
-// which bind less tightly than the prefix operators: -1 COLLATE x is
-// (-1) COLLATE x.
-func (p *parser) exprUnary() (*Expr, error) {
-	e, err := p.exprPrefix()
-	if err != nil {
-		return nil, err
+// unaryFrom parses a prefixed operand (unless first is one) and the
+// COLLATE clauses after it, which bind less tightly than the prefix
+// operators: -1 COLLATE x is (-1) COLLATE x.
+func (p *parser) unaryFrom(first *Expr) (*Expr, error) {
+	e := first
+	if e == nil {
+		var err error
+		if e, err = p.exprPrefix(); err != nil {
+			return nil, err
+		}
 	}
 	for p.accept("COLLATE") {
 		at := p.peek()

@@ -21,6 +21,20 @@ func TestParseExpr(t *testing.T) {
 		{"x NOT IN ()", `("x" NOT IN ())`},
 		{"x BETWEEN -1 AND 1.5", `("x" BETWEEN (-1) AND 1.5)`},
 		{"x NOT BETWEEN 'a' AND 'b'", `("x" NOT BETWEEN 'a' AND 'b')`},
+		// An operator of equality's level that ends in a token of its own
+		// is an operand of the tighter ones after it; BETWEEN's low bound
+		// reaches to its AND.
+		{"a IN (1, 2) + 1", `(("a" IN (1, 2)) + 1)`},
+		{"a IN (1, 2) < 5 = b", `((("a" IN (1, 2)) < 5) = "b")`},
+		{"a NOT IN (1) || 'x' COLLATE nocase", `(("a" NOT IN (1)) || ('x' COLLATE NOCASE))`},
+		{"a NOT IN (1) COLLATE nocase", `(("a" NOT IN (1)) COLLATE NOCASE)`},
+		{"a ISNULL + 1 * 2", `(("a" IS NULL) + (1 * 2))`},
+		{"b = a NOTNULL - 1", `((("b" = "a") IS NOT NULL) - 1)`},
+		{"a NOT NULL & 1 > 0", `((("a" IS NOT NULL) & 1) > 0)`},
+		{"1 + a IN (1)", `((1 + "a") IN (1))`},
+		{"a BETWEEN a <> 2 AND 5", `("a" BETWEEN ("a" <> 2) AND 5)`},
+		{"a BETWEEN NOT b AND c + 1 = d", `(("a" BETWEEN (NOT "b") AND ("c" + 1)) = "d")`},
+		{"a BETWEEN b IN (1) AND c < d", `("a" BETWEEN ("b" IN (1)) AND ("c" < "d"))`},
 		{"x IS NULL", `("x" IS NULL)`},
 		{"x IS NOT 'it''s'", `("x" IS NOT 'it''s')`},
 		{"x ISNULL OR x NOTNULL OR x NOT NULL", `((("x" IS NULL) OR ("x" IS NOT NULL)) OR ("x" IS NOT NULL))`},
