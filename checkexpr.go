@@ -468,7 +468,7 @@ func (n *cnode) ev(r *exprRow) operand {
 	case schema.OpFunc:
 		return operand{v: n.call(r)}
 	case schema.OpNegate:
-		return operand{v: arith("-", format.IntValue(0), r.numeric(n.args[0].ev(r).v))}
+		return operand{v: r.arith("-", format.IntValue(0), n.args[0].ev(r).v)}
 	case schema.OpArith:
 		switch n.cmp {
 		case "->", "->>":
@@ -480,7 +480,7 @@ func (n *cnode) ev(r *exprRow) operand {
 			}
 			return operand{v: r.hold(arith(n.cmp, a, b))}
 		}
-		return operand{v: arith(n.cmp, r.numeric(n.args[0].ev(r).v), r.numeric(n.args[1].ev(r).v))}
+		return operand{v: r.arith(n.cmp, n.args[0].ev(r).v, n.args[1].ev(r).v)}
 	case schema.OpBitNot:
 		v := n.args[0].ev(r).v
 		if v.Kind == format.KindNull {
@@ -526,7 +526,11 @@ func (n *cnode) ev(r *exprRow) operand {
 // go over to REAL on overflow; else REALs (TEXT by its leading number).
 // Division by zero, and a NaN, is NULL; % of REALs is the remainder of
 // their integer parts, as a REAL.
-func arith(op string, a, b format.Value) format.Value {
+func arith(op string, a, b format.Value) format.Value { return arithWith(op, a, b, nil) }
+
+// arithWith is arith, the REALs of a and b being reals[0] and reals[1]
+// when reals is not nil (exprRow.arith).
+func arithWith(op string, a, b format.Value, reals *[2]float64) format.Value {
 	if a.Kind == format.KindNull || b.Kind == format.KindNull {
 		return format.NullValue()
 	}
@@ -574,6 +578,9 @@ func arith(op string, a, b format.Value) format.Value {
 		}
 	}
 	ra, rb := sqlRealValue(a), sqlRealValue(b)
+	if reals != nil {
+		ra, rb = reals[0], reals[1]
+	}
 	var r float64
 	switch op {
 	case "+":
@@ -876,7 +883,7 @@ func and3(a, b tri) tri {
 // have affinities, NUMERIC applied to both if either is numeric, else
 // nothing; when one has, its affinity applied to both. NUMERIC leaves a
 // text of a UTF-16 database with a character at or above U+0100 as it is
-// (wideHeld: SQLite's sqlite3AtoF finds no number in it).
+// (wide: SQLite's sqlite3AtoF finds no number in it).
 func (r *exprRow) compareOp(op string, a, b operand, coll format.Collation) tri {
 	if a.v.Kind == format.KindNull || b.v.Kind == format.KindNull {
 		return triNull
@@ -898,10 +905,10 @@ func (r *exprRow) compareOp(op string, a, b operand, coll format.Collation) tri 
 	switch {
 	case !has || aff == schema.AffinityBlob:
 	case numeric(aff):
-		if a.v.Kind == format.KindText && !r.wideHeld(a.v) {
+		if a.v.Kind == format.KindText && !r.wide(a.v) {
 			a.v = applyAffinity(a.v, schema.AffinityNumeric)
 		}
-		if b.v.Kind == format.KindText && !r.wideHeld(b.v) {
+		if b.v.Kind == format.KindText && !r.wide(b.v) {
 			b.v = applyAffinity(b.v, schema.AffinityNumeric)
 		}
 	case aff == schema.AffinityText:

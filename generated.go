@@ -221,15 +221,14 @@ func (r *exprRow) utf16Text(v format.Value) format.Value {
 	return format.TextValue(format.UTF16ToUTF8(nil, conv(nil, v.Bytes, r.enc), r.enc))
 }
 
-// wideHeld reports whether v is a text SQLite holds in the database's
-// UTF-16 (held) with a character at or above U+0100: one whose code units
-// are not all under 0x100, which SQLite's number parsing of UTF-16
-// (sqlite3AtoF, sqlite3Atoi64) takes for no number, whatever precedes it.
-func (r *exprRow) wideHeld(v format.Value) bool {
-	if r.enc == 0 || v.Kind != format.KindText || !r.isHeld(v) {
-		return false
-	}
-	return wideAt(v.Bytes) >= 0
+// wide reports whether v is a text of a UTF-16 database with a character
+// at or above U+0100: one whose code units are not all under 0x100, which
+// SQLite's number parsing of UTF-16 (sqlite3AtoF, sqlite3Atoi64) takes
+// for no number, whatever precedes it. Every text of an expression is in
+// the database's encoding in SQLite: a column's, a literal's (OP_String8
+// converts it), a function's result (OP_Function converts it).
+func (r *exprRow) wide(v format.Value) bool {
+	return r.enc != 0 && v.Kind == format.KindText && wideAt(v.Bytes) >= 0
 }
 
 // wideAt returns where the first character at or above U+0100 of UTF-8
@@ -243,12 +242,12 @@ func wideAt(b []byte) int {
 	return -1
 }
 
-// numeric is v as SQLite's arithmetic and CAST AS NUMERIC read it
-// (computeNumericType, sqlite3VdbeMemNumerify): a text wideHeld is its
-// leading integer, up to the wide character ('1.5日' is 1; past int64, the
-// leading number as a REAL).
+// numeric is v as SQLite's arithmetic and CAST AS NUMERIC type it
+// (computeNumericType, sqlite3VdbeMemNumerify): a wide text is its leading
+// integer, up to the wide character ('1.5日' is 1; past int64, the leading
+// number as a REAL).
 func (r *exprRow) numeric(v format.Value) format.Value {
-	if !r.wideHeld(v) {
+	if !r.wide(v) {
 		return v
 	}
 	b := v.Bytes[:wideAt(v.Bytes)]
@@ -259,10 +258,33 @@ func (r *exprRow) numeric(v format.Value) format.Value {
 	return format.FloatValue(f)
 }
 
-// affinity is genAffinity, but for a text wideHeld, which SQLite's
-// numeric affinities leave TEXT (sqlite3AtoF finds no number in it).
+// arith is arith for operands of r's expression. A wide text is typed by
+// numeric, so that with an integer it takes the integer path, but where
+// the arithmetic is done in REALs (the other operand is one, or the
+// integers overflow) SQLite reads it again (sqlite3VdbeRealValue), and
+// sqlite3AtoF, which finds no number in it, has still parsed its start:
+// '1.5日' + 0 is 1, '1.5日' + 0.5 is 2.0.
+func (r *exprRow) arith(op string, a, b format.Value) format.Value {
+	if !r.wide(a) && !r.wide(b) {
+		return arith(op, a, b)
+	}
+	reals := [2]float64{r.realOf(a), r.realOf(b)}
+	return arithWith(op, r.numeric(a), r.numeric(b), &reals)
+}
+
+// realOf is v as a REAL, a wide text read up to its wide character.
+func (r *exprRow) realOf(v format.Value) float64 {
+	if !r.wide(v) {
+		return sqlRealValue(v)
+	}
+	f, _ := atoF(v.Bytes[:wideAt(v.Bytes)])
+	return f
+}
+
+// affinity is genAffinity, but for a wide text, which SQLite's numeric
+// affinities leave TEXT (sqlite3AtoF finds no number in it).
 func (r *exprRow) affinity(v format.Value, aff schema.Affinity) format.Value {
-	if aff != schema.AffinityText && aff != schema.AffinityBlob && r.wideHeld(v) {
+	if aff != schema.AffinityText && aff != schema.AffinityBlob && r.wide(v) {
 		return v
 	}
 	return genAffinity(v, aff)

@@ -113,7 +113,10 @@ func TestUTF16LoneSurrogates(t *testing.T) {
 // leave it TEXT. Text of narrower characters reads as in UTF-8.
 func TestUTF16WideTextNumbers(t *testing.T) {
 	checkUTF16Columns(t, "x TEXT", []string{"p AS (x + 0)", "n AS (CAST(x AS NUMERIC))", "i INTEGER AS (x)", "r REAL AS (x)",
-		"m AS (-x)", "d AS (x * 2)", "c AS (CAST(x AS REAL))", "j AS (x || '' + 1)"},
+		"m AS (-x)", "d AS (x * 2)", "c AS (CAST(x AS REAL))", "j AS (x || '' + 1)",
+		"f AS (x + 0.5)", "g AS (x * 1.0)", "h AS (0.0 - x)", "k AS (x / 2.0)", "l AS (x + '1.5')", "o AS (x % 2.5)", "q AS (x / 2)",
+		"u AS (upper(x) + 0)", "v AS (trim(x) * 1.0)", "w AS ('2.5Ā' + 0)", "y AS (CAST('2.5Ā' AS NUMERIC))", "z AS ('2.5Ā' + 0.5)",
+		"a1 AS (x + x)", "a2 AS (x + CAST(x AS REAL))", "a3 AS (x - '1')", "a4 AS (substr(x, 1) + 0.0)"},
 		"INSERT INTO t(x) VALUES ('1.5日'), ('1e3日'), ('1e3' || char(0) || '日'), ('1.5' || char(0) || 'Ā'), "+
 			"('12é'), ('日'), (' 7日'), ('99999999999999999999日'), ('-4'), ('2.5')")
 }
@@ -168,7 +171,9 @@ func TestUTF16WideTextCompare(t *testing.T) {
 	checkUTF16Columns(t, "x TEXT, y NUMERIC, n NUMERIC", []string{"e1 AS (y = x)", "e2 AS (y IN (x, 3))", "e3 AS (n = 1.5)", "e4 AS (n IN ('1.5', 1.5))",
 		"e5 AS (CASE y WHEN x THEN 'hit' ELSE 'miss' END)", "e6 AS (x * 1 = y)", "e7 AS (x + 0 = 1.5)",
 		"e8 AS (abs(x))", "e9 AS (round(x, 1))", "e10 AS (abs(n))", "e11 AS (round(n))",
-		"e12 AS (printf('%d', x))", "e13 AS (printf('%.2f', x))", "e14 AS (CAST(x AS INTEGER))"},
+		"e12 AS (printf('%d', x))", "e13 AS (printf('%.2f', x))", "e14 AS (CAST(x AS INTEGER))",
+		"e15 AS (y = '1.5日')", "e16 AS (y IN ('12é', '1e3日', ' 7日'))", "e17 AS (y = upper(x))", "e18 AS (CASE WHEN x THEN 1 ELSE 0 END)",
+		"e19 AS (iif(x AND 1, 'y', 'n'))", "e20 INTEGER AS (lower(x))", "e21 REAL AS (x || '')"},
 		"INSERT INTO t(x, y, n) VALUES ('1.5日', 1.5, '1.5日'), ('1e3日', 1000, '1e3日'), "+
 			"('1.5' || char(0) || 'Ā', 1.5, '1.5' || char(0) || 'Ā'), ('1.5' || char(0) || 'é', 1.5, '1.5' || char(0) || 'é'), "+
 			"('12é', 12, '12é'), ('日', 0, '日'), (' 7日', 7, ' 7日'), ('-4', -4, '-4'), ('2.5', 2.5, '2.5'), ('1.5x', 1.5, '1.5x')")
