@@ -579,14 +579,21 @@ func structuralVariants(t *testing.T, b *baseFile) []variant {
 	clean("stale-size-and-counter", func(h []byte) { put32(h, 28, n+100); put32(h, 92, binary.BigEndian.Uint32(h[92:])-1) })
 	clean("write-version-wal", func(h []byte) { h[18], h[19] = 2, 2 })
 	clean("default-cache-size", func(h []byte) { put32(h, 48, 12345) })
-	hdr("text-encoding-7", true, nil, func(h []byte) { put32(h, 56, 7) })
+	// Fields sqlite3 reads by their low bits: it opens these files (a
+	// read version of 0 is rollback mode, an encoding with high bits set
+	// is its low two bits).
+	clean("read-version-0", func(h []byte) { h[19] = 0 })
+	clean("text-encoding-high-bits", func(h []byte) { put32(h, 56, 0xff000001) })
+	clean("text-encoding-4", func(h []byte) { put32(h, 56, 4) })
+	clean("schema-format-high-bits", func(h []byte) { put32(h, 44, 0x104) })
+	hdr("schema-format-0x105", false, pagoda.ErrUnsupported, func(h []byte) { put32(h, 44, 0x105) })
 	// A UTF-8 file relabeled UTF-16: it opens and its text reads as UTF-16,
 	// its schema as garbage (sqlite3: malformed database schema). The read
 	// must not panic or hang; TestUTF16Relabeled checks that Check finds it.
 	hdr("text-encoding-utf16le", false, nil, func(h []byte) { put32(h, 56, 2) })
+	hdr("text-encoding-7", false, nil, func(h []byte) { put32(h, 56, 7) }) // UTF-16be to sqlite3
 	hdr("reserved-bytes-max", true, nil, func(h []byte) { h[20] = byte(min(255, ps-480+1)) })
 	hdr("payload-fraction", true, nil, func(h []byte) { h[21] = 65 })
-	hdr("read-version-0", true, nil, func(h []byte) { h[19] = 0 })
 	if ps > 512 {
 		// Cells now reach into the reserved region.
 		hdr("reserved-bytes-64", true, nil, func(h []byte) { h[20] = 64 })

@@ -128,11 +128,11 @@ func (tx *Tx) schemaChanged() error {
 	}
 	h := format.Header(pg)
 	h.SetSchemaCookie(h.SchemaCookie() + 1)
-	if h.SchemaFormat() == 0 {
+	if !h.FormatFieldsSet() {
 		h.SetSchemaFormat(4)
-	}
-	if h.TextEncoding() == 0 {
-		h.SetTextEncoding(format.TextEncodingUTF8)
+		if h.TextEncoding() == 0 {
+			h.SetTextEncoding(format.TextEncodingUTF8)
+		}
 	}
 	cat, err := readCatalog(tx.w)
 	if err != nil {

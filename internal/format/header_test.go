@@ -110,8 +110,8 @@ func TestHeaderFieldOffsets(t *testing.T) {
 		get func() uint32
 	}{
 		{24, h.ChangeCounter}, {28, h.DatabaseSize}, {32, h.FreelistTrunk},
-		{36, h.FreelistCount}, {40, h.SchemaCookie}, {44, h.SchemaFormat},
-		{48, h.DefaultCacheSize}, {52, h.LargestRootPage}, {56, h.TextEncoding},
+		{36, h.FreelistCount}, {40, h.SchemaCookie},
+		{48, h.DefaultCacheSize}, {52, h.LargestRootPage},
 		{60, h.UserVersion}, {64, h.IncrementalVacuum}, {68, h.ApplicationID},
 		{92, h.VersionValidFor}, {96, h.SQLiteVersion},
 	}
@@ -122,6 +122,13 @@ func TestHeaderFieldOffsets(t *testing.T) {
 		if got := f.get(); got != 0x01020300+uint32(i) {
 			t.Errorf("field at offset %d reads %#x, want %#x", f.off, got, 0x01020300+uint32(i))
 		}
+	}
+	// The schema format and text encoding read as SQLite reads them: the
+	// low byte, the low two bits.
+	binary.BigEndian.PutUint32(h[44:], 0x01020303)
+	binary.BigEndian.PutUint32(h[56:], 0x01020302)
+	if h.SchemaFormat() != 3 || h.TextEncoding() != 2 {
+		t.Errorf("fields at 44 and 56 read as %d and %d, want 3 and 2", h.SchemaFormat(), h.TextEncoding())
 	}
 	h[18], h[19], h[20] = 7, 8, 9
 	if h.WriteVersion() != 7 || h.ReadVersion() != 8 || h.ReservedSpace() != 9 {
@@ -289,9 +296,6 @@ func TestValidateHeaderRejects(t *testing.T) {
 		{"fractions zero", adapt(func(h []byte) { h[21], h[22], h[23] = 0, 0, 0 }), 21, "64/32/32"},
 		{"usable 479", adapt(func(h []byte) { binary.BigEndian.PutUint16(h[16:], 512); h[20] = 33 }), 20, "usable page size 479"},
 		{"usable 257", adapt(func(h []byte) { binary.BigEndian.PutUint16(h[16:], 512); h[20] = 255 }), 20, "usable page size 257"},
-		{"read version 0", adapt(func(h []byte) { h[19] = 0 }), 19, "read version 0"},
-		{"text encoding 4", adapt(func(h []byte) { binary.BigEndian.PutUint32(h[56:], 4) }), 56, "text encoding 4"},
-		{"text encoding 0x01000001", adapt(func(h []byte) { h[56] = 1 }), 56, "text encoding"},
 	}
 	for _, tc := range corrupt {
 		t.Run(tc.name, func(t *testing.T) {
@@ -315,6 +319,7 @@ func TestValidateHeaderRejects(t *testing.T) {
 		{"read version 3", func(h []byte) { h[19] = 3 }},
 		{"read version 255", func(h []byte) { h[19] = 255 }},
 		{"schema format 5", func(h []byte) { binary.BigEndian.PutUint32(h[44:], 5) }},
+		{"schema format 0x105", func(h []byte) { binary.BigEndian.PutUint32(h[44:], 0x105) }},
 	}
 	for _, tc := range unsupported {
 		t.Run(tc.name, func(t *testing.T) {
@@ -322,6 +327,35 @@ func TestValidateHeaderRejects(t *testing.T) {
 			tc.mod(h)
 			wantUnsupported(t, ValidateHeader(h))
 		})
+	}
+	// Fields sqlite3 reads by their low bits (sqlite3InitOne, lockBtree):
+	// each header opens, with the encoding and format SQLite reads.
+	for _, c := range []struct {
+		name     string
+		off      int
+		v        uint32
+		enc, sf  uint32
+		readVers byte
+	}{
+		{"read version 0", 16, 0, TextEncodingUTF8, 4, 0},
+		{"text encoding 4", 56, 4, TextEncodingUTF8, 4, 1},
+		{"text encoding 7", 56, 7, TextEncodingUTF16BE, 4, 1},
+		{"text encoding 0x100", 56, 0x100, TextEncodingUTF8, 4, 1},
+		{"text encoding 0xff000002", 56, 0xff000002, TextEncodingUTF16LE, 4, 1},
+		{"schema format 0x104", 44, 0x104, TextEncodingUTF8, 4, 1},
+		{"schema format 0x100", 44, 0x100, TextEncodingUTF8, 0, 1},
+	} {
+		h := sqliteHeader(t)
+		if c.off == 16 {
+			h[19] = 0
+		} else {
+			binary.BigEndian.PutUint32(h[c.off:], c.v)
+		}
+		hh := Header(h)
+		if err := ValidateHeader(h); err != nil || hh.TextEncoding() != c.enc || hh.SchemaFormat() != c.sf || hh.ReadVersion() != c.readVers {
+			t.Errorf("%s: %v, encoding %d, schema format %d, read version %d; want encoding %d, format %d, read version %d",
+				c.name, err, hh.TextEncoding(), hh.SchemaFormat(), hh.ReadVersion(), c.enc, c.sf, c.readVers)
+		}
 	}
 	// UTF-16 databases are read (the pager refuses to write them).
 	for _, enc := range []uint32{TextEncodingUTF16LE, TextEncodingUTF16BE} {

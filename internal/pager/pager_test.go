@@ -81,7 +81,7 @@ func TestOpenRejects(t *testing.T) {
 		{"bad fractions", mutate(t, good, func(b []byte) []byte { b[21] = 65; return b }), format.ErrCorrupt},
 		{"reserved too large", mutate(t, good, func(b []byte) []byte { b[20] = 255; binary.BigEndian.PutUint16(b[16:], 512); return b }), format.ErrCorrupt},
 		{"read version 3", mutate(t, good, func(b []byte) []byte { b[19] = 3; return b }), format.ErrUnsupported},
-		{"bad encoding", mutate(t, good, func(b []byte) []byte { binary.BigEndian.PutUint32(b[56:], 9); return b }), format.ErrCorrupt},
+		{"schema format 0x105", mutate(t, good, func(b []byte) []byte { binary.BigEndian.PutUint32(b[44:], 0x105); return b }), format.ErrUnsupported},
 		{"header size beyond file", mutate(t, good, func(b []byte) []byte { binary.BigEndian.PutUint32(b[28:], 50); return b }), format.ErrCorrupt},
 	}
 	for _, tt := range tests {
