@@ -226,7 +226,9 @@ func (p *Pager) load() error {
 		}
 		return err
 	}
-	if err := format.ValidateHeader(hdr[:]); err != nil {
+	// The file's header says how to read the pages; the database's own
+	// header is page 1 as the WAL may hold it, validated whole below.
+	if err := format.ValidateLayout(hdr[:]); err != nil {
 		return err
 	}
 	h := format.Header(hdr[:])

@@ -192,3 +192,87 @@ func TestHotJournalSizePastEveryPage(t *testing.T) {
 		}
 	}
 }
+
+// A WAL whose valid header gives another page size than the database's,
+// its frames written with the database's: their checksums chain from
+// another header, so SQLite's recovery commits none and reads the file
+// alone. So does the pager, read-only and writable, and a writer starts
+// the WAL again with its own page size. It was ErrCorrupt.
+func TestWALHeaderOtherPageSize(t *testing.T) {
+	path := walWithPage1(t)
+	w := readFile(t, path+"-wal")
+	be := binary.BigEndian
+	ps := be.Uint32(w[8:])
+	be.PutUint32(w[8:], ps/2)
+	s0, s1 := wal.Checksum(w[:24], 0, 0, be.Uint32(w) == wal.MagicBE)
+	be.PutUint32(w[24:], s0)
+	be.PutUint32(w[28:], s1)
+	if err := os.WriteFile(path+"-wal", w, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := readFile(t, path)
+	want := file[:int(format.Header(file).DatabaseSize())*int(ps)]
+
+	cp := copyPair(t, path)
+	sqltest.CopyFile(t, path+"-wal", cp+"-wal", false)
+	db := sqltest.Open(t, cp)
+	got := sqltest.Rows(t, db, "SELECT name FROM sqlite_schema")
+	if len(got) != 1 || got[0] != "t" {
+		t.Fatalf("fixture: SQLite reads tables %v, want t alone (the WAL ignored)", got)
+	}
+	db.Close()
+
+	for _, readOnly := range []bool{true, false} {
+		cp := copyPair(t, path)
+		sqltest.CopyFile(t, path+"-wal", cp+"-wal", false)
+		p, err := Open(cp, Options{ReadOnly: readOnly})
+		if err != nil {
+			t.Fatalf("read-only %v: %v", readOnly, err)
+		}
+		if got := snapshotBytes(t, p); !bytes.Equal(got, want) {
+			t.Errorf("read-only %v: reads %d bytes, the file's %d", readOnly, len(got), len(want))
+		}
+		if !readOnly {
+			setUserVersion(t, p, 7)
+			if err := p.Close(); err != nil {
+				t.Fatal(err)
+			}
+			db := sqltest.Open(t, cp)
+			var ic string
+			if err := db.QueryRow("PRAGMA integrity_check").Scan(&ic); err != nil || ic != "ok" {
+				t.Errorf("after a commit: integrity_check %q, %v", ic, err)
+			}
+			db.Close()
+			continue
+		}
+		p.Close()
+	}
+}
+
+// The file's own header of a WAL-mode database is stale once the WAL holds
+// page 1: SQLite validates page 1 as the WAL has it, so a file header of
+// read version 3 (which alone would be a newer format) opens. The pager
+// takes only the page layout from the file's header. It was
+// ErrUnsupported.
+func TestWALStaleFileHeaderVersion(t *testing.T) {
+	path := walWithPage1(t)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte{3, 3}, 18); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	cp := copyPair(t, path)
+	sqltest.CopyFile(t, path+"-wal", cp+"-wal", false)
+	db := sqltest.Open(t, cp)
+	want := sqltest.Rows(t, db, "SELECT name FROM sqlite_schema ORDER BY name")
+	db.Close()
+	if len(want) != 2 {
+		t.Fatalf("fixture: SQLite reads tables %v, want t and u", want)
+	}
+	if h := readHeader(t, path); h.ReadVersion() != format.FileFormatWAL {
+		t.Fatalf("page 1 has read version %d, want the WAL's 2", h.ReadVersion())
+	}
+}

@@ -1,6 +1,7 @@
 package pager
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"os"
@@ -654,10 +655,9 @@ func TestCheckpointSyncsFoundWAL(t *testing.T) {
 	wantRecoveredUserVersion(t, path, 3)
 }
 
-// wantRecoveredUserVersion opens the database at path read-only, after a
-// crash, and checks the user_version it recovers (set by checkpointed
-// commits in the tests that call it).
-func wantRecoveredUserVersion(t *testing.T, path string, want uint32) {
+// readHeader opens the database at path read-only and returns a copy of
+// its header as the pager reads it (page 1 in the WAL or the file).
+func readHeader(t *testing.T, path string) format.Header {
 	t.Helper()
 	q, err := Open(path, Options{ReadOnly: true})
 	if err != nil {
@@ -666,8 +666,19 @@ func wantRecoveredUserVersion(t *testing.T, path string, want uint32) {
 	defer q.Close()
 	s := q.Snapshot()
 	defer s.Release()
-	pg1, _ := s.Page(1)
-	if uv := format.Header(pg1).UserVersion(); uv != want {
+	pg1, err := s.Page(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return format.Header(bytes.Clone(pg1[:format.HeaderSize]))
+}
+
+// wantRecoveredUserVersion opens the database at path read-only, after a
+// crash, and checks the user_version it recovers (set by checkpointed
+// commits in the tests that call it).
+func wantRecoveredUserVersion(t *testing.T, path string, want uint32) {
+	t.Helper()
+	if uv := readHeader(t, path).UserVersion(); uv != want {
 		t.Fatalf("recovered user_version %d, want %d (checkpointed)", uv, want)
 	}
 }

@@ -24,7 +24,13 @@ type Log struct {
 // Recover finds the committed prefix of the WAL image data (the whole file,
 // typically mapped), following the validity rules in the package doc. An
 // empty or invalid WAL yields a Log with MaxFrame 0 and no error; only an
-// unknown format version or a page size other than dbPageSize is an error.
+// unknown format version is an error, or a page size other than
+// dbPageSize in a log that commits frames of it. A valid header of
+// another page size whose frames commit nothing (they were written with
+// the database's, and their checksums chain from another header) is a log
+// with nothing committed, as SQLite's recovery, which reads the frames by
+// the header's page size, finds it; it is not Valid, so that a writer
+// starts it again with its own page size.
 func Recover(data []byte, dbPageSize int) (*Log, error) {
 	l := &Log{}
 	h, valid, err := parseHeader(data)
@@ -35,8 +41,17 @@ func Recover(data []byte, dbPageSize int) (*Log, error) {
 		return l, nil
 	}
 	if int(h.PageSize) != dbPageSize {
-		return nil, &format.CorruptError{Offset: -1, Msg: fmt.Sprintf("WAL page size %d differs from database page size %d", h.PageSize, dbPageSize)}
+		if other := recoverFrames(data, h); other.MaxFrame > 0 {
+			return nil, &format.CorruptError{Offset: -1, Msg: fmt.Sprintf("WAL page size %d differs from database page size %d", h.PageSize, dbPageSize)}
+		}
+		return l, nil
 	}
+	return recoverFrames(data, h), nil
+}
+
+// recoverFrames is Recover of a WAL whose valid header is h.
+func recoverFrames(data []byte, h Header) *Log {
+	l := &Log{}
 	l.Header, l.Valid, l.PageSize = h, true, int(h.PageSize)
 	l.Cksum1, l.Cksum2 = h.Cksum1, h.Cksum2
 	frameSize := int64(FrameHeaderSize + l.PageSize)
@@ -70,7 +85,7 @@ func Recover(data []byte, dbPageSize int) (*Log, error) {
 			l.Cksum1, l.Cksum2 = s0, s1
 		}
 	}
-	return l, nil
+	return l
 }
 
 // FrameData returns the page image of frame n within the WAL image data.

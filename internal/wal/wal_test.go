@@ -148,6 +148,16 @@ func TestRecoverErrors(t *testing.T) {
 	if _, err := Recover(b, 1024); !errors.Is(err, format.ErrCorrupt) {
 		t.Fatalf("page size mismatch: %v", err)
 	}
+	// A header of another page size over frames that commit nothing at
+	// it: nothing is committed, and the log is not valid (a writer
+	// restarts it).
+	for _, frames := range [][]frame{nil, {{1, 0, 1}}} {
+		b := buildWAL(512, MagicLE, frames)
+		l, err := Recover(b, 1024)
+		if err != nil || l.Valid || l.MaxFrame != 0 {
+			t.Fatalf("page size mismatch, %d frames, none committed: %v, valid %v, max frame %d", len(frames), err, l.Valid, l.MaxFrame)
+		}
+	}
 	h := Header{Magic: MagicLE, Version: 3007001, PageSize: 512}
 	bad := make([]byte, HeaderSize)
 	h.Encode(bad)
