@@ -127,6 +127,7 @@ func (c *checker) walkCatalog(cat *schema.Catalog) {
 			t.kinfo, t.nKey = primaryKeyInfo(tb, c.enc), len(tb.PrimaryKey)
 		default:
 			t.table = true
+			t.parseSet, t.parse = true, rowParse(tb)
 		}
 		t.rules = c.rowRules(ti)
 		if c.walkRoot(t) {

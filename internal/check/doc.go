@@ -31,7 +31,12 @@
 //	                 payload. The reserved serial types 10 and 11 read as
 //	                 NULL in the rows of rowid tables, as SQLite reads them
 //	                 (its integrity_check accepts them); elsewhere they are
-//	                 malformed (see below).
+//	                 malformed (see below). In a rowid table of a known
+//	                 schema, only the fields up to its last stored column,
+//	                 as SQLite decodes them: a row with more fields has the
+//	                 rest unread (the body past the last one read may be
+//	                 shorter or longer), a table of the rowid alias alone
+//	                 none.
 //	row values       as integrity_check's "Verify datatypes" (row.go, with
 //	  (row.go)       its wording): NOT NULL columns hold no NULL ("NULL
 //	                 value in t.a"); in STRICT tables each column holds NULL

@@ -164,7 +164,7 @@ func (c *checker) expectedKeys(ti *schema.TableInfo, tt *tree, plans []*indexPla
 		if !tt.table {
 			rowid = 0
 		}
-		if end, bad := recordEnd(rec, tt.table); bad != "" || end > int64(len(rec)) {
+		if end, bad, _ := recordEnd(rec, tt.table, -1); bad != "" || end > int64(len(rec)) {
 			// The walk reported it (rowRecord, or entry for a WITHOUT
 			// ROWID table, whose tree it leaves unsound).
 			return rows, false

@@ -151,15 +151,10 @@ func (c *checker) rowRules(ti *schema.TableInfo) *rowRules {
 			field[col] = f
 		}
 	}
-	// mxCol (pragma.c): the last non-virtual field, less one in a rowid
-	// table when that is the rowid alias's column index.
-	mxCol := len(t.RecordOrder) - 1
 	if t.WithoutRowID {
 		r.nKey = len(t.PrimaryKey)
-	} else if mxCol == t.RowidAlias {
-		mxCol--
 	}
-	r.parse = mxCol + 1
+	r.parse = rowParse(t)
 	some := false
 	for col := range t.Columns {
 		if col == t.RowidAlias && !t.WithoutRowID {
@@ -193,6 +188,18 @@ func (c *checker) rowRules(ti *schema.TableInfo) *rowRules {
 		return nil
 	}
 	return r
+}
+
+// rowParse is how many fields of each row of table t the first OP_Column
+// of integrity_check decodes: mxCol+1 in pragma.c, mxCol being the last
+// non-virtual field, less one in a rowid table when that is the rowid
+// alias's column index.
+func rowParse(t *schema.Table) int {
+	mxCol := len(t.RecordOrder) - 1
+	if !t.WithoutRowID && mxCol == t.RowidAlias {
+		mxCol--
+	}
+	return mxCol + 1
 }
 
 // rowState is integrity_check's table cursor on one row: which fields'

@@ -417,7 +417,7 @@ func TestRecordEnd(t *testing.T) {
 			if reservedNull {
 				ref = nullReserved(rec)
 			}
-			end, bad := recordEnd(rec, reservedNull)
+			end, bad, _ := recordEnd(rec, reservedNull, -1)
 			_, err := format.CheckRecord(ref)
 			msg := bad
 			if bad == "" && end > int64(len(rec)) {
@@ -449,4 +449,57 @@ func nullReserved(rec []byte) []byte {
 		pos += n
 	}
 	return out
+}
+
+// TestRowFieldsPastParse: SQLite's check of a row's header decodes only
+// the fields up to the table's last stored column (rowParse): a row with
+// more fields (a table whose SQL lost columns) has the rest of its header
+// and body unread, and a table of the rowid alias alone has none read.
+// pagoda reports such a row exactly when SQLite 3.54 does.
+func TestRowFieldsPastParse(t *testing.T) {
+	setup := []string{
+		"PRAGMA page_size=1024",
+		"CREATE TABLE u(a, b, c)",                   // root 2
+		"CREATE TABLE v(id INTEGER PRIMARY KEY, b)", // root 3
+		"CREATE TABLE w(a, b, c)",                   // root 4
+		"INSERT INTO u VALUES (1, 'x', 'tail')",
+		"INSERT INTO v VALUES (1, 'tail')",
+		"INSERT INTO w VALUES (1, 'x', 'tail')",
+		"PRAGMA writable_schema=ON",
+		"UPDATE sqlite_schema SET sql = 'CREATE TABLE u(a, b)' WHERE name = 'u'",
+		"UPDATE sqlite_schema SET sql = 'CREATE TABLE v(id INTEGER PRIMARY KEY)' WHERE name = 'v'",
+	}
+	last := func(d int) func(rec []byte) { return func(rec []byte) { rec[rec[0]-1] = byte(int(rec[rec[0]-1]) + d) } }
+	for _, c := range []struct {
+		name     string
+		root     uint32
+		damage   func(rec []byte)
+		reported bool
+	}{
+		{"extra field's bytes short", 2, last(-2), false},
+		{"extra field's type reserved", 2, func(rec []byte) { rec[rec[0]-1] = 10 }, false},
+		{"extra field past the payload", 2, last(2), false},
+		{"decoded field past the payload", 2, func(rec []byte) { rec[rec[0]-2] += 20 }, true},
+		{"alias alone: bytes short", 3, last(-2), false},
+		{"alias alone: field past the payload", 3, last(20), false},
+		{"every field decoded: bytes short", 4, last(-2), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			im := build(t, setup...)
+			data := im.clone()
+			if got := Run(newMemPages(data), nil, nil); len(got) != 0 {
+				t.Fatalf("sound file: %s", joinProblems(got))
+			}
+			pgno, cell := leafCell(t, im, data, c.root, 1)
+			c.damage(cell.Local)
+			got := Run(newMemPages(data), nil, nil)
+			ic := sqliteCheck(t, data)
+			if (ic != nil) != c.reported {
+				t.Fatalf("fixture: SQLite's integrity_check = %q, want reported %v", ic, c.reported)
+			}
+			if c.reported != (len(got) == 1 && got[0].Page == pgno) || !c.reported && len(got) != 0 {
+				t.Errorf("pagoda: %s; SQLite: %q", joinProblems(got), ic)
+			}
+		})
+	}
 }

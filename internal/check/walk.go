@@ -27,6 +27,12 @@ type tree struct {
 	// holds (row.go).
 	rows  bool
 	rules *rowRules
+	// parseSet says that, in a rowid table of a known schema, SQLite's
+	// check of each row's header decodes only its first parse fields
+	// (pragma.c: the OP_Column of mxCol; rowParse): the rest of a header
+	// that has more, and the bytes after them, go unread.
+	parseSet bool
+	parse    int
 
 	// ok stays true while the tree's shape can be trusted: every page read,
 	// every cell and overflow chain whole, no byte used twice, leaves at
@@ -220,14 +226,21 @@ func (c *checker) entry(t *tree, pg *format.Page, i int, cell format.Cell) {
 // after the header. It returns whether the row's fields can be read: not
 // when the header is malformed or the body runs past the payload. A rowid
 // table with an unreadable row stays sound (its shape is not in question);
-// expectedKeys then skips it.
+// expectedKeys then skips it. In a rowid table whose schema is known,
+// only the fields SQLite's check decodes are checked (tree.parse).
 //
 // In the rows of a rowid table the reserved serial types 10 and 11 read as
 // NULL, as SQLite reads them (rowSerialSize); elsewhere (sqlite_schema,
 // WITHOUT ROWID rows) they make the record malformed.
 func (c *checker) rowRecord(t *tree, pgno uint32, i int, rowid int64, rec []byte) (readable bool) {
-	end, bad := recordEnd(rec, t.rows && t.table)
-	if bad == "" && end == int64(len(rec)) {
+	limit := -1
+	if t.parseSet {
+		if limit = t.parse; limit == 0 {
+			return true // SQLite decodes none of it
+		}
+	}
+	end, bad, partial := recordEnd(rec, t.rows && t.table, limit)
+	if bad == "" && (end == int64(len(rec)) || partial && end <= int64(len(rec))) {
 		return true
 	}
 	row := "cell " + strconv.Itoa(i)
@@ -259,40 +272,45 @@ const (
 // the body does not fit. bad says what is wrong when the header is
 // malformed: its length out of range, a serial type cut short or, unless
 // reservedNull, reserved (10, 11; with reservedNull they have no body, as
-// SQLite reads them in a row). It passes a sound record in one pass
-// without allocating.
-func recordEnd(rec []byte, reservedNull bool) (end int64, bad string) {
+// SQLite reads them in a row). With limit 0 or more, only that many
+// fields are decoded: partial says the header has more, end is then where
+// the last one decoded ends. It passes a sound record in one pass without
+// allocating.
+func recordEnd(rec []byte, reservedNull bool, limit int) (end int64, bad string, partial bool) {
 	h, n := format.Uvarint(rec)
 	if n == 0 || h < uint64(n) || h > uint64(len(rec)) {
-		return 0, msgHeaderLen
+		return 0, msgHeaderLen, false
 	}
 	hdr := rec[:h]
 	end = int64(h)
-	for pos := n; pos < len(hdr); {
+	for pos, f := n, 0; pos < len(hdr); f++ {
+		if f == limit {
+			return end, "", true
+		}
 		_, size, next, short := format.ShortSerial(hdr, pos)
 		if !short { // a type of three bytes or more, or reserved, or cut short
 			t, m := format.Uvarint(hdr[pos:])
 			if m == 0 {
-				return 0, msgTypeCut
+				return 0, msgTypeCut, false
 			}
 			s, valid := format.SerialTypeSize(t)
 			if reservedNull {
 				s, valid = rowSerialSize(t)
 			}
 			if !valid {
-				return 0, msgReserved
+				return 0, msgReserved, false
 			}
 			if s > int64(len(rec))-end {
-				return int64(len(rec)) + 1, ""
+				return int64(len(rec)) + 1, "", false
 			}
 			size, next = int(s), pos+m
 		}
 		if end += int64(size); end > int64(len(rec)) {
-			return end, "" // the fields after it are not read, as CheckRecord does not
+			return end, "", false // the fields after it are not read, as CheckRecord does not
 		}
 		pos = next
 	}
-	return end, ""
+	return end, "", false
 }
 
 // prevWhat names the previous key of a table b-tree's walk.
