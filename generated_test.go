@@ -59,6 +59,7 @@ var genExprs = []string{
 	"time('12:30', t, x)", "unixepoch('2021-01-31', n || ' months', 'floor')",
 	"i IN (1, 2) + 1", "i IN (1, 2) < 5 = x", "t NOT IN ('a', '12') || 'x'", "i BETWEEN i <> 2 AND 5", "x ISNULL + 1", "i = 1 NOTNULL - 1",
 	"i NOT NULL & 1 > 0", "1 + i IN (2)", "i BETWEEN NOT x AND r + 1 = 1", "i BETWEEN t IN ('12') AND r < i", "t NOT IN ('a') COLLATE NOCASE || 'q'",
+	"i + 1_000", "0x1_0 + 1_0.5", "r * 1_0.5e1_0", "i BETWEEN -1_0 AND 1_0",
 	"TRUE", "FALSE + i", "x IS TRUE", "t IS NOT TRUE", "r IS FALSE", "x IS NOT FALSE", "iif(TRUE, t, FALSE)", "i = TRUE",
 }
 
@@ -269,7 +270,7 @@ func TestGeneratedDefaultsAndUnsupported(t *testing.T) {
 		"TEXT DEFAULT (CAST(12.50 AS TEXT))", "REAL DEFAULT (CAST('7x' AS INTEGER))", "DEFAULT (CAST(1.5 AS BLOB))",
 		"INTEGER DEFAULT (CAST('3.0e0' AS NUMERIC))", "TEXT DEFAULT (CAST(CAST('1e5' AS REAL) AS TEXT))", "DEFAULT (+CAST(x'3132' AS TEXT))",
 		"NUMERIC DEFAULT (CAST(' 12 ' AS NUMERIC))", "TEXT DEFAULT 2.5", "DEFAULT (CAST(NULL AS TEXT))", "TEXT DEFAULT (CAST(0.1 AS REAL))",
-		"DEFAULT (CAST(123456789012345678.0 AS TEXT))", "TEXT DEFAULT 1e300",
+		"DEFAULT (CAST(123456789012345678.0 AS TEXT))", "TEXT DEFAULT 1e300", "INTEGER DEFAULT 1_000", "DEFAULT -0x1_F", "REAL DEFAULT 1_0.5e-1_0",
 	}
 	for _, s := range []string{
 		"CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, v AS (json_quote(id)), w AS (a || '!'))",

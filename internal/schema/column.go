@@ -124,7 +124,7 @@ func (b *tableBuilder) columnConstraint() error {
 			return p.errAt(ErrSyntax, t, "cannot use DEFAULT on a generated column")
 		}
 		text, err := b.defaultValue()
-		col.Default, col.HasDefault = text, true
+		col.Default, col.HasDefault = dropDigitSeparators(text), true
 		return err
 	case t.is("NULL"):
 		_, err := p.onConflict()

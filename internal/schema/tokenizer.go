@@ -1,6 +1,9 @@
 package schema
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // tokenKind classifies a token the way sqlite3's tokenizer (src/tokenize.c)
 // does, with keywords left as tokWord: whether a word is a keyword depends on
@@ -69,7 +72,11 @@ func tokenize(src string) ([]token, error) {
 			return nil, fmt.Errorf("%w: %s at offset %d", ErrSyntax, err, i)
 		}
 		if kind != tokEOF { // tokEOF here means "comment"
-			toks = append(toks, token{kind: kind, pos: i, end: i + n, text: src[i : i+n]})
+			text := src[i : i+n]
+			if kind == tokNumber && strings.IndexByte(text, digitSeparator) >= 0 {
+				text = strings.ReplaceAll(text, string(digitSeparator), "") // 1_000 is 1000
+			}
+			toks = append(toks, token{kind: kind, pos: i, end: i + n, text: text})
 		}
 		i += n
 	}
@@ -180,8 +187,39 @@ var operators = []string{
 	"(", ")", ",", ";", ".", "+", "-", "*", "/", "%", "=", "<", ">", "&", "|", "~",
 }
 
+// digitSeparator may stand between two digits of a number (1_000, 0xFF_FF,
+// 1_0.5e1_0), as SQLite reads numbers since 3.46; the token's text drops
+// it.
+const digitSeparator = '_'
+
+// dropDigitSeparators returns SQL text src with the digit separators of
+// its numbers dropped (1_000 is 1000), the rest as written: what a DEFAULT
+// clause's text is read from.
+func dropDigitSeparators(src string) string {
+	if strings.IndexByte(src, digitSeparator) < 0 {
+		return src
+	}
+	toks, err := tokenize(src)
+	if err != nil {
+		return src
+	}
+	var b strings.Builder
+	at := 0
+	for _, t := range toks {
+		if t.kind == tokNumber && t.end-t.pos != len(t.text) {
+			b.WriteString(src[at:t.pos])
+			b.WriteString(t.text)
+			at = t.end
+		}
+	}
+	b.WriteString(src[at:])
+	return b.String()
+}
+
 // scanNumber scans an integer, real or hex literal as sqlite3 does: a number
-// directly followed by identifier characters ("12abc") is illegal.
+// directly followed by identifier characters ("12abc") is illegal, and so
+// is a digit separator that is not between two digits (sqlite3's
+// tokenizer takes it in, sqlite3DequoteNumber refuses it).
 func scanNumber(src string, i int) (int, tokenKind, error) {
 	at := func(j int) byte {
 		if j < len(src) {
@@ -189,31 +227,31 @@ func scanNumber(src string, i int) (int, tokenKind, error) {
 		}
 		return 0
 	}
-	if src[i] == '0' && (at(i+1) == 'x' || at(i+1) == 'X') && isXDigit(at(i+2)) {
-		j := i + 3
-		for isXDigit(at(j)) {
+	digit := isDigit
+	digits := func(j int) int {
+		for digit(at(j)) || at(j) == digitSeparator {
+			if at(j) == digitSeparator && !(j > i && digit(src[j-1]) && digit(at(j+1))) {
+				return -1
+			}
 			j++
 		}
-		return j - i, tokNumber, nil
+		return j
 	}
 	j := i
-	for isDigit(at(j)) {
-		j++
-	}
-	if at(j) == '.' {
-		j++
-		for isDigit(at(j)) {
-			j++
+	if src[i] == '0' && (at(i+1) == 'x' || at(i+1) == 'X') && isXDigit(at(i+2)) {
+		digit = isXDigit
+		j = digits(i + 2)
+	} else {
+		j = digits(j)
+		if j >= 0 && at(j) == '.' {
+			j = digits(j + 1)
+		}
+		if j >= 0 && (at(j) == 'e' || at(j) == 'E') &&
+			(isDigit(at(j+1)) || (at(j+1) == '+' || at(j+1) == '-') && isDigit(at(j+2))) {
+			j = digits(j + 2)
 		}
 	}
-	if (at(j) == 'e' || at(j) == 'E') &&
-		(isDigit(at(j+1)) || (at(j+1) == '+' || at(j+1) == '-') && isDigit(at(j+2))) {
-		j += 2
-		for isDigit(at(j)) {
-			j++
-		}
-	}
-	if isIDChar(at(j)) {
+	if j < 0 || isIDChar(at(j)) {
 		return 0, 0, fmt.Errorf("malformed number")
 	}
 	return j - i, tokNumber, nil
