@@ -92,7 +92,7 @@ func (db *DB) Check() error {
 	}
 	defer tx.Rollback()
 	enc := tx.cat.TextEncoding
-	return checkResult(check.Run(&tx.snap, tx.cat, &check.Options{Default: columnDefaults(), Where: partialWhere(enc), Check: rowChecks(enc)}))
+	return checkResult(check.Run(&tx.snap, tx.cat, &check.Options{Default: columnDefaults(enc), Where: partialWhere(enc), Check: rowChecks(enc)}))
 }
 
 // checkWithoutCatalog checks the last committed state when the schema
@@ -114,18 +114,18 @@ func (db *DB) checkWithoutCatalog() error {
 	if pg1, err := snap.Page(1); err == nil {
 		enc = format.Header(pg1).TextEncoding()
 	}
-	return checkResult(check.Run(&snap, nil, &check.Options{Default: columnDefaults(), Where: partialWhere(enc), Check: rowChecks(enc)}))
+	return checkResult(check.Run(&snap, nil, &check.Options{Default: columnDefaults(enc), Where: partialWhere(enc), Check: rowChecks(enc)}))
 }
 
 // columnDefaults gives the checker the value a column takes in rows stored
 // before it was added (its DEFAULT, as reading a table gives it), from the
 // tables' read metadata, computed once per table.
-func columnDefaults() func(*schema.TableInfo, int) format.Value {
+func columnDefaults(enc uint32) func(*schema.TableInfo, int) format.Value {
 	metas := make(map[*schema.TableInfo]*tableMeta)
 	return func(ti *schema.TableInfo, col int) format.Value {
 		m := metas[ti]
 		if m == nil {
-			m = metaForTable(ti, format.TextEncodingUTF8) // defaults only: the same in every encoding
+			m = metaForTable(ti, enc)
 			metas[ti] = m
 		}
 		if col < 0 || col >= len(m.rec.defaults) {
@@ -164,12 +164,8 @@ func tableChecks(ti *schema.TableInfo, enc uint32) func([]format.Value) string {
 		return nil
 	}
 	return func(row []format.Value) string {
-		if format.IsUTF16(enc) {
-			for _, v := range row {
-				if v.Kind == format.KindBlob {
-					return "" // SQLite would read its bytes as UTF-16 text: not judged
-				}
-			}
+		if format.IsUTF16(enc) && utf16Blob(row) {
+			return "" // not judged
 		}
 		for i := range checks {
 			if !checks[i].passes(t, row) {
@@ -182,12 +178,14 @@ func tableChecks(ti *schema.TableInfo, enc uint32) func([]format.Value) string {
 
 // partialWhere tells Check which rows belong in a partial index, in a
 // database of text encoding enc: those for which its WHERE clause is true.
-// It is nil for a clause pagoda does not evaluate.
-func partialWhere(enc uint32) func(ii *schema.IndexInfo) func([]format.Value) bool {
-	return func(ii *schema.IndexInfo) func([]format.Value) bool { return indexWhere(ii, enc) }
+// It is nil for a clause pagoda does not evaluate, and cannot tell for a
+// row of a UTF-16 database that holds a BLOB, whose bytes SQLite reads as
+// UTF-16 text where it takes it for text (as for CHECKs).
+func partialWhere(enc uint32) func(ii *schema.IndexInfo) func([]format.Value) (bool, bool) {
+	return func(ii *schema.IndexInfo) func([]format.Value) (bool, bool) { return indexWhere(ii, enc) }
 }
 
-func indexWhere(ii *schema.IndexInfo, enc uint32) func([]format.Value) bool {
+func indexWhere(ii *schema.IndexInfo, enc uint32) func([]format.Value) (bool, bool) {
 	if ii.Table == nil || ii.Table.Table == nil || ii.Index == nil {
 		return nil
 	}
@@ -201,5 +199,22 @@ func indexWhere(ii *schema.IndexInfo, enc uint32) func([]format.Value) bool {
 	if err != nil || n == nil {
 		return nil
 	}
-	return func(row []format.Value) bool { return truth(n.eval(t, row).v) == triTrue }
+	return func(row []format.Value) (in, known bool) {
+		if format.IsUTF16(enc) && utf16Blob(row) {
+			return false, false
+		}
+		return truth(n.eval(t, row).v) == triTrue, true
+	}
+}
+
+// utf16Blob reports whether a row of a UTF-16 database holds a BLOB, whose
+// bytes SQLite reads as UTF-16 where an expression takes it for text:
+// pagoda does not judge such a row by its CHECKs or partial indexes.
+func utf16Blob(row []format.Value) bool {
+	for _, v := range row {
+		if v.Kind == format.KindBlob {
+			return true
+		}
+	}
+	return false
 }

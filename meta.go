@@ -1,7 +1,6 @@
 package pagoda
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -52,14 +51,7 @@ func metaForTable(ti *schema.TableInfo, enc uint32) *tableMeta {
 		m.rec.field[i] = -1
 		m.rec.real[i] = c.Affinity == schema.AffinityReal
 		if c.HasDefault {
-			v, err := defaultFor(c.Default, c.Affinity)
-			if err != nil {
-				if m.rec.defaultErr == nil {
-					m.rec.defaultErr = make([]error, n)
-				}
-				m.rec.defaultErr[i] = fmt.Errorf("pagoda: %w: %s column %s DEFAULT (%s): %v", ErrUnsupported, m.rec.owner, c.Name, c.Default, err)
-			}
-			m.rec.defaults[i] = v
+			m.rec.defaults[i] = defaultFor(c.Default, c.Affinity, enc)
 			if v := m.rec.defaults[i]; c.Affinity == schema.AffinityReal && v.Kind == format.KindFloat {
 				// A whole REAL goes through an integer, as when stored: -0.0 reads 0.0.
 				if w := integral(v); w.Kind == format.KindInt {
@@ -158,19 +150,21 @@ func (m *recordMeta) setEncoding(enc uint32) {
 }
 
 // defaultFor is the value of a DEFAULT clause s for the rows older than
-// its column, as SQLite's valueFromExpr computes it (ALTER TABLE ADD
-// COLUMN refuses a default that valueFromExpr cannot compute, so these are
-// all an old row can need): literals as defaultValue reads them, unary
-// plus, and CAST: its operand computed under the CAST's affinity (so
-// CAST(1.50 AS TEXT) keeps the spelling '1.50'), then cast, then the
-// column's affinity. Any other expression is an error wrapping
-// schema.ErrUnsupported.
-func defaultFor(s string, aff schema.Affinity) (format.Value, error) {
+// its column, in a database of text encoding enc, as SQLite's
+// valueFromExpr computes it: literals as defaultValue reads them, unary
+// plus and minus, and CAST: its operand computed under the CAST's affinity
+// (so CAST(1.50 AS TEXT) keeps the spelling '1.50'), then cast (to a BLOB,
+// a text's bytes in the database's encoding), then the column's affinity.
+// valueFromExpr makes no value of any other expression, an operator's, a
+// function's, CURRENT_TIMESTAMP's: such a default reads as NULL, as in
+// SQLite (ALTER TABLE ADD COLUMN refuses it on a table with rows, but a
+// schema edited in place has it).
+func defaultFor(s string, aff schema.Affinity, enc uint32) format.Value {
 	e, err := schema.ParseExpr(s)
-	if err != nil || !hasCast(e) {
-		return defaultValue(s, aff), nil // literals, and what ParseExpr does not take (TRUE)
+	if err != nil {
+		return format.NullValue() // no expression valueFromExpr evaluates
 	}
-	return defaultExpr(e, aff)
+	return defaultExpr(e, aff, enc)
 }
 
 func hasCast(e *schema.Expr) bool {
@@ -185,24 +179,39 @@ func hasCast(e *schema.Expr) bool {
 	return false
 }
 
-func defaultExpr(e *schema.Expr, aff schema.Affinity) (format.Value, error) {
+func defaultExpr(e *schema.Expr, aff schema.Affinity, enc uint32) format.Value {
 	switch e.Op {
 	case schema.OpPlus:
-		return defaultExpr(e.Args[0], aff)
+		return defaultExpr(e.Args[0], aff, enc)
 	case schema.OpCast:
-		v, err := defaultExpr(e.Args[0], e.Aff)
-		if err != nil {
-			return v, err
+		v := defaultExpr(e.Args[0], e.Aff, enc)
+		if e.Aff == schema.AffinityBlob && v.Kind == format.KindText && format.IsUTF16(enc) {
+			v = format.BlobValue(format.UTF8ToUTF16(nil, v.Bytes, enc))
 		}
-		return applyAffinity(castValue(v, e.Aff), aff), nil
-	case schema.OpLiteral, schema.OpColumn:
-		return defaultValue(e.String(), aff), nil
+		return applyAffinity(castValue(v, e.Aff), aff)
+	case schema.OpLiteral, schema.OpColumn: // a bare name is a string
+		return defaultValue(e.String(), aff)
 	case schema.OpNegate:
 		if !hasCast(e) {
-			return defaultValue(e.String(), aff), nil
+			return defaultValue(e.String(), aff)
+		}
+		return negateDefault(defaultExpr(e.Args[0], aff, enc), aff)
+	case schema.OpIs:
+		// SQLite's parser folds a literal's IS [NOT] NULL into FALSE or
+		// TRUE (sqlite3PExprIsNull), which valueFromExpr reads.
+		x := e.Args[0]
+		if x.Op == schema.OpNegate {
+			x = x.Args[0]
+		}
+		if y := e.Args[1]; y.Op == schema.OpLiteral && y.Lit == schema.LitNull && x.Op == schema.OpLiteral && x.Lit != schema.LitNull && x.Lit != schema.LitBool {
+			v := int64(0) // IS NULL: false
+			if e.Not {
+				v = 1
+			}
+			return applyAffinity(format.IntValue(v), aff)
 		}
 	}
-	return format.NullValue(), fmt.Errorf("%w: %s", schema.ErrUnsupported, e)
+	return format.NullValue()
 }
 
 // defaultValue evaluates a DEFAULT clause for a column of affinity aff as
@@ -244,21 +253,7 @@ func defaultValue(s string, aff schema.Affinity) format.Value {
 		if isIntLiteral(rest) && !isHexLiteral(rest) || isFloatLiteral(rest) {
 			return numericLiteral("-"+rest, aff)
 		}
-		v := defaultValue(rest, aff)
-		if v.Kind == format.KindNull {
-			return v
-		}
-		v = numerify(v)
-		if v.Kind == format.KindInt {
-			if v.Int() == math.MinInt64 {
-				v = format.FloatValue(-float64(math.MinInt64))
-			} else {
-				v = format.IntValue(-v.Int())
-			}
-		} else {
-			v = format.FloatValue(-v.Float())
-		}
-		return applyAffinity(v, aff)
+		return negateDefault(defaultValue(rest, aff), aff)
 	case '\'':
 		if len(s) >= 2 && s[len(s)-1] == '\'' {
 			return applyAffinity(format.TextValue([]byte(strings.ReplaceAll(s[1:len(s)-1], "''", "'"))), aff)
@@ -297,6 +292,25 @@ func defaultValue(s string, aff schema.Affinity) format.Value {
 		return applyAffinity(format.TextValue([]byte(s)), aff)
 	}
 	return format.NullValue()
+}
+
+// negateDefault is valueFromExpr's unary minus of an operand it computed,
+// v: NULL stays NULL; else the number v reads as, negated (-2^63 becomes
+// a REAL), then the column's affinity.
+func negateDefault(v format.Value, aff schema.Affinity) format.Value {
+	if v.Kind == format.KindNull {
+		return v
+	}
+	v = numerify(v)
+	switch {
+	case v.Kind != format.KindInt:
+		v = format.FloatValue(-v.Float())
+	case v.Int() == math.MinInt64:
+		v = format.FloatValue(-float64(math.MinInt64))
+	default:
+		v = format.IntValue(-v.Int())
+	}
+	return applyAffinity(v, aff)
 }
 
 // trimParens trims spaces and the parentheses around a whole expression:

@@ -79,12 +79,8 @@ type recordMeta struct {
 	enc       uint32 // TextEncodingUTF16LE or BE: the text is UTF-16, converted to UTF-8 by Column; 0 for UTF-8
 	real      []bool // REAL affinity: integers read back as floats
 	defaults  []format.Value
-	// defaultErr, when not nil, holds for each column the error of a
-	// DEFAULT that pagoda cannot evaluate, reported when a row older
-	// than the column is read.
-	defaultErr []error
-	table      *schema.Table // a table's definition, for its generated columns
-	gen        []genColumn   // by column: the VIRTUAL columns compiled; nil if none
+	table     *schema.Table // a table's definition, for its generated columns
+	gen       []genColumn   // by column: the VIRTUAL columns compiled; nil if none
 }
 
 // check is format.CheckRecord for the meta's records: format.CheckRow
@@ -342,12 +338,6 @@ func (r Record) column(i int) Value {
 	if st != format.FieldOK {
 		if st == format.FieldAbsent && f >= m.keyFields {
 			// The row predates ALTER TABLE ADD COLUMN.
-			if m.defaultErr != nil && m.defaultErr[i] != nil {
-				if tx := r.tx(); tx != nil {
-					tx.setErr(m.defaultErr[i])
-				}
-				return Value{}
-			}
 			return valueOf(m.defaults[i])
 		}
 		r.corrupt()

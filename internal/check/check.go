@@ -45,10 +45,11 @@ type Options struct {
 	// column's NOT NULL or STRICT type in those rows.
 	Default func(ti *schema.TableInfo, col int) format.Value
 	// Where returns whether a row (its values by column, the rowid alias
-	// holding the rowid) belongs in partial index ii, or nil when the
-	// caller cannot evaluate ii's WHERE clause. When nil, or when it
-	// returns nil, a partial index is not compared with its table.
-	Where func(ii *schema.IndexInfo) func(row []format.Value) bool
+	// holding the rowid) belongs in partial index ii, and whether it can
+	// tell (known), or nil when the caller cannot evaluate ii's WHERE
+	// clause. When nil, or when it returns nil, or when it cannot tell
+	// for some row, a partial index is not compared with its table.
+	Where func(ii *schema.IndexInfo) func(row []format.Value) (in, known bool)
 	// Check returns, for table ti, a function that returns the text of a
 	// CHECK constraint the row fails ("" when it fails none), or nil when
 	// the caller cannot evaluate ti's constraints or it has none. When nil,
@@ -86,7 +87,7 @@ type checker struct {
 	usable   int
 	max      int
 	deflt    func(*schema.TableInfo, int) format.Value
-	where    func(*schema.IndexInfo) func([]format.Value) bool
+	where    func(*schema.IndexInfo) func([]format.Value) (bool, bool)
 	check    func(*schema.TableInfo) func([]format.Value) string
 	problems []Problem
 	stopped  bool // the problem cap was reached: unwind
