@@ -155,30 +155,62 @@ func journalChecksum(page []byte, nonce uint32) uint32 {
 }
 
 // journalSuper returns the super-journal name that ends journal b, or ""
-// when there is none or its checksum fails (sqlite3 then rolls back).
+// when there is none or it is not valid, as SQLite 3.54's readSuperJournal
+// has it (the transaction is then rolled back): a length of 1 to
+// journalMaxSuperName bytes, the checksum (the name's bytes subtracted as
+// C's signed chars, as sqlite3 added them), the magic, and a name of the
+// form sqlite3 gives super-journals (isSuperJournalName). The name is read
+// as a C string: up to its first NUL.
 func journalSuper(b []byte) string {
 	n := int64(len(b))
 	if n < journalSuperTrailer || [8]byte(b[n-8:]) != JournalMagic {
 		return ""
 	}
 	l := int64(binary.BigEndian.Uint32(b[n-16:]))
-	if l == 0 || l > n-journalSuperTrailer {
+	if l == 0 || l > n-journalSuperTrailer || l >= journalMaxSuperName {
 		return ""
 	}
 	sum := binary.BigEndian.Uint32(b[n-12:])
 	name := b[n-16-l : n-16]
 	for _, c := range name {
-		sum -= uint32(c)
+		sum -= uint32(int32(int8(c)))
 	}
 	if sum != 0 {
 		return ""
 	}
-	// sqlite3 reads the name as a C string.
 	for i, c := range name {
 		if c == 0 {
 			name = name[:i]
 			break
 		}
 	}
+	if !isSuperJournalName(name) {
+		return ""
+	}
 	return string(name)
+}
+
+// journalMaxSuperName bounds a super-journal name's length: unix's
+// mxPathname (512) and its NUL.
+const journalMaxSuperName = 512 + 1
+
+// isSuperJournalName reports whether name has the form of the
+// super-journals sqlite3 makes (pager.c: pagerIsSuperJrnlName): "-mj" and
+// nine hex digits at its end, the third last being '9'. SQLite 3.54 takes
+// any other name for a damaged record, which the rollback ignores.
+func isSuperJournalName(name []byte) bool {
+	n := len(name)
+	if n < 12 || string(name[n-12:n-9]) != "-mj" || name[n-3] != '9' {
+		return false
+	}
+	for _, c := range name[n-9:] {
+		if !isHexDigit(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }

@@ -3,6 +3,7 @@ package format
 import (
 	"bytes"
 	"encoding/binary"
+	"strings"
 	"testing"
 )
 
@@ -165,25 +166,40 @@ func TestJournalSuper(t *testing.T) {
 	j.segment(1)
 	j.record(2, 9)
 	base := j.bytes()
-	trailer := func(name string, sumDelta uint32) []byte {
+	// trailer is the super-journal record of name, its checksum off by
+	// sumDelta; signed sums the bytes as C's signed chars, as sqlite3 does.
+	trailer := func(name string, sumDelta uint32, signed bool) []byte {
 		b := binary.BigEndian.AppendUint32(nil, LockBytePage(512))
 		b = append(b, name...)
 		b = binary.BigEndian.AppendUint32(b, uint32(len(name)))
 		var sum uint32
 		for _, c := range []byte(name) {
-			sum += uint32(c)
+			if signed {
+				sum += uint32(int32(int8(c)))
+			} else {
+				sum += uint32(c)
+			}
 		}
 		b = binary.BigEndian.AppendUint32(b, sum+sumDelta)
 		return append(b, JournalMagic[:]...)
 	}
+	const valid = "/tmp/db-mj01234A9BC"
 	for _, c := range []struct {
 		name, want string
 		tail       []byte
 	}{
 		{"none", "", nil},
-		{"named", "/tmp/db-mj1234", trailer("/tmp/db-mj1234", 0)},
-		{"NUL-terminated", "/a", trailer("/a\x00\x00", 0)},
-		{"bad checksum", "", trailer("/tmp/x", 1)},
+		{"named", valid, trailer(valid, 0, true)},
+		{"NUL-terminated", valid, trailer(valid+"\x00\x00", 0, true)},
+		{"bad checksum", "", trailer(valid, 1, true)},
+		{"non-ASCII, signed checksum", "/tmp/\u00e9-mj0123459ab", trailer("/tmp/\u00e9-mj0123459ab", 0, true)},
+		{"non-ASCII, unsigned checksum", "", trailer("/tmp/\u00e9-mj0123459ab", 0, false)},
+		// SQLite 3.54 takes a name of another form for a damaged record.
+		{"not a super-journal's name", "", trailer("/tmp/x", 0, true)},
+		{"no -mj", "", trailer("/tmp/db-xx01234A9BC", 0, true)},
+		{"third last not 9", "", trailer("/tmp/db-mj01234A8BC", 0, true)},
+		{"not hex", "", trailer("/tmp/db-mj01234G9BC", 0, true)},
+		{"too long", "", trailer("/"+strings.Repeat("d", 600)+"-mj01234A9BC", 0, true)},
 	} {
 		j, ok := ParseJournal(append(bytes.Clone(base), c.tail...), 512)
 		if !ok || j.Super != c.want || len(j.Pages) != 1 {
