@@ -92,7 +92,7 @@ func (db *DB) Check() error {
 	}
 	defer tx.Rollback()
 	enc := tx.cat.TextEncoding
-	return checkResult(check.Run(&tx.snap, tx.cat, &check.Options{Default: columnDefaults(enc), Where: partialWhere(enc), Check: rowChecks(enc)}))
+	return checkResult(check.Run(&tx.snap, tx.cat, &check.Options{Default: columnDefaults(enc), Where: partialWhere(enc), Check: rowChecks(enc), Virtual: virtualColumns(enc)}))
 }
 
 // checkWithoutCatalog checks the last committed state when the schema
@@ -114,7 +114,7 @@ func (db *DB) checkWithoutCatalog() error {
 	if pg1, err := snap.Page(1); err == nil {
 		enc = format.Header(pg1).TextEncoding()
 	}
-	return checkResult(check.Run(&snap, nil, &check.Options{Default: columnDefaults(enc), Where: partialWhere(enc), Check: rowChecks(enc)}))
+	return checkResult(check.Run(&snap, nil, &check.Options{Default: columnDefaults(enc), Where: partialWhere(enc), Check: rowChecks(enc), Virtual: virtualColumns(enc)}))
 }
 
 // columnDefaults gives the checker the value a column takes in rows stored
@@ -132,6 +132,29 @@ func columnDefaults(enc uint32) func(*schema.TableInfo, int) format.Value {
 			return format.NullValue()
 		}
 		return m.rec.defaults[col]
+	}
+}
+
+// virtualColumns gives the checker the VIRTUAL columns of a table's rows,
+// computed as reading the table computes them (Record.Column), in a
+// database of text encoding enc, and the stored columns each reads.
+func virtualColumns(enc uint32) func(*schema.TableInfo) func(int64, []byte, int, func(int)) (format.Value, bool) {
+	return func(ti *schema.TableInfo) func(int64, []byte, int, func(int)) (format.Value, bool) {
+		if ti.Table == nil {
+			return nil
+		}
+		m := metaForTable(ti, enc)
+		if m.rec.gen == nil {
+			return nil
+		}
+		ctx := &recordCtx{meta: &m.rec}
+		return func(rowid int64, rec []byte, col int, reads func(int)) (format.Value, bool) {
+			if col < 0 || col >= len(m.rec.gen) || !ti.Table.Columns[col].Hidden {
+				return format.NullValue(), false
+			}
+			v, err := Record{data: pager.AsString(rec), rowid: rowid, ctx: ctx}.virtualValue(col, reads)
+			return v, err == nil
+		}
 	}
 }
 

@@ -65,6 +65,10 @@ type exprRow struct {
 	// database's UTF-16 (columns read, || results), by their bytes'
 	// identity: utf16Text converts them back losslessly.
 	held [][]byte
+	// reads, when not nil, is told each stored column of the record that
+	// the evaluation reads, in order (the check follows SQLite's parsing
+	// of the row by them).
+	reads func(col int)
 }
 
 // errUTF16Blob refuses a BLOB read by an expression of a UTF-16 database:
@@ -92,6 +96,9 @@ func (r *exprRow) column(i int) format.Value {
 				return r.fail(err)
 			}
 			return r.hold(v)
+		}
+		if r.reads != nil {
+			r.reads(i)
 		}
 		v := r.rec.Column(i).format()
 		if r.enc != 0 && v.Kind == format.KindBlob {
@@ -175,32 +182,42 @@ func genLoop(gen []genColumn, from, to, depth int) bool {
 	return walk(gen[from].node)
 }
 
-// generated computes VIRTUAL column i of r.
+// generated computes VIRTUAL column i of r, reporting on the transaction
+// why it cannot.
 func (r Record) generated(i int) Value {
-	m, tx := r.meta(), r.tx()
-	g := &m.gen[i]
-	if g.node == nil {
-		if tx != nil {
-			tx.setErr(g.err)
-		}
-		return Value{}
+	m := r.meta()
+	v, err := r.virtualValue(i, nil)
+	if err == nil {
+		err = m.gen[i].typeCheck(m.table, i, v)
 	}
-	row := exprRow{t: m.table, rec: &r, enc: m.enc}
-	v := g.node.ev(&row).v
-	if row.err != nil {
-		if tx != nil {
-			tx.setErr(fmt.Errorf("pagoda: %s column %s row %d: %w", m.owner, m.names[i], r.rowid, row.err))
-		}
-		return Value{}
-	}
-	v = row.utf16Text(row.affinity(v, g.aff))
-	if err := g.typeCheck(m.table, i, v); err != nil {
-		if tx != nil {
-			tx.setErr(fmt.Errorf("pagoda: %s row %d: %w", m.owner, r.rowid, err))
+	if err != nil {
+		if tx := r.tx(); tx != nil {
+			if m.gen[i].node != nil { // else the error names the column
+				err = fmt.Errorf("pagoda: %s row %d: %w", m.owner, r.rowid, err)
+			}
+			tx.setErr(err)
 		}
 		return Value{}
 	}
 	return valueOf(v)
+}
+
+// virtualValue computes VIRTUAL column i of r: its expression, then the
+// column's affinity (and, in a UTF-16 database, the text as SQLite holds
+// it). reads, when not nil, is told each stored column read (exprRow).
+// The error says why it cannot be computed.
+func (r Record) virtualValue(i int, reads func(col int)) (format.Value, error) {
+	m := r.meta()
+	g := &m.gen[i]
+	if g.node == nil {
+		return format.NullValue(), g.err
+	}
+	row := exprRow{t: m.table, rec: &r, enc: m.enc, reads: reads}
+	v := g.node.ev(&row).v
+	if row.err != nil {
+		return format.NullValue(), fmt.Errorf("column %s: %w", m.names[i], row.err)
+	}
+	return row.utf16Text(row.affinity(v, g.aff)), nil
 }
 
 // utf16Text is a text result as a UTF-16 database holds it, read back:

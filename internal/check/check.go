@@ -55,6 +55,13 @@ type Options struct {
 	// the caller cannot evaluate ti's constraints or it has none. When nil,
 	// CHECK constraints are not checked.
 	Check func(ti *schema.TableInfo) func(row []format.Value) string
+	// Virtual returns, for table ti, a function that computes VIRTUAL
+	// column col of a row (its rowid and record), after the column's
+	// affinity, as SQLite computes it, calling reads with each stored
+	// column it reads, in order, and whether it could; nil when ti has
+	// none. When nil, or when it cannot compute a column, the NOT NULL
+	// constraint and the type of VIRTUAL columns are not checked.
+	Virtual func(ti *schema.TableInfo) func(rowid int64, rec []byte, col int, reads func(col int)) (format.Value, bool)
 }
 
 // Run checks the database snapshot src whose schema is cat and returns every
@@ -72,6 +79,7 @@ func Run(src btree.Pages, cat *schema.Catalog, opts *Options) []Problem {
 		c.deflt = opts.Default
 		c.where = opts.Where
 		c.check = opts.Check
+		c.virtual = opts.Virtual
 	}
 	if c.n == 0 {
 		return nil // an empty file: no header yet, nothing to check
@@ -89,6 +97,7 @@ type checker struct {
 	deflt    func(*schema.TableInfo, int) format.Value
 	where    func(*schema.IndexInfo) func([]format.Value) (bool, bool)
 	check    func(*schema.TableInfo) func([]format.Value) string
+	virtual  func(*schema.TableInfo) func(int64, []byte, int, func(int)) (format.Value, bool)
 	problems []Problem
 	stopped  bool // the problem cap was reached: unwind
 

@@ -84,10 +84,15 @@
 // has them. A file without auto-vacuum must not have incremental vacuum
 // on (offset 64).
 //
-// Not checked: VIRTUAL generated columns (pagoda does not compute them;
-// after a problem in a row, the columns after a checked VIRTUAL one are not
-// checked either, since SQLite's computing it reparses the row's header),
-// and, from the first column whose DEFAULT decides (the field is missing
+// VIRTUAL generated columns are checked (NOT NULL, type) when the caller
+// computes them (Options.Virtual, which DB.Check gives: the expressions
+// pagoda evaluates, see Record.Column); a CHECK constraint that names one
+// is not evaluated.
+//
+// Not checked: a VIRTUAL column the caller cannot compute (after a problem
+// in a row, the columns after it are not checked either, since SQLite's
+// computing it reparses the row's header), and, from the first column
+// whose DEFAULT decides (the field is missing
 // or not parsed), the rest of a row when its DEFAULT is unknown
 // (Options.Default nil). The reserved serial types 10 and 11 in index
 // entries, WITHOUT ROWID rows and sqlite_schema rows are reported as

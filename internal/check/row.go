@@ -53,10 +53,12 @@ import (
 // field the reread of b's left unparsed and which then reads as NULL.
 // checkFields follows these steps.
 //
-// A VIRTUAL generated column is not checked (pagoda does not compute it);
-// SQLite computes it with OP_Column reads of the fields it uses, so after a
-// problem in the row the checks of the columns after a checked VIRTUAL one
-// are dropped. The rows of a WITHOUT ROWID table out of primary-key order
+// A VIRTUAL generated column is computed by the caller (Options.Virtual)
+// as SQLite computes it, with an OP_Column read of each field it uses,
+// which parses the header as above; its value is then tested. Without the
+// caller's computing, or for an expression it cannot compute, the column
+// is not checked, and after a problem in the row the checks of the
+// columns after it are dropped, the fields it reads being unknown. The rows of a WITHOUT ROWID table out of primary-key order
 // (keyOrder) have the key fields reread, as integrity_check does after
 // "row not in PRIMARY KEY order". CHECK constraints need the row's values:
 // expectedKeys checks them.
@@ -115,11 +117,19 @@ type rowRules struct {
 	// integrity_check reads after each row's order check.
 	nKey int
 	enc  uint32 // text encoding, for (4)
+	// virtual computes a VIRTUAL column of a row (Options.Virtual); nil
+	// when there is no way to. fields maps a column to its field, -1 for
+	// the rowid alias (read as the rowid) and VIRTUAL columns.
+	virtual func(rowid int64, rec []byte, col int, reads func(col int)) (format.Value, bool)
+	fields  []int
+	onRead  func(col int) // appends to read, for virtual's reads
+	read    []int         // the columns the last computing read
 }
 
 // colRule is what one column of a row must hold.
 type colRule struct {
 	column  string // the column's name
+	col     int    // its index among the table's columns
 	field   int    // its field in the record (P3); -1 for a VIRTUAL column
 	notNull bool
 	check   typeCheck
@@ -161,7 +171,7 @@ func (c *checker) rowRules(ti *schema.TableInfo) *rowRules {
 			continue
 		}
 		cl := &t.Columns[col]
-		rule := colRule{column: cl.Name, field: field[col], notNull: cl.NotNull, dfltKnown: true}
+		rule := colRule{column: cl.Name, col: col, field: field[col], notNull: cl.NotNull, dfltKnown: true}
 		switch {
 		case t.Strict:
 			rule.typ = strings.ToUpper(cl.Type)
@@ -187,6 +197,15 @@ func (c *checker) rowRules(ti *schema.TableInfo) *rowRules {
 	if !some {
 		return nil
 	}
+	if c.virtual != nil {
+		if r.virtual = c.virtual(ti); r.virtual != nil {
+			r.onRead = func(col int) { r.read = append(r.read, col) }
+			r.fields = field
+			if !t.WithoutRowID && t.RowidAlias >= 0 {
+				r.fields[t.RowidAlias] = -1
+			}
+		}
+	}
 	return r
 }
 
@@ -200,6 +219,52 @@ func rowParse(t *schema.Table) int {
 		mxCol--
 	}
 	return mxCol + 1
+}
+
+// virtual checks VIRTUAL column rule of the row as integrity_check does
+// (pragma.c, p1 < 0): it computes the column, its OP_Column reads of the
+// fields it uses parsing the header as they do (read), then OP_IsType on
+// the computed value: NOT NULL, then the type, STRICT or by affinity. It
+// returns false when the value cannot be computed, of which nothing is
+// reported.
+func (s *rowState) virtual(rule *colRule) (computed bool) {
+	r := s.t.rules
+	if r.virtual == nil {
+		return false
+	}
+	r.read = r.read[:0]
+	v, ok := r.virtual(s.rowid, s.rec, rule.col, r.onRead)
+	if !ok {
+		return false
+	}
+	for _, col := range r.read {
+		if col >= 0 && col < len(r.fields) && r.fields[col] >= 0 {
+			s.read(r.fields[col])
+		}
+	}
+	name := func() string { return rowName(s.t, s.rowid, s.rec, r.enc) }
+	if rule.notNull && v.Kind == format.KindNull {
+		s.report("%s: %s: NULL value in %s.%s", s.t.name, name(), r.table, rule.column)
+		return true
+	}
+	m := kindMask(v.Kind)
+	switch rule.check {
+	case checkStrict:
+		if m&rule.mask == 0 {
+			s.report("%s: %s: non-%s value in %s.%s (%s)", s.t.name, name(), rule.typ, r.table, rule.column, maskName(m))
+		}
+	case checkText:
+		if m&maskTextOK == 0 {
+			s.report("%s: %s: NUMERIC value in %s.%s (%s)", s.t.name, name(), r.table, rule.column, maskName(m))
+		}
+	case checkNumeric:
+		if v.Kind == format.KindText && numericText(v.Bytes, r.enc) {
+			var b strings.Builder
+			writeValue(&b, v, r.enc)
+			s.report("%s: %s: TEXT value in %s.%s (%s)", s.t.name, name(), r.table, rule.column, b.String())
+		}
+	}
+	return true
 }
 
 // rowState is integrity_check's table cursor on one row: which fields'
@@ -235,9 +300,9 @@ func (c *checker) checkFields(t *tree, pgno uint32, rowid int64, rec []byte, out
 	for i := range r.cols {
 		rule := &r.cols[i]
 		if rule.field < 0 {
-			// A VIRTUAL column: SQLite computes it, reading fields with
-			// OP_Column, which would parse the header again.
-			if s.stale {
+			if !s.virtual(rule) && s.stale {
+				// Not computed: the fields its computing reads with
+				// OP_Column, which parse the header again, are unknown.
 				return
 			}
 			continue
