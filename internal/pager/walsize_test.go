@@ -276,3 +276,108 @@ func TestWALStaleFileHeaderVersion(t *testing.T) {
 		t.Fatalf("page 1 has read version %d, want the WAL's 2", h.ReadVersion())
 	}
 }
+
+// shrunkInWAL is a WAL-mode file whose WAL holds commits that grew the
+// database and then one (a VACUUM) that shrank it: frames of pages past
+// the last commit's size.
+func shrunkInWAL(t *testing.T) string {
+	const rows = "INSERT INTO t SELECT NULL, randomblob(900) FROM (WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i<300) SELECT i FROM c)"
+	return sqltest.WithWAL(t,
+		[]string{"CREATE TABLE t(a INTEGER PRIMARY KEY, b)", "INSERT INTO t VALUES (1, 'one')", rows},
+		[]string{rows, "DELETE FROM t WHERE a > 1", "VACUUM"})
+}
+
+// A checkpoint copies no page past the last commit's size, and leaves the
+// file that size once the whole WAL is in it, as sqlite3's does: the file
+// of a WAL whose VACUUM shrank the database ends where the database ends,
+// byte for byte what sqlite3's checkpoint leaves. It was left at the
+// largest size, and a frame of a damaged page number grew the file to that
+// page (a sparse file of 256 GiB and more).
+func TestCheckpointPastLastCommit(t *testing.T) {
+	t.Run("VACUUM in the WAL", func(t *testing.T) {
+		path := shrunkInWAL(t)
+		want := copyPair(t, path)
+		sqltest.CopyFile(t, path+"-wal", want+"-wal", false)
+		db := sqltest.Open(t, want)
+		if _, err := db.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		wantBytes := readFile(t, want)
+		if n := len(readFile(t, path)); n <= len(wantBytes) {
+			t.Fatalf("fixture: the file (%d bytes) is not longer than the checkpointed one (%d)", n, len(wantBytes))
+		}
+		p, err := Open(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Checkpoint(); err != nil {
+			t.Fatal(err)
+		}
+		if got := readFile(t, path); !bytes.Equal(got, wantBytes) {
+			t.Errorf("checkpointed file of %d bytes, sqlite3's %d", len(got), len(wantBytes))
+		}
+		setUserVersion(t, p, 3) // commits and reads go on over the shorter file
+		// The file grows again, not as far as it went before: the pages
+		// read back from it are those written.
+		w, err := p.BeginWrite()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var grown []uint32
+		for range 50 {
+			pgno, data, err := w.Allocate()
+			if err != nil {
+				t.Fatal(err)
+			}
+			data[100] = byte(pgno)
+			grown = append(grown, pgno)
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Checkpoint(); err != nil {
+			t.Fatal(err)
+		}
+		s := p.Snapshot()
+		for _, pgno := range grown {
+			if pg, err := s.Page(pgno); err != nil || pg[100] != byte(pgno) {
+				t.Fatalf("page %d after the file grew again: %v, byte %d", pgno, err, pg[100])
+			}
+		}
+		s.Release()
+		setUserVersion(t, p, 3)
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if h := readHeader(t, path); h.UserVersion() != 3 || int64(h.DatabaseSize())*int64(h.PageSize()) != int64(len(readFile(t, path))) {
+			t.Errorf("after a commit: user_version %d, %d pages in a file of %d bytes", h.UserVersion(), h.DatabaseSize(), len(readFile(t, path)))
+		}
+	})
+	t.Run("a frame's page number damaged", func(t *testing.T) {
+		path := walWithPage1(t)
+		editWAL(t, path, func(i int, hdr, page []byte) {
+			if i == 1 && binary.BigEndian.Uint32(hdr) != 1 {
+				binary.BigEndian.PutUint32(hdr, 0x10000000)
+			}
+		})
+		p, err := Open(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := p.Snapshot()
+		n := s.PageCount()
+		s.Release()
+		setUserVersion(t, p, 3)           // a WAL this pager wrote to,
+		if err := p.Close(); err != nil { // Close checkpoints
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Size() != int64(n)*4096 {
+			t.Errorf("checkpointed file of %d bytes, the database has %d pages of 4096", fi.Size(), n)
+		}
+	})
+}

@@ -924,13 +924,16 @@ func (p *Pager) checkpoint() error {
 		}
 	}
 	// The newest frame at or before safe of every page changed since the
-	// last checkpoint, written in page order.
+	// last checkpoint, written in page order. A page past the last
+	// commit's size is not copied, as sqlite3's walCheckpoint skips it
+	// (iDbpage > mxPage): no snapshot reads it from the file, and a frame
+	// whose number a damaged WAL made huge would grow the file to it.
 	type copyOp struct{ pgno, frame uint32 }
 	var ops []copyOp
 	seen := make(map[uint32]bool)
 	for f := safe; f > from; f-- {
 		pg := l.Index.PageOf(f)
-		if !seen[pg] {
+		if !seen[pg] && pg <= nPages {
 			seen[pg] = true
 			ops = append(ops, copyOp{pg, f})
 		}
@@ -972,10 +975,24 @@ func (p *Pager) checkpoint() error {
 		return err
 	}
 	if safe == l.MaxFrame {
-		if size, err := p.f.Size(); err == nil && size < int64(nPages)*int64(p.pageSize) {
-			if err := p.f.Truncate(int64(nPages) * int64(p.pageSize)); err != nil {
+		// The whole WAL is in the file: the file is the last commit's
+		// size, as sqlite3 truncates it, a commit that shrank the
+		// database leaving no pages after it. Every live snapshot reads
+		// that commit (a snapshot at an older mark would have kept safe
+		// below MaxFrame), so none reads past the new end.
+		want := int64(nPages) * int64(p.pageSize)
+		if size, err := p.f.Size(); err == nil && size != want {
+			if err := p.f.Truncate(want); err != nil {
 				return err
 			}
+			// The mapping stays; its slice ends with the file, so that
+			// growDBMap extends it again when the file grows.
+			p.mu.Lock()
+			if n := int(nPages) * p.pageSize; n < len(p.data) {
+				p.data = p.data[:n]
+			}
+			p.dbPages = min(p.dbPages, nPages)
+			p.mu.Unlock()
 		}
 	}
 	if err := p.sync(p.f); err != nil {
