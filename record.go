@@ -152,12 +152,13 @@ func (r Record) corrupt() {
 	if m := r.meta(); m != nil && !tx.closed {
 		var c btree.Cursor
 		c.Init(tx.pages(), m.root, m.rowids, nil)
-		if m.rowids {
-			if c.SeekRowid(r.rowid) {
-				pg, _ := c.Page()
-				pgno = pg.Pgno
-			}
-		} else if b := r.bytes(); len(b) > 0 {
+		if m.rowids && c.SeekRowid(r.rowid) {
+			pg, _ := c.Page()
+			pgno = pg.Pgno
+		}
+		// Else the record is found by its bytes' identity: a row out of
+		// rowid order, which a seek misses, or an index entry.
+		if b := r.bytes(); pgno == 0 && len(b) > 0 {
 			for ok := c.First(); ok; ok = c.Next() {
 				if _, p, _, err := c.Entry(); err == nil && len(p) == len(b) && &p[0] == &b[0] {
 					pg, _ := c.Page()

@@ -85,3 +85,39 @@ func TestCorruptEntryNamesPage(t *testing.T) {
 		t.Fatalf("Tx.Err = %v, want a corruption error naming page 2", err)
 	}
 }
+
+// TestCorruptRowOutOfOrderNamesPage: a malformed row whose rowid is also
+// out of order, which a seek by rowid misses, is found again by its bytes
+// to name its page. The error said "table t row 100" and no page.
+func TestCorruptRowOutOfOrderNamesPage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.db")
+	stmts := []string{"CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT)"}
+	for i := 1; i <= 10; i++ {
+		stmts = append(stmts, fmt.Sprintf("INSERT INTO t VALUES (%d, 'row%d')", i, i))
+	}
+	sqltest.Exec(t, path, stmts...)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Row 5's cell: payload length 7, rowid 5, then its record (header
+	// 3 bytes: the alias's NULL, a TEXT of 4), the text.
+	i := bytes.Index(data, []byte{7, 5, 3, 0, 21, 'r', 'o', 'w', '5'})
+	if i < 0 {
+		t.Fatal("row 5's cell is not in the file")
+	}
+	data[i+1] = 127  // a rowid out of order, which a seek misses
+	data[i+2] = 0x7f // a header longer than the record
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, tx, tb := readTable(t, path, nil, "t")
+	c := tb.Cursor()
+	for ok := c.First(); ok; ok = c.Next() {
+		_ = c.Record().Column(1)
+	}
+	var ce *format.CorruptError
+	if err := tx.Err(); !errors.As(err, &ce) || ce.Page != 2 {
+		t.Fatalf("Tx.Err = %v, want a corruption error naming page 2", err)
+	}
+}
