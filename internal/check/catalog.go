@@ -92,6 +92,13 @@ func (c *checker) checkSchema(cat *schema.Catalog) {
 	for _, err := range cat.Problems {
 		c.reportf(0, "%v", err)
 	}
+	// A row that disagrees with itself (its type, name or table not its
+	// SQL's) makes SQLite refuse the schema: "malformed database schema".
+	for _, e := range cat.Entries {
+		if err := schema.CheckEntry(e); err != nil {
+			c.reportf(0, "sqlite_schema: malformed database schema (%s): %v", e.Name, err)
+		}
+	}
 	malformed := func(err error) bool { return errors.Is(err, schema.ErrInvalid) || errors.Is(err, schema.ErrSyntax) }
 	for _, ti := range cat.Tables {
 		if malformed(ti.Err) {

@@ -262,6 +262,14 @@ func TestDBCheckSchemaSyntax(t *testing.T) {
 		{"table cut short", "UPDATE sqlite_schema SET sql = substr(sql, 1, length(sql) - 1) WHERE name = 't'", "table t: schema: syntax error"},
 		{"index cut short", "UPDATE sqlite_schema SET sql = substr(sql, 1, length(sql) - 1) WHERE name = 'tb'", "index tb: schema: syntax error"},
 		{"an application's collation", "UPDATE sqlite_schema SET sql = 'CREATE TABLE u(x COLLATE appcoll)' WHERE name = 'u'", ""},
+		// A row's type, name and tbl_name must be its SQL's
+		// (sqlite3CheckObjectName), in any case.
+		{"type not the SQL's", "UPDATE sqlite_schema SET type = 'tablx' WHERE name = 'u'", "sqlite_schema: malformed database schema (u)"},
+		{"type NULL", "UPDATE sqlite_schema SET type = NULL WHERE name = 'u'", "sqlite_schema: malformed database schema (u)"},
+		{"name not the SQL's", "UPDATE sqlite_schema SET name = 'v' WHERE name = 'u'", "sqlite_schema: malformed database schema (v)"},
+		{"tbl_name not the SQL's", "UPDATE sqlite_schema SET tbl_name = 'u' WHERE name = 'tb'", "sqlite_schema: malformed database schema (tb)"},
+		{"names in another case", "UPDATE sqlite_schema SET type = 'TABLE', name = 'U', tbl_name = 'U' WHERE name = 'u'", ""},
+		{"not CREATE text", "UPDATE sqlite_schema SET sql = 'DROP TABLE u' WHERE name = 'u'", "sqlite_schema: malformed database schema (u)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -293,8 +301,8 @@ func TestDBCheckSchemaSyntax(t *testing.T) {
 			case tc.want == "" && err != nil:
 				t.Fatalf("Check: %v, want no problem", err)
 			case tc.want == "":
-			case !errors.As(err, &ce) || len(ce.Problems) != 1 || !strings.HasPrefix(ce.Problems[0].Msg, tc.want):
-				t.Fatalf("Check: %v, want one problem starting %q", err, tc.want)
+			case !errors.As(err, &ce) || len(ce.Problems) == 0 || !strings.HasPrefix(ce.Problems[0].Msg, tc.want):
+				t.Fatalf("Check: %v, want a first problem starting %q", err, tc.want)
 			}
 		})
 	}

@@ -67,7 +67,9 @@
 //	                 ROWID tables included), and no index has other entries.
 //	schema           rows that do not fit together (an orphan automatic
 //	  (catalog.go)   index, an index on a missing table, a root page out of
-//	                 range).
+//	                 range), and a row whose type, name or tbl_name is not
+//	                 its SQL's, or whose SQL is not CREATE text
+//	                 (schema.CheckEntry): SQLite refuses such a schema.
 //
 // Things pagoda cannot evaluate are skipped by the index-entry check, not
 // reported: expression and partial indexes, indexes on VIRTUAL generated

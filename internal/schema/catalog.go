@@ -9,7 +9,7 @@ import (
 
 // Entry is one row of sqlite_schema (sqlite-format.md §6).
 type Entry struct {
-	Type     string // "table", "index", "view" or "trigger"
+	Type     string // "table", "index", "view" or "trigger": lower-cased, as SQLite compares it without case
 	Name     string
 	TblName  string
 	RootPage uint32
@@ -367,4 +367,101 @@ func SchemaTable() *Table {
 		panic("schema: cannot parse the sqlite_schema definition: " + err.Error())
 	}
 	return t
+}
+
+// CheckEntry reports whether row e of sqlite_schema agrees with itself as
+// SQLite's schema loading requires (sqlite3InitCallback,
+// sqlite3CheckObjectName): CREATE text (its first two letters "cr") whose
+// object kind, name and table are the row's type, name and tbl_name (in
+// ASCII case-insensitive comparison), or no text at all (an automatic
+// index's) with a name. SQLite reports any other row as a malformed
+// schema and reads nothing of the database. CREATE text that does not
+// parse is not judged here: the object's own parse reports it.
+func CheckEntry(e Entry) error {
+	if !e.hasSQL() {
+		if e.Name == "" {
+			return fmt.Errorf("%w: a row without SQL has no name", ErrInvalid)
+		}
+		return nil
+	}
+	if len(e.SQL) < 2 || lowerASCII(e.SQL[0]) != 'c' || lowerASCII(e.SQL[1]) != 'r' {
+		return fmt.Errorf("%w: %q is not CREATE text", ErrInvalid, clip(e.SQL))
+	}
+	kind, name, tbl, ok := objectOf(e.SQL)
+	if !ok {
+		return nil
+	}
+	switch {
+	case foldKey(kind) != foldKey(e.Type):
+		return fmt.Errorf("%w: type %q, but the SQL creates a %s", ErrInvalid, e.Type, kind)
+	case foldKey(name) != foldKey(e.Name):
+		return fmt.Errorf("%w: name %q, but the SQL creates %q", ErrInvalid, e.Name, name)
+	case foldKey(tbl) != foldKey(e.TblName):
+		return fmt.Errorf("%w: tbl_name %q, but the SQL's table is %q", ErrInvalid, e.TblName, tbl)
+	}
+	return nil
+}
+
+// clip shortens s for a message.
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
+}
+
+// objectOf reads the head of CREATE text sql: the kind of object it
+// creates (table, index, view, trigger), its name, and the table it
+// belongs to (its own name for a table or view). ok is false when the
+// head does not parse.
+func objectOf(sql string) (kind, name, tbl string, ok bool) {
+	toks, err := tokenize(sql)
+	if err != nil {
+		return "", "", "", false
+	}
+	p := &parser{src: sql, toks: toks}
+	if !p.accept("CREATE") {
+		return "", "", "", false
+	}
+	if !p.accept("TEMP") {
+		p.accept("TEMPORARY")
+	}
+	p.accept("UNIQUE")
+	p.accept("VIRTUAL")
+	for _, k := range []string{"TABLE", "INDEX", "VIEW", "TRIGGER"} {
+		if p.accept(k) {
+			kind = strings.ToLower(k)
+		}
+	}
+	if kind == "" {
+		return "", "", "", false
+	}
+	if p.accept("IF") && !(p.accept("NOT") && p.accept("EXISTS")) {
+		return "", "", "", false
+	}
+	if name, _, _, err = p.qualifiedName(kind); err != nil {
+		return "", "", "", false
+	}
+	tbl = name
+	if kind == "index" || kind == "trigger" {
+		// The table follows the first ON at the top level.
+		depth := 0
+		for t := p.peek(); t.kind != tokEOF; t = p.peek() {
+			switch {
+			case t.isOp("("):
+				depth++
+			case t.isOp(")"):
+				depth--
+			case depth == 0 && t.is("ON"):
+				p.i++
+				if tbl, _, _, err = p.qualifiedName("table"); err != nil {
+					return "", "", "", false
+				}
+				return kind, name, tbl, true
+			}
+			p.i++
+		}
+		return "", "", "", false
+	}
+	return kind, name, tbl, true
 }

@@ -271,3 +271,31 @@ func TestShadowOf(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckEntry: a sqlite_schema row agrees with its SQL, as SQLite's
+// schema loading requires (sqlite3CheckObjectName), or is refused.
+func TestCheckEntry(t *testing.T) {
+	for _, c := range []struct {
+		e  Entry
+		ok bool
+	}{
+		{Entry{Type: "table", Name: "t", TblName: "t", SQL: "CREATE TABLE t(a)", HasSQL: true}, true},
+		{Entry{Type: "table", Name: "T", TblName: "t", SQL: "create table [t](a)", HasSQL: true}, true},
+		{Entry{Type: "table", Name: "f", TblName: "f", SQL: "CREATE VIRTUAL TABLE f USING fts5(c)", HasSQL: true}, true},
+		{Entry{Type: "table", Name: "w w", TblName: "w w", SQL: `CREATE TABLE IF NOT EXISTS main."w w"(k PRIMARY KEY) WITHOUT ROWID`, HasSQL: true}, true},
+		{Entry{Type: "index", Name: "i", TblName: "t", SQL: "CREATE UNIQUE INDEX i ON t(a) WHERE a ON 1", HasSQL: true}, true},
+		{Entry{Type: "view", Name: "v", TblName: "v", SQL: "CREATE TEMP VIEW v AS SELECT 1 FROM t", HasSQL: true}, true},
+		{Entry{Type: "trigger", Name: "tr", TblName: "t", SQL: "CREATE TRIGGER tr INSTEAD OF UPDATE OF a ON t BEGIN SELECT (1); END", HasSQL: true}, true},
+		{Entry{Type: "index", Name: "sqlite_autoindex_t_1", TblName: "t"}, true}, // no SQL
+		{Entry{Type: "tablx", Name: "t", TblName: "t", SQL: "CREATE TABLE t(a)", HasSQL: true}, false},
+		{Entry{Type: "", Name: "t", TblName: "t", SQL: "CREATE TABLE t(a)", HasSQL: true}, false},
+		{Entry{Type: "table", Name: "u", TblName: "u", SQL: "CREATE TABLE t(a)", HasSQL: true}, false},
+		{Entry{Type: "index", Name: "i", TblName: "u", SQL: "CREATE INDEX i ON t(a)", HasSQL: true}, false},
+		{Entry{Type: "table", Name: "t", TblName: "t", SQL: "DROP TABLE t", HasSQL: true}, false},
+		{Entry{Type: "index", TblName: "t"}, false}, // no SQL, no name
+	} {
+		if err := CheckEntry(c.e); (err == nil) != c.ok || err != nil && !errors.Is(err, ErrInvalid) {
+			t.Errorf("CheckEntry(%+v) = %v, want ok %v", c.e, err, c.ok)
+		}
+	}
+}

@@ -45,7 +45,7 @@ func DecodeEntryEnc(rec []byte, enc uint32) (Entry, error) {
 		}
 		switch i {
 		case ColType:
-			e.Type = str(v)
+			e.Type = foldKey(str(v)) // SQLite compares it without case
 		case ColName:
 			e.Name = str(v)
 		case ColTblName:
