@@ -133,7 +133,8 @@ func syncDir(dir string) error {
 // them, with no free pages; the schema, the SQL text of every object, and
 // the header's user version and application id are kept. Records are
 // copied as stored, so tables that pagoda cannot write (generated
-// columns, triggers, ...) are copied too, but an index or WITHOUT ROWID table
+// columns, triggers, ...) are copied too; a malformed record is an error
+// wrapping ErrCorrupt that names its page. An index or WITHOUT ROWID table
 // whose definition pagoda cannot parse is an error wrapping
 // ErrUnsupported, as is a UTF-16 database (pagoda writes only UTF-8
 // databases: Backup copies one). dst must not exist (ErrExists); it
@@ -263,6 +264,16 @@ func compactTree(src, tx *Tx, cat *schema.Catalog, e schema.Entry) (uint32, erro
 		payload, err := c.Payload()
 		if err != nil {
 			return 0, err
+		}
+		// A malformed record is corruption named on its page, not
+		// copied into a file that SQLite would then find malformed.
+		check, what := format.CheckRecord, "entry"
+		if table {
+			check, what = format.CheckRow, fmt.Sprintf("row %d", rowid)
+		}
+		if _, err := check(payload); err != nil {
+			pg, _ := c.Page()
+			return 0, format.Corruptf(pg.Pgno, "%s %s %s: %s", e.Type, e.Name, what, corruptMsg(err))
 		}
 		if table {
 			_, err = bw.TableInsert(root, rowid, payload)

@@ -292,3 +292,53 @@ func TestWriteToInWriteTx(t *testing.T) {
 		t.Fatalf("WriteTo in a write transaction: %v, want ErrUnsupported", err)
 	}
 }
+
+// TestCompactDamagedRecord: a malformed record, a row's or an index
+// entry's, stops Compact with an error wrapping ErrCorrupt that names its
+// page, and no file is made. The row was copied as it was, into a file
+// that SQLite finds malformed; the entry failed with an error naming no
+// page.
+func TestCompactDamagedRecord(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cell []byte // the damaged record's start: its header length is made 0x7f
+		page uint32
+	}{
+		{"row", []byte{3, 0, 21, 'r', 'o', 'w', '5'}, 2},
+		{"index entry", []byte{3, 21, 1, 'r', 'o', 'w', '5'}, 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "t.db")
+			stmts := []string{"CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT)", "CREATE INDEX tb ON t(b)"}
+			for i := 1; i <= 9; i++ {
+				stmts = append(stmts, fmt.Sprintf("INSERT INTO t VALUES (%d, 'row%d')", i, i))
+			}
+			sqltest.Exec(t, path, stmts...)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := bytes.Index(data, c.cell)
+			if i < 0 {
+				t.Fatal("the record is not in the file")
+			}
+			data[i] = 0x7f
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			db, err := Open(path, &Options{ReadOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			dst := filepath.Join(t.TempDir(), "c.db")
+			var ce *format.CorruptError
+			if err := db.Compact(dst); !errors.As(err, &ce) || ce.Page != c.page {
+				t.Errorf("Compact: %v, want a corruption error naming page %d", err, c.page)
+			}
+			if _, err := os.Stat(dst); err == nil {
+				t.Error("Compact made the file")
+			}
+		})
+	}
+}
