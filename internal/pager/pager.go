@@ -218,23 +218,41 @@ func (p *Pager) load() error {
 		return nil
 	}
 	var hdr [format.HeaderSize]byte
+	var hdrErr error // what is wrong with the file's own page 1
 	if pg1 := p.journalPage(1); pg1 != nil {
 		copy(hdr[:], pg1) // the header as the rollback leaves it
 	} else if _, err := p.f.ReadAt(hdr[:], 0); err != nil {
-		if errors.Is(err, io.EOF) {
-			return format.Corruptf(1, "file of %d bytes is shorter than the database header", size)
+		if !errors.Is(err, io.EOF) {
+			return err
 		}
-		return err
+		hdrErr = format.Corruptf(1, "file of %d bytes is shorter than the database header", size)
 	}
 	// The file's header says how to read the pages; the database's own
 	// header is page 1 as the WAL may hold it, validated whole below.
-	if err := format.ValidateLayout(hdr[:]); err != nil {
-		return err
+	if hdrErr == nil {
+		hdrErr = format.ValidateLayout(hdr[:])
 	}
 	h := format.Header(hdr[:])
-	p.pageSize, p.usable = h.PageSize(), h.UsableSize()
-	if size < int64(p.pageSize) && p.journal == nil {
-		return format.Corruptf(1, "file of %d bytes is shorter than one %d-byte page", size, p.pageSize)
+	if hdrErr == nil {
+		p.pageSize, p.usable = h.PageSize(), h.UsableSize()
+		if size < int64(p.pageSize) && p.journal == nil {
+			hdrErr = format.Corruptf(1, "file of %d bytes is shorter than one %d-byte page", size, p.pageSize)
+		}
+	}
+	// SQLite reads page 1 through the WAL, by the WAL header's page size:
+	// a file whose own page 1 is damaged or cut short reads when the WAL
+	// holds page 1 (checked once the WAL is recovered).
+	walPage1 := false
+	if hdrErr != nil {
+		if p.journal != nil {
+			return hdrErr
+		}
+		ps := p.walHeaderPageSize()
+		if ps == 0 {
+			return hdrErr
+		}
+		p.pageSize, p.usable, walPage1 = ps, ps, true
+		clear(hdr[:]) // no size to trust in it
 	}
 	if size/int64(p.pageSize) > int64(^uint32(0)>>1) {
 		return fmt.Errorf("%w: file of %d bytes has too many pages", format.ErrUnsupported, size)
@@ -248,6 +266,9 @@ func (p *Pager) load() error {
 	p.data, p.dataCap = m[:int(p.dbPages)*p.pageSize], c
 	if err := p.openWAL(); err != nil {
 		return err
+	}
+	if walPage1 && (p.log == nil || p.log.MaxFrame == 0 || p.log.Index.Find(1, p.log.MaxFrame) == 0) {
+		return hdrErr // page 1 is the file's
 	}
 	// The size comes from the last commit frame when the WAL has one, else
 	// from the header (page 1 of the file) if valid, else the file size.
@@ -277,6 +298,9 @@ func (p *Pager) load() error {
 	if err := format.ValidateHeader(pg1); err != nil {
 		return err
 	}
+	if walPage1 {
+		p.usable = format.Header(pg1).UsableSize()
+	}
 	if format.Header(pg1).PageSize() != p.pageSize || format.Header(pg1).UsableSize() != p.usable {
 		return format.Corruptf(1, "page size in the WAL's page 1 differs from the file's")
 	}
@@ -297,6 +321,21 @@ func (p *Pager) load() error {
 		return format.Corruptf(1, "the last commit has %d pages; the file and the WAL hold at most %d", p.nPages, uint64(p.dbPages)+uint64(p.log.MaxFrame))
 	}
 	return nil
+}
+
+// walHeaderPageSize returns the page size the header of the WAL beside the
+// database gives, 0 when there is no WAL or its header is not valid.
+func (p *Pager) walHeaderPageSize() int {
+	f, err := p.fs.OpenFile(WALPath(p.path), os.O_RDONLY, 0)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var b [wal.HeaderSize]byte
+	if n, _ := f.ReadAt(b[:], 0); n < len(b) {
+		return 0
+	}
+	return wal.PageSizeOf(b[:])
 }
 
 func (p *Pager) openWAL() error {

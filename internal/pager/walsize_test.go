@@ -381,3 +381,56 @@ func TestCheckpointPastLastCommit(t *testing.T) {
 		}
 	})
 }
+
+// A WAL-mode file whose own page 1 is damaged or cut short reads when the
+// WAL holds page 1, by the WAL header's page size, as SQLite reads it:
+// SQLite never looks at the file's page 1 then. A writer's checkpoint
+// writes page 1 back into the file. It was ErrCorrupt.
+func TestWALHoldsPage1OfDamagedFile(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		damage func(b []byte) []byte
+	}{
+		{"cut to 100 bytes", func(b []byte) []byte { return b[:100] }},
+		{"bad magic", func(b []byte) []byte { b[11] ^= 0xff; return b }},
+		{"bad payload fraction", func(b []byte) []byte { b[21] = 96; return b }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := sqltest.WithWAL(t, nil, []string{
+				"CREATE TABLE t(a INTEGER PRIMARY KEY, b)",
+				"INSERT INTO t SELECT NULL, randomblob(300) FROM (WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i<50) SELECT i FROM c)",
+			})
+			if err := os.WriteFile(path, c.damage(readFile(t, path)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cp := copyPair(t, path)
+			sqltest.CopyFile(t, path+"-wal", cp+"-wal", false)
+			db := sqltest.Open(t, cp)
+			var ic string
+			var pages uint32
+			if err := db.QueryRow("PRAGMA integrity_check").Scan(&ic); err != nil || ic != "ok" {
+				t.Fatalf("fixture: SQLite: integrity_check %q, %v", ic, err)
+			}
+			if err := db.QueryRow("PRAGMA page_count").Scan(&pages); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			if h := readHeader(t, path); h.DatabaseSize() != pages {
+				t.Errorf("read-only: %d pages, SQLite %d", h.DatabaseSize(), pages)
+			}
+			p, err := Open(path, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			setUserVersion(t, p, 5)
+			if err := p.Close(); err != nil { // checkpoints page 1 into the file
+				t.Fatal(err)
+			}
+			db = sqltest.Open(t, path)
+			if err := db.QueryRow("PRAGMA integrity_check").Scan(&ic); err != nil || ic != "ok" {
+				t.Errorf("after a commit: integrity_check %q, %v", ic, err)
+			}
+			db.Close()
+		})
+	}
+}

@@ -116,6 +116,17 @@ func parseHeader(b []byte) (h Header, valid bool, err error) {
 	return h, true, nil
 }
 
+// PageSizeOf returns the page size that WAL header b (its first HeaderSize
+// bytes) gives, 0 when the header is not valid: the page size SQLite reads
+// the WAL's frames by, whatever the database file's header says.
+func PageSizeOf(b []byte) int {
+	h, valid, err := parseHeader(b)
+	if !valid || err != nil {
+		return 0
+	}
+	return int(h.PageSize)
+}
+
 // FrameOffset returns the file offset of frame n (1-based) for a page size.
 func FrameOffset(n uint32, pageSize int) int64 {
 	return HeaderSize + int64(n-1)*int64(FrameHeaderSize+pageSize)
