@@ -92,7 +92,8 @@ func (db *DB) Check() error {
 	}
 	defer tx.Rollback()
 	enc := tx.cat.TextEncoding
-	return checkResult(check.Run(&tx.snap, tx.cat, &check.Options{Default: columnDefaults(enc), Where: partialWhere(enc), Check: rowChecks(enc), Virtual: virtualColumns(enc)}))
+	metas := checkMetas(enc)
+	return checkResult(check.Run(&tx.snap, tx.cat, &check.Options{Default: columnDefaults(metas), Where: partialWhere(enc), Check: rowChecks(enc), Virtual: virtualColumns(metas)}))
 }
 
 // checkWithoutCatalog checks the last committed state when the schema
@@ -114,20 +115,30 @@ func (db *DB) checkWithoutCatalog() error {
 	if pg1, err := snap.Page(1); err == nil {
 		enc = format.Header(pg1).TextEncoding()
 	}
-	return checkResult(check.Run(&snap, nil, &check.Options{Default: columnDefaults(enc), Where: partialWhere(enc), Check: rowChecks(enc), Virtual: virtualColumns(enc)}))
+	metas := checkMetas(enc)
+	return checkResult(check.Run(&snap, nil, &check.Options{Default: columnDefaults(metas), Where: partialWhere(enc), Check: rowChecks(enc), Virtual: virtualColumns(metas)}))
 }
 
-// columnDefaults gives the checker the value a column takes in rows stored
-// before it was added (its DEFAULT, as reading a table gives it), from the
-// tables' read metadata, computed once per table.
-func columnDefaults(enc uint32) func(*schema.TableInfo, int) format.Value {
+// checkMetas returns the read metadata of a table in a database of text
+// encoding enc, built once per table for the checker's callbacks.
+func checkMetas(enc uint32) func(*schema.TableInfo) *tableMeta {
 	metas := make(map[*schema.TableInfo]*tableMeta)
-	return func(ti *schema.TableInfo, col int) format.Value {
+	return func(ti *schema.TableInfo) *tableMeta {
 		m := metas[ti]
 		if m == nil {
 			m = metaForTable(ti, enc)
 			metas[ti] = m
 		}
+		return m
+	}
+}
+
+// columnDefaults gives the checker the value a column takes in rows stored
+// before it was added (its DEFAULT, as reading a table gives it), from the
+// tables' read metadata.
+func columnDefaults(metas func(*schema.TableInfo) *tableMeta) func(*schema.TableInfo, int) format.Value {
+	return func(ti *schema.TableInfo, col int) format.Value {
+		m := metas(ti)
 		if col < 0 || col >= len(m.rec.defaults) {
 			return format.NullValue()
 		}
@@ -136,14 +147,14 @@ func columnDefaults(enc uint32) func(*schema.TableInfo, int) format.Value {
 }
 
 // virtualColumns gives the checker the VIRTUAL columns of a table's rows,
-// computed as reading the table computes them (Record.Column), in a
-// database of text encoding enc, and the stored columns each reads.
-func virtualColumns(enc uint32) func(*schema.TableInfo) func(int64, []byte, int, func(int)) (format.Value, bool) {
+// computed as reading the table computes them (Record.Column), and the
+// stored columns each reads.
+func virtualColumns(metas func(*schema.TableInfo) *tableMeta) func(*schema.TableInfo) func(int64, []byte, int, func(int)) (format.Value, bool) {
 	return func(ti *schema.TableInfo) func(int64, []byte, int, func(int)) (format.Value, bool) {
 		if ti.Table == nil {
 			return nil
 		}
-		m := metaForTable(ti, enc)
+		m := metas(ti)
 		if m.rec.gen == nil {
 			return nil
 		}
