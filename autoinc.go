@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/pagodadb/pagoda/internal/btree"
+	"github.com/pagodadb/pagoda/internal/expr"
 )
 
 // AUTOINCREMENT.
@@ -56,71 +57,10 @@ func (tx *Tx) sequenceOf(name string) (sequence, error) {
 		if v := rec.Column(0); v.Type() != TypeText || string(v.Blob()) != name {
 			continue
 		}
-		s.found, s.rowid, s.seq = true, c.Rowid(), sequenceValue(rec.Column(1))
+		s.found, s.rowid, s.seq = true, c.Rowid(), expr.IntValue(rec.Column(1).format())
 		break
 	}
 	return s, c.Err()
-}
-
-// sequenceValue converts a stored seq to an integer as SQLite does
-// (sqlite3VdbeIntValue): a REAL truncated and clamped, TEXT and BLOB by
-// their leading integer, anything else 0.
-func sequenceValue(v Value) int64 {
-	switch v.Type() {
-	case TypeInteger:
-		return v.Int()
-	case TypeFloat:
-		return clampedInt(v.Float())
-	case TypeText, TypeBlob:
-		return leadingInt(v.Blob())
-	}
-	return 0
-}
-
-// clampedInt truncates f towards zero, clamped to the int64 range (NaN is
-// 0).
-func clampedInt(f float64) int64 {
-	switch {
-	case f != f:
-		return 0
-	case f <= math.MinInt64:
-		return math.MinInt64
-	case f >= math.MaxInt64:
-		return math.MaxInt64
-	}
-	return int64(f)
-}
-
-// leadingInt reads the integer at the start of b, after spaces and an
-// optional sign, stopping at the first other byte and saturating at the
-// int64 range; 0 when there are no digits.
-func leadingInt(b []byte) int64 {
-	i := 0
-	for i < len(b) && (b[i] == ' ' || b[i] >= '\t' && b[i] <= '\r') {
-		i++
-	}
-	neg := false
-	if i < len(b) && (b[i] == '+' || b[i] == '-') {
-		neg = b[i] == '-'
-		i++
-	}
-	var u uint64
-	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		if u > (math.MaxUint64-9)/10 {
-			u = math.MaxUint64
-			continue
-		}
-		u = u*10 + uint64(b[i]-'0')
-	}
-	switch {
-	case neg && u > 1<<63:
-		return math.MinInt64
-	case neg:
-		return -int64(u)
-	case u > math.MaxInt64:
-		return math.MaxInt64
-	}
-	return int64(u)
 }
 
 // autoRowid chooses the rowid of an insert without one into an

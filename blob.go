@@ -41,10 +41,10 @@ func (t *Table) OpenBlob(rowid int64, column int) (*Blob, error) {
 		return nil, fmt.Errorf("pagoda: table %q is WITHOUT ROWID: OpenBlob needs a rowid: %w", t.Name(), ErrUnsupported)
 	}
 	m := &t.meta.rec
-	if column < 0 || column >= len(m.field) {
+	if column < 0 || column >= len(m.Field) {
 		return nil, fmt.Errorf("pagoda: table %q has no column %d: %w", t.Name(), column, ErrNotFound)
 	}
-	if column == m.alias || m.field[column] < 0 {
+	if column == m.Alias || m.Field[column] < 0 {
 		return nil, fmt.Errorf("pagoda: table %q: column %q is not stored as text or a blob: %w", t.Name(), m.names[column], ErrUnsupported)
 	}
 	var p btree.Payload
@@ -71,12 +71,12 @@ func (t *Table) OpenBlob(rowid int64, column int) (*Blob, error) {
 		pgno = pg.Pgno
 	}
 	b := &Blob{p: p}
-	found, err := b.locate(m.field[column], pgno)
+	found, err := b.locate(m.Field[column], pgno)
 	if err != nil {
 		return nil, format.Corruptf(pgno, "table %q row %d: %s", t.Name(), rowid, corruptMsg(err))
 	}
 	if !found { // the row predates ALTER TABLE ADD COLUMN
-		b.setValue(valueOf(m.defaults[column]))
+		b.setValue(valueOf(m.Defaults[column]))
 	}
 	if b.typ != TypeText && b.typ != TypeBlob && b.typ != TypeNull {
 		return nil, fmt.Errorf("pagoda: table %q row %d: column %q holds %s, not text or a blob: %w", t.Name(), rowid, m.names[column], b.typ, ErrUnsupported)

@@ -6,9 +6,7 @@ import (
 	"strings"
 
 	"github.com/pagodadb/pagoda/internal/check"
-	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/pager"
-	"github.com/pagodadb/pagoda/internal/schema"
 )
 
 // Problem is one broken invariant found by Check: the page it is on (0
@@ -91,9 +89,7 @@ func (db *DB) Check() error {
 		return err
 	}
 	defer tx.Rollback()
-	enc := tx.cat.TextEncoding
-	metas := checkMetas(enc)
-	return checkResult(check.Run(&tx.snap, tx.cat, &check.Options{Default: columnDefaults(metas), Where: partialWhere(enc), Check: rowChecks(enc), Virtual: virtualColumns(metas)}))
+	return checkResult(check.Run(&tx.snap, tx.cat, nil))
 }
 
 // checkWithoutCatalog checks the last committed state when the schema
@@ -111,62 +107,7 @@ func (db *DB) checkWithoutCatalog() error {
 	var snap pager.Snapshot
 	db.pager.InitSnapshot(&snap)
 	defer snap.Release()
-	var enc uint32
-	if pg1, err := snap.Page(1); err == nil {
-		enc = format.Header(pg1).TextEncoding()
-	}
-	metas := checkMetas(enc)
-	return checkResult(check.Run(&snap, nil, &check.Options{Default: columnDefaults(metas), Where: partialWhere(enc), Check: rowChecks(enc), Virtual: virtualColumns(metas)}))
-}
-
-// checkMetas returns the read metadata of a table in a database of text
-// encoding enc, built once per table for the checker's callbacks.
-func checkMetas(enc uint32) func(*schema.TableInfo) *tableMeta {
-	metas := make(map[*schema.TableInfo]*tableMeta)
-	return func(ti *schema.TableInfo) *tableMeta {
-		m := metas[ti]
-		if m == nil {
-			m = metaForTable(ti, enc)
-			metas[ti] = m
-		}
-		return m
-	}
-}
-
-// columnDefaults gives the checker the value a column takes in rows stored
-// before it was added (its DEFAULT, as reading a table gives it), from the
-// tables' read metadata.
-func columnDefaults(metas func(*schema.TableInfo) *tableMeta) func(*schema.TableInfo, int) format.Value {
-	return func(ti *schema.TableInfo, col int) format.Value {
-		m := metas(ti)
-		if col < 0 || col >= len(m.rec.defaults) {
-			return format.NullValue()
-		}
-		return m.rec.defaults[col]
-	}
-}
-
-// virtualColumns gives the checker the VIRTUAL columns of a table's rows,
-// computed as reading the table computes them (Record.Column), and the
-// stored columns each reads.
-func virtualColumns(metas func(*schema.TableInfo) *tableMeta) func(*schema.TableInfo) func(int64, []byte, int, func(int)) (format.Value, bool) {
-	return func(ti *schema.TableInfo) func(int64, []byte, int, func(int)) (format.Value, bool) {
-		if ti.Table == nil {
-			return nil
-		}
-		m := metas(ti)
-		if m.rec.gen == nil {
-			return nil
-		}
-		ctx := &recordCtx{meta: &m.rec}
-		return func(rowid int64, rec []byte, col int, reads func(int)) (format.Value, bool) {
-			if col < 0 || col >= len(m.rec.gen) || !ti.Table.Columns[col].Hidden {
-				return format.NullValue(), false
-			}
-			v, err := Record{data: pager.AsString(rec), rowid: rowid, ctx: ctx}.virtualValue(col, reads)
-			return v, err == nil
-		}
-	}
+	return checkResult(check.Run(&snap, nil, nil))
 }
 
 func checkResult(problems []Problem) error {
@@ -174,81 +115,4 @@ func checkResult(problems []Problem) error {
 		return nil
 	}
 	return &CheckError{Problems: problems}
-}
-
-// rowChecks tells Check which CHECK constraint of a table ti a row
-// fails, in a database of text encoding enc: nil when ti has none, or one
-// pagoda does not evaluate (see encodingFree for UTF-16).
-func rowChecks(enc uint32) func(ti *schema.TableInfo) func([]format.Value) string {
-	return func(ti *schema.TableInfo) func([]format.Value) string { return tableChecks(ti, enc) }
-}
-
-func tableChecks(ti *schema.TableInfo, enc uint32) func([]format.Value) string {
-	if ti.Table == nil || len(ti.Table.Checks) == 0 {
-		return nil
-	}
-	t := ti.Table
-	for _, src := range t.Checks {
-		if e, err := schema.ParseExpr(src); err != nil || encodingFree(e, enc) != nil {
-			return nil
-		}
-	}
-	checks, err := compileChecks(t)
-	if err != nil {
-		return nil
-	}
-	return func(row []format.Value) string {
-		if format.IsUTF16(enc) && utf16Blob(row) {
-			return "" // not judged
-		}
-		for i := range checks {
-			if !checks[i].passes(t, row) {
-				return checks[i].src
-			}
-		}
-		return ""
-	}
-}
-
-// partialWhere tells Check which rows belong in a partial index, in a
-// database of text encoding enc: those for which its WHERE clause is true.
-// It is nil for a clause pagoda does not evaluate, and cannot tell for a
-// row of a UTF-16 database that holds a BLOB, whose bytes SQLite reads as
-// UTF-16 text where it takes it for text (as for CHECKs).
-func partialWhere(enc uint32) func(ii *schema.IndexInfo) func([]format.Value) (bool, bool) {
-	return func(ii *schema.IndexInfo) func([]format.Value) (bool, bool) { return indexWhere(ii, enc) }
-}
-
-func indexWhere(ii *schema.IndexInfo, enc uint32) func([]format.Value) (bool, bool) {
-	if ii.Table == nil || ii.Table.Table == nil || ii.Index == nil {
-		return nil
-	}
-	if ii.Index.Where != "" {
-		if e, err := schema.ParseExpr(ii.Index.Where); err != nil || encodingFree(e, enc) != nil {
-			return nil
-		}
-	}
-	t := ii.Table.Table
-	n, err := compileWhere(ii.Index, t)
-	if err != nil || n == nil {
-		return nil
-	}
-	return func(row []format.Value) (in, known bool) {
-		if format.IsUTF16(enc) && utf16Blob(row) {
-			return false, false
-		}
-		return truth(n.eval(t, row).v) == triTrue, true
-	}
-}
-
-// utf16Blob reports whether a row of a UTF-16 database holds a BLOB, whose
-// bytes SQLite reads as UTF-16 where an expression takes it for text:
-// pagoda does not judge such a row by its CHECKs or partial indexes.
-func utf16Blob(row []format.Value) bool {
-	for _, v := range row {
-		if v.Kind == format.KindBlob {
-			return true
-		}
-	}
-	return false
 }

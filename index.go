@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pagodadb/pagoda/internal/btree"
+	"github.com/pagodadb/pagoda/internal/expr"
 	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/pager"
 	"github.com/pagodadb/pagoda/internal/schema"
@@ -171,7 +172,7 @@ func (c *IndexCursor) SeekText(text []byte) bool {
 		return false
 	}
 	if len(c.ix.meta.aff) == 0 || (c.ix.meta.aff[0] != schema.AffinityText && c.ix.meta.aff[0] != schema.AffinityBlob) ||
-		c.ix.meta.rec.enc != 0 {
+		c.ix.meta.rec.Enc != 0 {
 		// The column's affinity may turn text into a number; the text of a
 		// UTF-16 database's keys is UTF-16.
 		return c.SeekNear(string(text))
@@ -252,7 +253,7 @@ func (ix *Index) searchKey(dst []format.Value, prefix []any) ([]format.Value, er
 		if err != nil {
 			return nil, err
 		}
-		dst = append(dst, keyText(applyAffinity(v, comparisonAffinity(ix.meta.aff[i])), ix.meta.rec.enc))
+		dst = append(dst, keyText(expr.ApplyAffinity(v, expr.ComparisonAffinity(ix.meta.aff[i])), ix.meta.rec.Enc))
 	}
 	return dst, nil
 }

@@ -241,3 +241,14 @@ func checkFindsOnce(t *testing.T, setup []string, sql, ic, want string) {
 		t.Fatalf("Check = %v, want one problem: %s", err, want)
 	}
 }
+
+// TestCheckFindsFailedConstraint: Check reports a row that fails a CHECK
+// constraint, as sqlite3's integrity_check does. The file is made by
+// SQLite, the constraint then changed in sqlite_schema.
+func TestCheckFindsFailedConstraint(t *testing.T) {
+	checkFindsOnce(t, []string{
+		"CREATE TABLE t(id INTEGER PRIMARY KEY, a INT CHECK (a >= 0))",
+		"INSERT INTO t(a) VALUES (1), (5), (NULL)",
+	}, "CREATE TABLE t(id INTEGER PRIMARY KEY, a INT CHECK (a < 3))",
+		"CHECK constraint failed", "row 2: CHECK constraint failed: a < 3")
+}

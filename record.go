@@ -4,9 +4,9 @@ import (
 	"fmt"
 
 	"github.com/pagodadb/pagoda/internal/btree"
+	"github.com/pagodadb/pagoda/internal/expr"
 	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/pager"
-	"github.com/pagodadb/pagoda/internal/schema"
 )
 
 // Record is one row of a table (or one entry of an index), read in place:
@@ -64,30 +64,25 @@ func (c *recordCtx) missed(rec []byte) {
 	}
 }
 
-// recordMeta maps declared columns to stored fields.
+// recordMeta maps declared columns to stored fields: the Layout by
+// which Column's general path reads them (a rowid table's rows can be
+// found again by rowid: Rowids), and the fast path's map.
 type recordMeta struct {
-	owner  string // the table or index, for errors
-	root   uint32
-	rowids bool // a rowid table: its rows can be found again by rowid
-	// keyFields is how many fields every record has at least: a WITHOUT
-	// ROWID table's primary key columns, which lead each row; else 0.
-	keyFields int
-	names     []string
-	field     []int  // column -> stored field, -1 for a virtual generated column
-	alias     int    // rowid alias column, -1 if none
-	fast      []int  // column -> stored field for Column's fast path; -1 for the rowid alias and virtual columns, and every column of a UTF-16 database
-	enc       uint32 // TextEncodingUTF16LE or BE: the text is UTF-16, converted to UTF-8 by Column; 0 for UTF-8
-	real      []bool // REAL affinity: integers read back as floats
-	defaults  []format.Value
-	table     *schema.Table // a table's definition, for its generated columns
-	gen       []genColumn   // by column: the VIRTUAL columns compiled; nil if none
+	expr.Layout
+	owner string // the table or index, for errors
+	root  uint32
+	names []string
+	fast  []int // column -> stored field for Column's fast path; -1 for the rowid alias and virtual columns, and every column of a UTF-16 database
+	// tbl is a table's rows as expressions read them, for its VIRTUAL
+	// columns; nil for an index.
+	tbl *expr.Table
 }
 
 // check is format.CheckRecord for the meta's records: format.CheckRow
 // for the rows of a rowid table, which read the reserved serial types 10
 // and 11 as NULL, as SQLite reads them.
 func (m *recordMeta) check(rec []byte) (int, error) {
-	if m.rowids {
+	if m.Rowids {
 		return format.CheckRow(rec)
 	}
 	return format.CheckRecord(rec)
@@ -101,10 +96,10 @@ func newRecord(ctx *recordCtx, data []byte, rowid int64, pgno uint32) (Record, e
 	if err != nil {
 		return Record{}, format.Corruptf(pgno, "%s row %d: %s", m.owner, rowid, corruptMsg(err))
 	}
-	if n < m.keyFields {
+	if n < m.KeyFields {
 		// Only damage makes one: a seek that matched it matched it on
 		// fewer fields than the key's, and it is not the row sought.
-		return Record{}, format.Corruptf(pgno, "%s: a row of %d fields, where the primary key has %d", m.owner, n, m.keyFields)
+		return Record{}, format.Corruptf(pgno, "%s: a row of %d fields, where the primary key has %d", m.owner, n, m.KeyFields)
 	}
 	return Record{data: pager.AsString(data), rowid: rowid, ctx: ctx}, nil
 }
@@ -145,14 +140,14 @@ func (r Record) corrupt() {
 	msg := "malformed record"
 	if err != nil {
 		msg = corruptMsg(err)
-	} else if m := r.meta(); m != nil && n < m.keyFields {
-		msg = fmt.Sprintf("a row of %d fields, where the primary key has %d", n, m.keyFields)
+	} else if m := r.meta(); m != nil && n < m.KeyFields {
+		msg = fmt.Sprintf("a row of %d fields, where the primary key has %d", n, m.KeyFields)
 	}
 	var pgno uint32
 	if m := r.meta(); m != nil && !tx.closed {
 		var c btree.Cursor
-		c.Init(tx.pages(), m.root, m.rowids, nil)
-		if m.rowids && c.SeekRowid(r.rowid) {
+		c.Init(tx.pages(), m.root, m.Rowids, nil)
+		if m.Rowids && c.SeekRowid(r.rowid) {
 			pg, _ := c.Page()
 			pgno = pg.Pgno
 		}
@@ -169,7 +164,7 @@ func (r Record) corrupt() {
 		}
 	}
 	what := "record"
-	if m := r.meta(); m != nil && m.rowids {
+	if m := r.meta(); m != nil && m.Rowids {
 		what = fmt.Sprintf("%s row %d", m.owner, r.rowid)
 	} else if m != nil {
 		what = m.owner + " entry" // an index's, or a WITHOUT ROWID table's row
@@ -184,7 +179,7 @@ func (r Record) Len() int {
 		n, _ := format.CheckRecord(r.bytes())
 		return n
 	}
-	return len(m.field)
+	return len(m.Field)
 }
 
 // Rowid returns the row's rowid (0 for WITHOUT ROWID tables and indexes).
@@ -237,7 +232,7 @@ func (r Record) Column(i int) Value {
 	}
 	f, rec := m.fast[i], r.data
 	if f < 0 {
-		if i == m.alias { // the INTEGER PRIMARY KEY: the rowid
+		if i == m.Alias { // the INTEGER PRIMARY KEY: the rowid
 			return intValue(r.rowid)
 		}
 		return r.column(i)
@@ -248,7 +243,7 @@ func (r Record) Column(i int) Value {
 		if fd.Type >= 12 { // TEXT (odd) or BLOB (even)
 			return Value{b: b, n: uint64(TypeBlob) - uint64(fd.Type&1)}
 		}
-		if !m.real[i] {
+		if !m.Real[i] {
 			return decodeSmall(uint64(fd.Type), b)
 		}
 		return r.column(i)
@@ -297,7 +292,7 @@ func (r Record) Column(i int) Value {
 		return Value{b: pager.AsBytes(rec[off:end]), n: uint64(TypeBlob) - t&1}
 	}
 	size := int(format.OneByteSerialSize[t])
-	if end := off + size; size >= 0 && end <= len(rec) && !m.real[i] {
+	if end := off + size; size >= 0 && end <= len(rec) && !m.Real[i] {
 		return decodeSmall(t, pager.AsBytes(rec[off:end]))
 	}
 	return r.column(i)
@@ -318,40 +313,15 @@ func (r Record) column(i int) Value {
 		}
 		return decodeValue(t, body)
 	}
-	if uint(i) >= uint(len(m.field)) {
-		return Value{}
+	if m.tbl != nil && m.tbl.IsVirtual(i) {
+		return r.generated(i)
 	}
-	if i == m.alias {
-		return intValue(r.rowid)
-	}
-	f := m.field[i]
-	if f < 0 {
-		if m.gen != nil {
-			return r.generated(i)
-		}
-		return Value{}
-	}
-	fieldAt := format.FieldAt
-	if m.rowids {
-		fieldAt = format.RowFieldAt
-	}
-	t, body, st := fieldAt(r.bytes(), f)
-	if st != format.FieldOK {
-		if st == format.FieldAbsent && f >= m.keyFields {
-			// The row predates ALTER TABLE ADD COLUMN.
-			return valueOf(m.defaults[i])
-		}
+	v, ok := m.Layout.Column(r.bytes(), r.rowid, i)
+	if !ok {
 		r.corrupt()
 		return Value{}
 	}
-	if t < 12 && m.real[i] && t != 0 && t != 7 {
-		return floatValue(float64(format.DecodeValue(t, body).Int()))
-	}
-	if m.enc != 0 && t >= 13 && t&1 == 1 {
-		// The text of a UTF-16 database, converted as sqlite3 converts it.
-		return bytesValue(TypeText, format.UTF16ToUTF8(make([]byte, 0, len(body)*3/2), body, m.enc))
-	}
-	return decodeValue(t, body)
+	return valueOf(v)
 }
 
 // Raw returns the record's bytes in SQLite's record format (text in the
@@ -365,3 +335,29 @@ func corruptMsg(err error) string {
 	}
 	return err.Error()
 }
+
+// generated computes VIRTUAL column i of r, reporting on the transaction
+// why it cannot.
+func (r Record) generated(i int) Value {
+	tbl := r.meta().tbl
+	v, err := tbl.Virtual(i, exprRecord{r}, nil)
+	if err == nil {
+		err = tbl.TypeCheck(i, v)
+	}
+	if err != nil {
+		if tx := r.tx(); tx != nil {
+			if tbl.Compiled(i) { // else the error names the column
+				err = fmt.Errorf("pagoda: %s row %d: %w", tbl.Owner, r.rowid, err)
+			}
+			tx.setErr(err)
+		}
+		return Value{}
+	}
+	return valueOf(v)
+}
+
+// exprRecord is a Record as expressions read it (expr.Row): its stored
+// columns as Column reads them.
+type exprRecord struct{ r Record }
+
+func (e exprRecord) Column(i int) format.Value { return e.r.Column(i).format() }

@@ -3,6 +3,7 @@ package pagoda
 import (
 	"testing"
 
+	"github.com/pagodadb/pagoda/internal/expr"
 	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/pager"
 )
@@ -12,15 +13,17 @@ import (
 // 5 a virtual generated column; field 3 has a default for old rows.
 func columnMeta(real byte) *recordMeta {
 	m := &recordMeta{
-		owner:    "table t",
-		names:    []string{"id", "a", "b", "c", "d", "v"},
-		field:    []int{-1, 0, 1, 2, 3, -1},
-		alias:    0,
-		real:     make([]bool, 6),
-		defaults: []format.Value{{}, {}, {}, {}, format.IntValue(7), {}},
+		owner: "table t",
+		names: []string{"id", "a", "b", "c", "d", "v"},
+		Layout: expr.Layout{
+			Field:    []int{-1, 0, 1, 2, 3, -1},
+			Alias:    0,
+			Real:     make([]bool, 6),
+			Defaults: []format.Value{{}, {}, {}, {}, format.IntValue(7), {}},
+		},
 	}
-	for i := range m.real {
-		m.real[i] = real&(1<<i) != 0
+	for i := range m.Real {
+		m.Real[i] = real&(1<<i) != 0
 	}
 	m.setFast()
 	return m
@@ -58,7 +61,7 @@ func FuzzColumn(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, real byte) {
 		m := columnMeta(real)
 		r := Record{data: pager.AsString(data), rowid: -3, ctx: &recordCtx{meta: m}}
-		for i := -1; i <= len(m.field); i++ {
+		for i := -1; i <= len(m.Field); i++ {
 			got, want := r.Column(i), r.column(i)
 			if !sameValue(got, want) {
 				t.Fatalf("record % x, real %08b: Column(%d) = %v %x %d; column = %v %x %d",

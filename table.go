@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pagodadb/pagoda/internal/btree"
+	"github.com/pagodadb/pagoda/internal/expr"
 	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/pager"
 	"github.com/pagodadb/pagoda/internal/schema"
@@ -199,9 +200,9 @@ func (t *Table) pkKey(pk []any) ([]format.Value, error) {
 			return nil, err
 		}
 		if col := t.info.Table.PrimaryKey[i].Column; col >= 0 {
-			v = applyAffinity(v, comparisonAffinity(t.info.Table.Columns[col].Affinity))
+			v = expr.ApplyAffinity(v, expr.ComparisonAffinity(t.info.Table.Columns[col].Affinity))
 		}
-		vals[i] = keyText(v, t.meta.rec.enc)
+		vals[i] = keyText(v, t.meta.rec.Enc)
 	}
 	return vals, nil
 }

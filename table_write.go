@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pagodadb/pagoda/internal/btree"
+	"github.com/pagodadb/pagoda/internal/expr"
 	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/schema"
 )
@@ -19,14 +20,13 @@ type writePlan struct {
 	err     error // the table cannot be written (wraps ErrUnsupported)
 	name    string
 	cols    []colPlan
-	alias   int   // rowid alias column, -1 if none
-	order   []int // table column stored in each record field
-	wr      bool  // WITHOUT ROWID
-	autoinc bool  // AUTOINCREMENT: sqlite_sequence is kept (autoinc.go)
-	checks  []checkExpr
-	table   *schema.Table
-	evalRow bool // CHECK constraints or partial indexes read the row's values
-	nKey    int  // WITHOUT ROWID: primary key fields
+	alias   int          // rowid alias column, -1 if none
+	order   []int        // table column stored in each record field
+	wr      bool         // WITHOUT ROWID
+	autoinc bool         // AUTOINCREMENT: sqlite_sequence is kept (autoinc.go)
+	checks  *expr.Checks // nil when none
+	evalRow bool         // CHECK constraints or partial indexes read the row's values
+	nKey    int          // WITHOUT ROWID: primary key fields
 	kinfo   *format.KeyInfo
 	pkCols  []int // WITHOUT ROWID: primary key columns in key order
 	indexes []indexPlan
@@ -46,31 +46,15 @@ type indexPlan struct {
 	cols   []int // table column of each key field; -1 for the rowid
 	nCols  int   // the indexed columns (the rest is the row's identity)
 	unique bool
-	where  *cnode // a partial index's WHERE clause, nil for a full index
+	where  *expr.Where // a partial index's WHERE clause, nil for a full index
 }
 
 // includes reports whether the index has an entry for the row vals (by
 // column, the rowid alias holding the rowid): a partial index holds the
 // rows for which its WHERE clause is true, not NULL.
-func (ip *indexPlan) includes(t *schema.Table, vals []format.Value) bool {
-	return ip.where == nil || truth(ip.where.eval(t, vals).v) == triTrue
-}
-
-// compileWhere compiles a partial index's WHERE clause against table t;
-// one outside the subset pagoda evaluates is an error.
-func compileWhere(ix *schema.Index, t *schema.Table) (*cnode, error) {
-	if !ix.Partial {
-		return nil, nil
-	}
-	e, err := schema.ParseExpr(ix.Where)
-	if err != nil {
-		return nil, fmt.Errorf("index %q: WHERE %s: %v", ix.Name, ix.Where, err)
-	}
-	n, err := compileExpr(e, t)
-	if err != nil {
-		return nil, fmt.Errorf("index %q: WHERE %s: %v", ix.Name, ix.Where, err)
-	}
-	return n, nil
+func (ip *indexPlan) includes(vals []format.Value) bool {
+	in, _ := ip.where.Takes(vals)
+	return in
 }
 
 // unsupportedIndex explains why a table's index cannot be maintained, if
@@ -109,11 +93,11 @@ func makePlan(ti *schema.TableInfo, tm *tableMeta) *writePlan {
 		p.err = fmt.Errorf("pagoda: table %q cannot be written by pagoda: %s: %w", ti.Entry.Name, fmt.Sprintf(format, args...), ErrUnsupported)
 		return p
 	}
-	checks, err := compileChecks(t)
+	checks, err := expr.CompileChecks(t, format.TextEncodingUTF8) // pagoda writes UTF-8 databases only
 	if err != nil {
 		return refuse("CHECK constraint: %v", err)
 	}
-	p.checks, p.table = checks, t
+	p.checks = checks
 	if len(ti.Triggers) > 0 {
 		return refuse("trigger %q would not run (pagoda does not evaluate SQL)", ti.Triggers[0])
 	}
@@ -152,7 +136,7 @@ func makePlan(ti *schema.TableInfo, tm *tableMeta) *writePlan {
 		if name := schema.OtherCollation(ii.KeyOrder()); name != "" {
 			return refuse("index %q: no such collation sequence: %s (an application's own, whose order pagoda does not know)", ii.Entry.Name, name)
 		}
-		where, err := compileWhere(ii.Index, t)
+		where, err := expr.CompileWhere(ii.Index, t, format.TextEncodingUTF8)
 		if err != nil {
 			return refuse("%v", err)
 		}
@@ -165,7 +149,7 @@ func makePlan(ti *schema.TableInfo, tm *tableMeta) *writePlan {
 		p.indexes = append(p.indexes, ip)
 		p.evalRow = p.evalRow || where != nil
 	}
-	p.evalRow = p.evalRow || len(p.checks) > 0
+	p.evalRow = p.evalRow || p.checks != nil
 	return p
 }
 
@@ -216,10 +200,11 @@ func (p *writePlan) evalValues(tx *Tx, vals []format.Value, rowid int64) []forma
 // check evaluates the table's CHECK constraints on the row vals (from
 // evalValues).
 func (p *writePlan) check(vals []format.Value) error {
-	for i := range p.checks {
-		if c := &p.checks[i]; !c.passes(p.table, vals) {
-			return constraintf("CHECK constraint failed: %s", c.src)
-		}
+	if p.checks == nil {
+		return nil
+	}
+	if src := p.checks.Failed(vals); src != "" {
+		return constraintf("CHECK constraint failed: %s", src)
 	}
 	return nil
 }
@@ -242,7 +227,7 @@ func (p *writePlan) rowValues(dst []format.Value, values []any) ([]format.Value,
 			return nil, err
 		}
 		c := &p.cols[i]
-		v = applyAffinity(v, c.aff)
+		v = expr.ApplyAffinity(v, c.aff)
 		if v.Kind == format.KindFloat {
 			f := v.Float()
 			switch {
@@ -260,7 +245,7 @@ func (p *writePlan) rowValues(dst []format.Value, values []any) ([]format.Value,
 				return nil, constraintf("NOT NULL constraint failed: %s.%s", p.name, c.name)
 			}
 		} else if c.strict != "" && !schema.StrictAccepts(c.strict, v.Kind) {
-			return nil, constraintf("cannot store %s value in %s column %s.%s", kindName(v.Kind), c.strict, p.name, c.name)
+			return nil, constraintf("cannot store %s value in %s column %s.%s", expr.KindName(v.Kind), c.strict, p.name, c.name)
 		}
 		dst = append(dst, v)
 	}
@@ -272,20 +257,6 @@ func (p *writePlan) rowValues(dst []format.Value, values []any) ([]format.Value,
 func realSameAsInt(f float64) bool {
 	const limit = 1 << 51
 	return f == 0 || (f == math.Trunc(f) && f >= -limit && f < limit)
-}
-
-func kindName(k format.Kind) string {
-	switch k {
-	case format.KindInt:
-		return "INT" // as SQLite's message names it
-	case format.KindFloat:
-		return "REAL"
-	case format.KindText:
-		return "TEXT"
-	case format.KindBlob:
-		return "BLOB"
-	}
-	return "NULL"
 }
 
 // appendRow encodes a row's stored record: fields in record order, the
@@ -462,7 +433,7 @@ func (t *Table) write(replace bool, rowid int64, values []any) (int64, error) {
 	tx.takes = tx.takes[:0]
 	for i := range p.indexes {
 		ip := &p.indexes[i]
-		tx.takes = append(tx.takes, ip.includes(p.table, ev))
+		tx.takes = append(tx.takes, ip.includes(ev))
 		if !tx.takes[i] {
 			continue
 		}
@@ -555,7 +526,7 @@ func (t *Table) oldValues(p *writePlan, rec []byte, rowid int64) ([]format.Value
 		return nil, format.Corruptf(0, "table %s row %d: %s", t.Name(), rowid, corruptMsg(err))
 	}
 	fieldAt := format.FieldAt
-	if m.rowids {
+	if m.Rowids {
 		fieldAt = format.RowFieldAt // the reserved types 10 and 11: NULL
 	}
 	vals := make([]format.Value, len(p.cols))
@@ -564,13 +535,13 @@ func (t *Table) oldValues(p *writePlan, rec []byte, rowid int64) ([]format.Value
 			vals[col] = format.IntValue(rowid)
 			continue
 		}
-		if f := m.field[col]; f >= 0 {
+		if f := m.Field[col]; f >= 0 {
 			if st, body, state := fieldAt(rec, f); state == format.FieldOK {
 				vals[col] = format.DecodeValue(st, body)
 				continue
 			}
 		}
-		vals[col] = m.defaults[col]
+		vals[col] = m.Defaults[col]
 	}
 	return vals, nil
 }
@@ -589,7 +560,7 @@ func (t *Table) deleteIndexEntries(p *writePlan, rec []byte, rowid int64) error 
 	var fields []format.Value
 	for i := range p.indexes {
 		ip := &p.indexes[i]
-		if !ip.includes(p.table, vals) {
+		if !ip.includes(vals) {
 			continue
 		}
 		key, fields = ip.key(key[:0], fields, vals, rowid, p.alias)
@@ -786,7 +757,7 @@ func (tx *Tx) CreateIndex(sql string) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	where, err := compileWhere(ix, tbl.info.Table)
+	where, err := expr.CompileWhere(ix, tbl.info.Table, format.TextEncodingUTF8)
 	if err != nil {
 		return nil, fmt.Errorf("pagoda: %v: %w", err, ErrUnsupported)
 	}
@@ -852,7 +823,7 @@ func (t *Table) fill(p *writePlan, ip *indexPlan) error {
 	var key []byte
 	var fields []format.Value
 	for i, vals := range rows {
-		if !ip.includes(p.table, vals) {
+		if !ip.includes(vals) {
 			continue
 		}
 		fields = ip.fields(fields, vals, rowids[i], p.alias)

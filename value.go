@@ -1,6 +1,7 @@
 package pagoda
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -206,4 +207,66 @@ func FormatFloat(f float64) string {
 		return mant
 	}
 	return mant + "e" + exp
+}
+
+// toValue converts a Go value: nil, the integer types, float32/64, bool,
+// string, []byte, or a Value.
+func toValue(x any) (format.Value, error) {
+	switch v := x.(type) {
+	case nil:
+		return format.NullValue(), nil
+	case Value:
+		return v.format(), nil
+	case int:
+		return format.IntValue(int64(v)), nil
+	case int8:
+		return format.IntValue(int64(v)), nil
+	case int16:
+		return format.IntValue(int64(v)), nil
+	case int32:
+		return format.IntValue(int64(v)), nil
+	case int64:
+		return format.IntValue(v), nil
+	case uint8:
+		return format.IntValue(int64(v)), nil
+	case uint16:
+		return format.IntValue(int64(v)), nil
+	case uint32:
+		return format.IntValue(int64(v)), nil
+	case uint:
+		if uint64(v) > math.MaxInt64 {
+			return format.Value{}, fmt.Errorf("pagoda: %w: integer %d overflows int64", ErrUnsupported, v)
+		}
+		return format.IntValue(int64(v)), nil
+	case uint64:
+		if v > math.MaxInt64 {
+			return format.Value{}, fmt.Errorf("pagoda: %w: integer %d overflows int64", ErrUnsupported, v)
+		}
+		return format.IntValue(int64(v)), nil
+	case float32:
+		return boundFloat(float64(v)), nil
+	case float64:
+		return boundFloat(v), nil
+	case bool:
+		if v {
+			return format.IntValue(1), nil
+		}
+		return format.IntValue(0), nil
+	case string:
+		return format.TextValue([]byte(v)), nil
+	case []byte:
+		if v == nil {
+			return format.NullValue(), nil
+		}
+		return format.BlobValue(v), nil
+	}
+	return format.Value{}, fmt.Errorf("pagoda: %w: cannot store a value of type %T", ErrUnsupported, x)
+}
+
+// boundFloat converts a float as SQLite binds one: NaN is NULL.
+func boundFloat(f float64) format.Value {
+	if math.IsNaN(f) {
+		return format.NullValue()
+	}
+	return format.FloatValue(f)
 }

@@ -22,22 +22,3 @@ func TestFormatFloatLikeSQLite(t *testing.T) {
 		}
 	}
 }
-
-func TestParseNumber(t *testing.T) {
-	tests := []struct {
-		in   string
-		ok   bool
-		kind Type
-	}{
-		{"42", true, TypeInteger}, {" -7 ", true, TypeInteger}, {"+3", true, TypeInteger},
-		{"4.5", true, TypeFloat}, {"1e3", true, TypeFloat}, {".5", true, TypeFloat}, {"5.", true, TypeFloat},
-		{"9223372036854775808", true, TypeFloat}, {"", false, 0}, {"abc", false, 0}, {"1e", false, 0},
-		{"0x10", false, 0}, {"1 2", false, 0}, {"-", false, 0}, {".", false, 0},
-	}
-	for _, tt := range tests {
-		v, ok := parseNumber(tt.in)
-		if ok != tt.ok || (ok && Type(v.Kind) != tt.kind) {
-			t.Errorf("parseNumber(%q) = %v %v, want %v %v", tt.in, v.Kind, ok, tt.kind, tt.ok)
-		}
-	}
-}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pagodadb/pagoda/internal/btree"
+	"github.com/pagodadb/pagoda/internal/expr"
 	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/schema"
 )
@@ -176,4 +177,4 @@ func isConstraint(err error) bool { return errors.Is(err, ErrExists) || errors.I
 
 // errConstraint marks the constraint failures that have no sentinel of
 // their own (NOT NULL, STRICT types, wrong value counts).
-var errConstraint = errors.New("constraint failed")
+var errConstraint = expr.ErrConstraint

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/pagodadb/pagoda/internal/btree"
+	"github.com/pagodadb/pagoda/internal/expr"
 	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/schema"
 )
@@ -36,32 +37,6 @@ type Options struct {
 	// MaxProblems caps the report; 0 means DefaultMaxProblems. When the
 	// cap is reached Run stops and adds one last Problem saying so.
 	MaxProblems int
-	// Default returns the value that column col of table ti takes in a row
-	// stored before the column was added (ALTER TABLE ADD COLUMN): the
-	// column's DEFAULT, converted by its affinity. The index-entry and row
-	// checks need it for rows shorter than the table. When nil, columns
-	// without a DEFAULT clause read as NULL, and an index over a column
-	// with one is not checked against rows that lack it, nor is the
-	// column's NOT NULL or STRICT type in those rows.
-	Default func(ti *schema.TableInfo, col int) format.Value
-	// Where returns whether a row (its values by column, the rowid alias
-	// holding the rowid) belongs in partial index ii, and whether it can
-	// tell (known), or nil when the caller cannot evaluate ii's WHERE
-	// clause. When nil, or when it returns nil, or when it cannot tell
-	// for some row, a partial index is not compared with its table.
-	Where func(ii *schema.IndexInfo) func(row []format.Value) (in, known bool)
-	// Check returns, for table ti, a function that returns the text of a
-	// CHECK constraint the row fails ("" when it fails none), or nil when
-	// the caller cannot evaluate ti's constraints or it has none. When nil,
-	// CHECK constraints are not checked.
-	Check func(ti *schema.TableInfo) func(row []format.Value) string
-	// Virtual returns, for table ti, a function that computes VIRTUAL
-	// column col of a row (its rowid and record), after the column's
-	// affinity, as SQLite computes it, calling reads with each stored
-	// column it reads, in order, and whether it could; nil when ti has
-	// none. When nil, or when it cannot compute a column, the NOT NULL
-	// constraint and the type of VIRTUAL columns are not checked.
-	Virtual func(ti *schema.TableInfo) func(rowid int64, rec []byte, col int, reads func(col int)) (format.Value, bool)
 }
 
 // Run checks the database snapshot src whose schema is cat and returns every
@@ -76,10 +51,6 @@ func Run(src btree.Pages, cat *schema.Catalog, opts *Options) []Problem {
 		if opts.MaxProblems > 0 {
 			c.max = opts.MaxProblems
 		}
-		c.deflt = opts.Default
-		c.where = opts.Where
-		c.check = opts.Check
-		c.virtual = opts.Virtual
 	}
 	if c.n == 0 {
 		return nil // an empty file: no header yet, nothing to check
@@ -94,10 +65,6 @@ type checker struct {
 	n        uint32 // pages in the snapshot
 	usable   int
 	max      int
-	deflt    func(*schema.TableInfo, int) format.Value
-	where    func(*schema.IndexInfo) func([]format.Value) (bool, bool)
-	check    func(*schema.TableInfo) func([]format.Value) string
-	virtual  func(*schema.TableInfo) func(int64, []byte, int, func(int)) (format.Value, bool)
 	problems []Problem
 	stopped  bool // the problem cap was reached: unwind
 
@@ -108,6 +75,9 @@ type checker struct {
 	sf       uint32   // the schema format number (header offset 44): below 4, DESC is ignored
 	lockByte uint32   // the lock-byte page, 0 when the file does not reach it
 
+	// exprs are the tables' rows as expressions read them (exprTable).
+	exprs map[*schema.TableInfo]*expr.Table
+
 	// The trees walked, by the catalog object they belong to.
 	tables  map[*schema.TableInfo]*tree
 	indexes map[*schema.IndexInfo]*tree
@@ -117,6 +87,20 @@ type checker struct {
 	payload []byte
 	ftype   []uint64 // a row's serial types (decodeHeader)
 	foff    []int    // where each of its fields starts, and where the last ends
+}
+
+// exprTable returns table ti's rows as SQLite's expressions read them:
+// its columns' DEFAULTs and its VIRTUAL columns, built once a Run.
+func (c *checker) exprTable(ti *schema.TableInfo) *expr.Table {
+	t := c.exprs[ti]
+	if t == nil {
+		if c.exprs == nil {
+			c.exprs = make(map[*schema.TableInfo]*expr.Table)
+		}
+		t = expr.NewTable(ti, c.enc)
+		c.exprs[ti] = t
+	}
+	return t
 }
 
 // reportf records a problem on page pgno (0 for none), or, once the cap is

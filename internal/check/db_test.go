@@ -13,8 +13,8 @@ import (
 )
 
 // TestDBCheckStrict runs the row checks through DB.Check, which gives the
-// checker the catalog and the columns' defaults as reading a table gives
-// them (Options.Default): the rows stored before ALTER TABLE ADD COLUMN
+// checker the catalog; the columns' defaults are those reading a table
+// gives (expr.Table): the rows stored before ALTER TABLE ADD COLUMN
 // take a DEFAULT that is not of the STRICT column's type. Each problem
 // must be one sqlite3's integrity_check reports.
 func TestDBCheckStrict(t *testing.T) {
@@ -157,8 +157,8 @@ func TestDBCheckStrict(t *testing.T) {
 }
 
 // TestDBCheckAffinity runs the affinity checks of tables that are not
-// STRICT through DB.Check, whose Options.Default gives the rows older than
-// ALTER TABLE ADD COLUMN their DEFAULTs: the lines of its problems must be
+// STRICT through DB.Check, which gives the rows older than ALTER TABLE
+// ADD COLUMN their DEFAULTs: the lines of its problems must be
 // SQLite's integrity_check lines, those that a DEFAULT's type decides
 // included (a field the header was not parsed up to takes its DEFAULT's
 // type).

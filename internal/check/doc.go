@@ -50,8 +50,8 @@
 //	                 parsed, so that, as in SQLite, a problem can hide the
 //	                 problems of later columns of its row (row.go says
 //	                 how). A row stored before ALTER TABLE ADD COLUMN takes
-//	                 the column's DEFAULT (Options.Default). CHECK
-//	                 constraints (Options.Check) with the index entries.
+//	                 the column's DEFAULT (expr.Table). CHECK
+//	                 constraints (expr.Checks) with the index entries.
 //	key order        rowids strictly increasing over a whole table tree and
 //	  (walk.go)      within the bounds of the separators above them; index
 //	                 entries (interior cells included) strictly increasing by
@@ -86,17 +86,16 @@
 // has them. A file without auto-vacuum must not have incremental vacuum
 // on (offset 64).
 //
-// VIRTUAL generated columns are checked (NOT NULL, type) when the caller
-// computes them (Options.Virtual, which DB.Check gives: the expressions
-// pagoda evaluates, see Record.Column); a CHECK constraint that names one
-// is not evaluated.
+// Expressions are evaluated by internal/expr, as reading and writing
+// evaluate them: the DEFAULTs of columns added after a row, CHECK
+// constraints, the WHERE clauses of partial indexes, and VIRTUAL generated
+// columns, which are checked (NOT NULL, type) when pagoda computes them.
+// A CHECK constraint that names a generated column is not evaluated.
 //
-// Not checked: a VIRTUAL column the caller cannot compute (after a problem
-// in a row, the columns after it are not checked either, since SQLite's
-// computing it reparses the row's header), and, from the first column
-// whose DEFAULT decides (the field is missing
-// or not parsed), the rest of a row when its DEFAULT is unknown
-// (Options.Default nil). The reserved serial types 10 and 11 in index
+// Not checked: a VIRTUAL column pagoda cannot compute (after a problem in
+// a row, the columns after it are not checked either, since SQLite's
+// computing it reparses the row's header), CHECK constraints and partial
+// indexes outside expr's subset. The reserved serial types 10 and 11 in index
 // entries, WITHOUT ROWID rows and sqlite_schema rows are reported as
 // malformed records, where SQLite reads them as NULL and orders them
 // (10 as NULL, 11 after the numbers and before the text: an index entry

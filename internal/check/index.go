@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pagodadb/pagoda/internal/btree"
+	"github.com/pagodadb/pagoda/internal/expr"
 	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/schema"
 )
@@ -32,12 +33,12 @@ type indexPlan struct {
 	info *schema.IndexInfo
 	tree *tree
 	cols []int // the table column each key field comes from, rowidField for the rowid
-	// skip is set when some row's key cannot be computed (a column with a
-	// DEFAULT the checker cannot evaluate): the index is then not checked.
+	// skip is set when some row cannot be judged by a partial index's
+	// WHERE clause (expr.Where.Takes): the index is then not checked.
 	skip bool
 	// where is a partial index's WHERE clause: only the rows it takes have
 	// entries, counted in rows.
-	where func(row []format.Value) (in, known bool)
+	where *expr.Where
 	rows  int64
 	arena []byte    // the expected keys, back to back
 	keys  []keySpan // where each is in arena, sorted in index order before the merge
@@ -69,9 +70,9 @@ func (c *checker) checkIndexes(cat *schema.Catalog) {
 				plans = append(plans, p)
 			}
 		}
-		var checks func([]format.Value) string
-		if c.check != nil {
-			checks = c.check(ti)
+		checks, err := expr.CompileChecks(ti.Table, c.enc)
+		if err != nil {
+			checks = nil // one pagoda does not evaluate: none is checked
 		}
 		if len(plans) == 0 && checks == nil {
 			continue
@@ -91,7 +92,7 @@ func (c *checker) checkIndexes(cat *schema.Catalog) {
 // planIndex returns how to compute ii's keys from rows of ti, or nil when
 // the index is not checked: its tree is unsound, or it is an index pagoda
 // cannot compute (on expressions, on a VIRTUAL generated column, partial
-// without Options.Where).
+// with a WHERE clause outside expr's subset).
 func (c *checker) planIndex(ti *schema.TableInfo, ii *schema.IndexInfo) *indexPlan {
 	it := c.indexes[ii]
 	if it == nil || !it.ok || it.kinfo == nil || ii.Err != nil || ii.Index == nil || ii.Index.HasExpr {
@@ -100,12 +101,11 @@ func (c *checker) planIndex(ti *schema.TableInfo, ii *schema.IndexInfo) *indexPl
 	t := ti.Table
 	p := &indexPlan{info: ii, tree: it}
 	if ii.Index.Partial {
-		if c.where == nil {
-			return nil
+		w, err := expr.CompileWhere(ii.Index, t, c.enc)
+		if err != nil || w == nil {
+			return nil // a WHERE clause pagoda does not evaluate
 		}
-		if p.where = c.where(ii); p.where == nil {
-			return nil
-		}
+		p.where = w
 	}
 	for _, k := range ii.KeyOrder() {
 		switch {
@@ -130,7 +130,7 @@ func (c *checker) planIndex(ti *schema.TableInfo, ii *schema.IndexInfo) *indexPl
 // and reports the rows that fail checks, a CHECK constraint. It returns
 // the number of rows; ok is false when a row cannot be read (the problem
 // reported).
-func (c *checker) expectedKeys(ti *schema.TableInfo, tt *tree, plans []*indexPlan, checks func([]format.Value) string) (rows int64, ok bool) {
+func (c *checker) expectedKeys(ti *schema.TableInfo, tt *tree, plans []*indexPlan, checks *expr.Checks) (rows int64, ok bool) {
 	t := ti.Table
 	field := make([]int, len(t.Columns)) // record field of each column, -1 if none
 	for i := range field {
@@ -143,7 +143,7 @@ func (c *checker) expectedKeys(ti *schema.TableInfo, tt *tree, plans []*indexPla
 	}
 	var vals []format.Value
 	// The whole row, by column, for CHECK constraints and WHERE clauses;
-	// known[col] is false for a column whose DEFAULT cannot be evaluated.
+	// known is rowValues' scratch.
 	var row []format.Value
 	var known []bool
 	whole := checks != nil
@@ -170,12 +170,11 @@ func (c *checker) expectedKeys(ti *schema.TableInfo, tt *tree, plans []*indexPla
 			return rows, false
 		}
 		rows++
-		rowKnown := false
 		if whole {
-			rowKnown = c.rowValues(ti, rec, rowid, field, row, known)
+			c.rowValues(ti, rec, rowid, field, row, known)
 		}
-		if checks != nil && rowKnown {
-			if failed := checks(row); failed != "" {
+		if checks != nil {
+			if failed := checks.Failed(row); failed != "" {
 				c.reportf(pgno, "%s: %s: CHECK constraint failed: %s", tt.name, rowName(tt, rowid, rec, c.enc), failed)
 			}
 		}
@@ -184,11 +183,7 @@ func (c *checker) expectedKeys(ti *schema.TableInfo, tt *tree, plans []*indexPla
 				continue
 			}
 			if p.where != nil {
-				if !rowKnown {
-					p.skip = true
-					continue
-				}
-				in, known := p.where(row)
+				in, known := p.where.Takes(row)
 				if !known {
 					p.skip = true
 					continue
@@ -200,15 +195,7 @@ func (c *checker) expectedKeys(ti *schema.TableInfo, tt *tree, plans []*indexPla
 			p.rows++
 			vals = vals[:0]
 			for _, col := range p.cols {
-				v, known := c.columnValue(ti, rec, rowid, col, field)
-				if !known {
-					p.skip = true
-					break
-				}
-				vals = append(vals, v)
-			}
-			if p.skip {
-				continue
+				vals = append(vals, c.columnValue(ti, rec, rowid, col, field))
 			}
 			off := len(p.arena)
 			p.arena = format.AppendRecord(p.arena, vals)
@@ -224,29 +211,23 @@ func (c *checker) expectedKeys(ti *schema.TableInfo, tt *tree, plans []*indexPla
 
 // columnValue returns column col of a row (record rec, rowid): the rowid
 // for rowidField, the record's field, or, for a field the record lacks, the
-// column's default. known is false when that default cannot be evaluated.
-func (c *checker) columnValue(ti *schema.TableInfo, rec []byte, rowid int64, col int, field []int) (v format.Value, known bool) {
+// column's default.
+func (c *checker) columnValue(ti *schema.TableInfo, rec []byte, rowid int64, col int, field []int) format.Value {
 	if col == rowidField {
-		return format.IntValue(rowid), true
+		return format.IntValue(rowid)
 	}
 	if f := field[col]; f >= 0 {
 		if v, ok := rowField(rec, f); ok {
-			return v, true
+			return v
 		}
 	}
-	switch {
-	case c.deflt != nil:
-		v := c.deflt(ti, col)
-		if v.Kind == format.KindText && c.utf16 {
-			// The default is UTF-8 (from the schema); keys hold the
-			// database's text.
-			v = format.TextValue(format.UTF8ToUTF16(nil, v.Bytes, c.enc))
-		}
-		return v, true
-	case ti.Table.Columns[col].HasDefault:
-		return format.Value{}, false
+	v := c.exprTable(ti).Defaults[col]
+	if v.Kind == format.KindText && c.utf16 {
+		// The default is UTF-8 (from the schema); keys hold the
+		// database's text.
+		v = format.TextValue(format.UTF8ToUTF16(nil, v.Bytes, c.enc))
 	}
-	return format.NullValue(), true
+	return v
 }
 
 // matchIndex sorts p's expected keys in index order and merges them with

@@ -3,6 +3,7 @@ package check
 import (
 	"strings"
 
+	"github.com/pagodadb/pagoda/internal/expr"
 	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/schema"
 )
@@ -53,11 +54,10 @@ import (
 // field the reread of b's left unparsed and which then reads as NULL.
 // checkFields follows these steps.
 //
-// A VIRTUAL generated column is computed by the caller (Options.Virtual)
-// as SQLite computes it, with an OP_Column read of each field it uses,
-// which parses the header as above; its value is then tested. Without the
-// caller's computing, or for an expression it cannot compute, the column
-// is not checked, and after a problem in the row the checks of the
+// A VIRTUAL generated column is computed (expr.Table.Virtual) as SQLite
+// computes it, with an OP_Column read of each field it uses, which parses
+// the header as above; its value is then tested. One whose expression
+// pagoda cannot compute is not checked, and after a problem in the row the checks of the
 // columns after it are dropped, the fields it reads being unknown. The rows of a WITHOUT ROWID table out of primary-key order
 // (keyOrder) have the key fields reread, as integrity_check does after
 // "row not in PRIMARY KEY order". CHECK constraints need the row's values:
@@ -117,10 +117,10 @@ type rowRules struct {
 	// integrity_check reads after each row's order check.
 	nKey int
 	enc  uint32 // text encoding, for (4)
-	// virtual computes a VIRTUAL column of a row (Options.Virtual); nil
-	// when there is no way to. fields maps a column to its field, -1 for
-	// the rowid alias (read as the rowid) and VIRTUAL columns.
-	virtual func(rowid int64, rec []byte, col int, reads func(col int)) (format.Value, bool)
+	// virtual computes the table's VIRTUAL columns; nil when it has
+	// none. fields maps a column to its field, -1 for the rowid alias
+	// (read as the rowid) and VIRTUAL columns.
+	virtual *expr.Table
 	fields  []int
 	onRead  func(col int) // appends to read, for virtual's reads
 	read    []int         // the columns the last computing read
@@ -136,12 +136,9 @@ type colRule struct {
 	typ     string // checkStrict: the STRICT type in upper case
 	mask    uint8  // checkStrict: strictMask(typ)
 	// dflt is the column's value in a row whose record lacks the field,
-	// the column's DEFAULT converted by its affinity (Options.Default);
-	// its type is also what OP_IsType takes for a field not parsed.
-	// dfltKnown is false when it is unknown (a DEFAULT and no
-	// Options.Default): the checks of such a row stop there.
-	dflt      format.Value
-	dfltKnown bool
+	// the column's DEFAULT converted by its affinity (expr.Table); its
+	// type is also what OP_IsType takes for a field not parsed.
+	dflt format.Value
 }
 
 // rowRules returns the rules of table ti's rows, nil when there are none
@@ -171,7 +168,7 @@ func (c *checker) rowRules(ti *schema.TableInfo) *rowRules {
 			continue
 		}
 		cl := &t.Columns[col]
-		rule := colRule{column: cl.Name, col: col, field: field[col], notNull: cl.NotNull, dfltKnown: true}
+		rule := colRule{column: cl.Name, col: col, field: field[col], notNull: cl.NotNull}
 		switch {
 		case t.Strict:
 			rule.typ = strings.ToUpper(cl.Type)
@@ -186,24 +183,18 @@ func (c *checker) rowRules(ti *schema.TableInfo) *rowRules {
 		if !rule.notNull && rule.check == checkNone {
 			continue
 		}
-		switch {
-		case c.deflt != nil:
-			rule.dflt = c.deflt(ti, col)
-		case cl.HasDefault:
-			rule.dfltKnown = false
-		}
+		rule.dflt = c.exprTable(ti).Defaults[col]
 		r.cols, some = append(r.cols, rule), true
 	}
 	if !some {
 		return nil
 	}
-	if c.virtual != nil {
-		if r.virtual = c.virtual(ti); r.virtual != nil {
-			r.onRead = func(col int) { r.read = append(r.read, col) }
-			r.fields = field
-			if !t.WithoutRowID && t.RowidAlias >= 0 {
-				r.fields[t.RowidAlias] = -1
-			}
+	if et := c.exprTable(ti); et.HasVirtual() {
+		r.virtual = et
+		r.onRead = func(col int) { r.read = append(r.read, col) }
+		r.fields = field
+		if !t.WithoutRowID && t.RowidAlias >= 0 {
+			r.fields[t.RowidAlias] = -1
 		}
 	}
 	return r
@@ -233,8 +224,11 @@ func (s *rowState) virtual(rule *colRule) (computed bool) {
 		return false
 	}
 	r.read = r.read[:0]
-	v, ok := r.virtual(s.rowid, s.rec, rule.col, r.onRead)
-	if !ok {
+	if !r.virtual.IsVirtual(rule.col) {
+		return false
+	}
+	v, err := r.virtual.Virtual(rule.col, r.virtual.Record(s.rec, s.rowid), r.onRead)
+	if err != nil {
 		return false
 	}
 	for _, col := range r.read {
@@ -308,16 +302,8 @@ func (c *checker) checkFields(t *tree, pgno uint32, rowid int64, rec []byte, out
 			continue
 		}
 		if rule.notNull {
-			m, ok := s.seen(rule)
-			if !ok {
-				return
-			}
-			if m&maskNotNullOK == 0 { // NULL or REAL: read the value
-				v, ok := s.value(rule)
-				if !ok {
-					return
-				}
-				if v.Kind == format.KindNull {
+			if s.seen(rule)&maskNotNullOK == 0 { // NULL or REAL: read the value
+				if v := s.value(rule); v.Kind == format.KindNull {
 					s.report("%s: %s: NULL value in %s.%s", t.name, rowName(t, rowid, rec, r.enc), r.table, rule.column)
 					continue
 				}
@@ -326,10 +312,7 @@ func (c *checker) checkFields(t *tree, pgno uint32, rowid int64, rec []byte, out
 		if rule.check == checkNone {
 			continue
 		}
-		m, ok := s.seen(rule)
-		if !ok {
-			return
-		}
+		m := s.seen(rule)
 		switch rule.check {
 		case checkStrict:
 			if m&rule.mask == 0 {
@@ -347,11 +330,7 @@ func (c *checker) checkFields(t *tree, pgno uint32, rowid int64, rec []byte, out
 			// (OP_Affinity "C") and report what is no longer NULL, TEXT
 			// or BLOB. The value is the field's even when OP_IsType saw
 			// the DEFAULT's type, the field not being parsed.
-			v, ok := s.value(rule)
-			if !ok {
-				return
-			}
-			if v.Kind == format.KindInt || v.Kind == format.KindFloat ||
+			if v := s.value(rule); v.Kind == format.KindInt || v.Kind == format.KindFloat ||
 				v.Kind == format.KindText && numericText(v.Bytes, r.enc) {
 				var b strings.Builder
 				writeValue(&b, v, r.enc)
@@ -362,28 +341,24 @@ func (c *checker) checkFields(t *tree, pgno uint32, rowid int64, rec []byte, out
 }
 
 // seen returns the type OP_IsType sees for rule's column: its field's
-// serial type when parsed, else the type of its DEFAULT (P4). ok is false
-// when that default is unknown.
-func (s *rowState) seen(rule *colRule) (m uint8, ok bool) {
+// serial type when parsed, else the type of its DEFAULT (P4).
+func (s *rowState) seen(rule *colRule) uint8 {
 	if f := rule.field; f < s.parsed {
-		return serialMask(s.c.ftype[f]), true
+		return serialMask(s.c.ftype[f])
 	}
-	if !rule.dfltKnown {
-		return 0, false
-	}
-	return kindMask(rule.dflt.Kind), true
+	return kindMask(rule.dflt.Kind)
 }
 
 // value is OP_Column on rule's column: it parses the header as far as the
 // field (read) and returns the field's value, or the column's default when
-// the record lacks the field. ok is false when that default is unknown.
-func (s *rowState) value(rule *colRule) (v format.Value, ok bool) {
+// the record lacks the field.
+func (s *rowState) value(rule *colRule) format.Value {
 	f := rule.field
 	s.read(f)
 	if f < s.n {
-		return s.c.fieldValue(s.rec, f), true
+		return s.c.fieldValue(s.rec, f)
 	}
-	return rule.dflt, rule.dfltKnown
+	return rule.dflt
 }
 
 // read is the parsing side of OP_Column on field f: a stale header is
@@ -640,8 +615,8 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // rowValues sets row[col] to the value of every column of a row (record
 // rec, checked, and rowid) in one pass over the record: the record's field
 // (rowValue), the rowid for the rowid alias, else the column's default
-// (columnValue). It reports whether every column is known (columnValue).
-func (c *checker) rowValues(ti *schema.TableInfo, rec []byte, rowid int64, field []int, row []format.Value, known []bool) (all bool) {
+// (columnValue); known is scratch, one per column.
+func (c *checker) rowValues(ti *schema.TableInfo, rec []byte, rowid int64, field []int, row []format.Value, known []bool) {
 	t := ti.Table
 	clear(known)
 	n := c.decodeHeader(rec)
@@ -656,11 +631,9 @@ func (c *checker) rowValues(ti *schema.TableInfo, rec []byte, rowid int64, field
 	if a := t.RowidAlias; a >= 0 && a < len(row) && !t.WithoutRowID {
 		row[a], known[a] = format.IntValue(rowid), true
 	}
-	all = true
 	for col := range row {
 		if !known[col] {
-			row[col], known[col] = c.columnValue(ti, rec, rowid, col, field)
-			all = all && known[col]
+			row[col] = c.columnValue(ti, rec, rowid, col, field)
 		}
 	}
 	if c.utf16 {
@@ -671,5 +644,4 @@ func (c *checker) rowValues(ti *schema.TableInfo, rec []byte, rowid int64, field
 			}
 		}
 	}
-	return all
 }

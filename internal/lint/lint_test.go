@@ -25,6 +25,7 @@ var layers = []string{
 	"internal/pager",
 	"internal/btree",
 	"internal/schema",
+	"internal/expr",
 	"internal/check",
 	".",
 	"fsys",

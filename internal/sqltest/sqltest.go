@@ -196,3 +196,16 @@ func openNew(t testing.TB, pageSize int) (dir, src string, db *sql.DB) {
 	}
 	return dir, src, db
 }
+
+// One runs query q on the database at path with SQLite and returns its
+// one value as text.
+func One(t testing.TB, path, q string, args ...any) string {
+	t.Helper()
+	db := Open(t, path)
+	defer db.Close()
+	var s string
+	if err := db.QueryRow(q, args...).Scan(&s); err != nil {
+		t.Fatalf("sqlite: %s: %v", q, err)
+	}
+	return s
+}

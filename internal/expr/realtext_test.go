@@ -1,4 +1,4 @@
-package pagoda
+package expr
 
 import (
 	"database/sql"

@@ -1,7 +1,6 @@
-package pagoda
+package expr
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -10,74 +9,12 @@ import (
 	"github.com/pagodadb/pagoda/internal/schema"
 )
 
-// toValue converts a Go value: nil, the integer types, float32/64, bool,
-// string, []byte, or a Value.
-func toValue(x any) (format.Value, error) {
-	switch v := x.(type) {
-	case nil:
-		return format.NullValue(), nil
-	case Value:
-		return v.format(), nil
-	case int:
-		return format.IntValue(int64(v)), nil
-	case int8:
-		return format.IntValue(int64(v)), nil
-	case int16:
-		return format.IntValue(int64(v)), nil
-	case int32:
-		return format.IntValue(int64(v)), nil
-	case int64:
-		return format.IntValue(v), nil
-	case uint8:
-		return format.IntValue(int64(v)), nil
-	case uint16:
-		return format.IntValue(int64(v)), nil
-	case uint32:
-		return format.IntValue(int64(v)), nil
-	case uint:
-		if uint64(v) > math.MaxInt64 {
-			return format.Value{}, fmt.Errorf("pagoda: %w: integer %d overflows int64", ErrUnsupported, v)
-		}
-		return format.IntValue(int64(v)), nil
-	case uint64:
-		if v > math.MaxInt64 {
-			return format.Value{}, fmt.Errorf("pagoda: %w: integer %d overflows int64", ErrUnsupported, v)
-		}
-		return format.IntValue(int64(v)), nil
-	case float32:
-		return boundFloat(float64(v)), nil
-	case float64:
-		return boundFloat(v), nil
-	case bool:
-		if v {
-			return format.IntValue(1), nil
-		}
-		return format.IntValue(0), nil
-	case string:
-		return format.TextValue([]byte(v)), nil
-	case []byte:
-		if v == nil {
-			return format.NullValue(), nil
-		}
-		return format.BlobValue(v), nil
-	}
-	return format.Value{}, fmt.Errorf("pagoda: %w: cannot store a value of type %T", ErrUnsupported, x)
-}
-
-// boundFloat converts a float as SQLite binds one: NaN is NULL.
-func boundFloat(f float64) format.Value {
-	if math.IsNaN(f) {
-		return format.NullValue()
-	}
-	return format.FloatValue(f)
-}
-
-// comparisonAffinity is the affinity SQLite gives a value compared with a
+// ComparisonAffinity is the affinity SQLite gives a value compared with a
 // column of affinity a (a bound parameter in WHERE col = ?, a key looked
 // up): NUMERIC for the numeric affinities, whichever (so that an INTEGER
 // compared with a REAL column is not rounded to a float: 2^63-1 does not
 // equal the REAL 2^63), TEXT for TEXT, none for BLOB.
-func comparisonAffinity(a schema.Affinity) schema.Affinity {
+func ComparisonAffinity(a schema.Affinity) schema.Affinity {
 	switch a {
 	case schema.AffinityInteger, schema.AffinityReal:
 		return schema.AffinityNumeric
@@ -85,9 +22,9 @@ func comparisonAffinity(a schema.Affinity) schema.Affinity {
 	return a
 }
 
-// applyAffinity converts v as SQLite does before storing it in (or comparing
+// ApplyAffinity converts v as SQLite does before storing it in (or comparing
 // it with) a column of affinity a.
-func applyAffinity(v format.Value, a schema.Affinity) format.Value {
+func ApplyAffinity(v format.Value, a schema.Affinity) format.Value {
 	switch a {
 	case schema.AffinityText:
 		switch v.Kind {
@@ -206,4 +143,18 @@ func parseNumber(s string) (format.Value, bool) {
 		return format.Value{}, false
 	}
 	return format.FloatValue(f), true
+}
+
+func KindName(k format.Kind) string {
+	switch k {
+	case format.KindInt:
+		return "INT" // as SQLite's message names it
+	case format.KindFloat:
+		return "REAL"
+	case format.KindText:
+		return "TEXT"
+	case format.KindBlob:
+		return "BLOB"
+	}
+	return "NULL"
 }

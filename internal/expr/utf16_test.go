@@ -1,4 +1,4 @@
-package pagoda
+package expr_test
 
 import (
 	"errors"
@@ -6,13 +6,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pagodadb/pagoda"
+	"github.com/pagodadb/pagoda/internal/dbtest"
 	"github.com/pagodadb/pagoda/internal/sqltest"
 )
 
 // TestUTF16Expressions: in a UTF-16 database SQLite orders text by its
 // UTF-16 bytes and hands hex and CAST AS BLOB those bytes, where pagoda
 // evaluates UTF-8. A generated column that would differ reads NULL with
-// ErrUnsupported, one that reads the same is computed; a CHECK or partial
+// pagoda.ErrUnsupported, one that reads the same is computed; a CHECK or partial
 // index so made is not evaluated by Check, rather than judged wrongly.
 func TestUTF16Expressions(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "u16.db")
@@ -24,10 +26,10 @@ func TestUTF16Expressions(t *testing.T) {
 		"INSERT INTO t(x, y) VALUES ('a', 'Ā')",
 		"CREATE INDEX t_p ON t(x) WHERE x > 'b'",
 	)
-	if got := sqlOne(t, path, "SELECT lt || ',' || lo || ',' || cat || ',' || eq FROM t"); got != "0,Ā,a|Ā,0" {
+	if got := sqltest.One(t, path, "SELECT lt || ',' || lo || ',' || cat || ',' || eq FROM t"); got != "0,Ā,a|Ā,0" {
 		t.Fatalf("SQLite computes %q", got)
 	}
-	db, tx, tb := readTable(t, path, &Options{ReadOnly: true}, "t")
+	db, tx, tb := dbtest.ReadTable(t, path, "t")
 	rec, err := tb.Get(1)
 	if err != nil {
 		t.Fatal(err)
@@ -35,18 +37,18 @@ func TestUTF16Expressions(t *testing.T) {
 	if got := rec.Column(5).Text(); got != "a|Ā" {
 		t.Errorf("x || '|' || y = %q", got)
 	}
-	if got := rec.Column(6); got.Type() != TypeInteger || got.Int() != 0 {
+	if got := rec.Column(6); got.Type() != pagoda.TypeInteger || got.Int() != 0 {
 		t.Errorf("x = y: %v", got)
 	}
 	if tx.Err() != nil {
 		t.Fatalf("computable columns: %v", tx.Err())
 	}
 	for _, col := range []int{2, 3, 4} {
-		if v := rec.Column(col); v.Type() != TypeNull {
+		if v := rec.Column(col); v.Type() != pagoda.TypeNull {
 			t.Errorf("column %d: %v, want NULL", col, v)
 		}
-		if err := tx.Err(); !errors.Is(err, ErrUnsupported) {
-			t.Errorf("column %d: %v, want ErrUnsupported", col, err)
+		if err := tx.Err(); !errors.Is(err, pagoda.ErrUnsupported) {
+			t.Errorf("column %d: %v, want pagoda.ErrUnsupported", col, err)
 		}
 		tx.Renew() // a fresh error for the next column
 		if tb, err = tx.Table("t"); err != nil {
@@ -57,7 +59,7 @@ func TestUTF16Expressions(t *testing.T) {
 		}
 	}
 	if err := db.Check(); err != nil {
-		t.Errorf("Check: %v (SQLite says %s)", err, sqlOne(t, path, "PRAGMA integrity_check"))
+		t.Errorf("Check: %v (SQLite says %s)", err, sqltest.One(t, path, "PRAGMA integrity_check"))
 	}
 }
 
@@ -92,7 +94,7 @@ func TestUTF16LoneSurrogates(t *testing.T) {
 		want = append(want, row)
 	}
 	rows.Close()
-	_, tx, tb := readTable(t, path, nil, "t")
+	_, tx, tb := dbtest.ReadTable(t, path, "t")
 	n := 0
 	for rowid, rec := range tb.All() {
 		for i, w := range want[rowid-1] {
@@ -141,13 +143,13 @@ func checkUTF16Columns(t *testing.T, decl string, cols []string, insert string) 
 		}
 		want := sqltest.Rows(t, lite, "SELECT "+strings.Join(sel, ", ")+" FROM t ORDER BY rowid")
 		lite.Close()
-		_, tx, tb := readTable(t, path, nil, "t")
+		_, tx, tb := dbtest.ReadTable(t, path, "t")
 		k := 0
 		for rowid, rec := range tb.All() {
 			var got []string
 			for i := range cols {
 				v := rec.Column(first + i)
-				got = append(got, strings.ToLower(v.Type().String())+":"+quoteValue(v))
+				got = append(got, strings.ToLower(v.Type().String())+":"+dbtest.Quote(v))
 			}
 			if g := strings.Join(got, "|"); k >= len(want) || g != want[k] {
 				t.Errorf("%s row %d: %s\nSQLite:       %s", enc, rowid, g, want[min(k, len(want)-1)])
@@ -166,7 +168,7 @@ func checkUTF16Columns(t *testing.T, decl string, cols []string, insert string) 
 // from text (abs, round, printf): a text with a character at or above
 // U+0100, even past a NUL, is no number to SQLite's UTF-16 parsing and
 // stays TEXT in the comparison. Ordered comparisons of texts in a UTF-16
-// database are not evaluated (ErrUnsupported), so none is here.
+// database are not evaluated (pagoda.ErrUnsupported), so none is here.
 func TestUTF16WideTextCompare(t *testing.T) {
 	checkUTF16Columns(t, "x TEXT, y NUMERIC, n NUMERIC", []string{"e1 AS (y = x)", "e2 AS (y IN (x, 3))", "e3 AS (n = 1.5)", "e4 AS (n IN ('1.5', 1.5))",
 		"e5 AS (CASE y WHEN x THEN 'hit' ELSE 'miss' END)", "e6 AS (x * 1 = y)", "e7 AS (x + 0 = 1.5)",

@@ -1,4 +1,4 @@
-package pagoda_test
+package expr_test
 
 import (
 	"database/sql"
@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pagodadb/pagoda"
+	"github.com/pagodadb/pagoda/internal/format"
 	_ "modernc.org/sqlite"
 )
 
@@ -426,5 +427,28 @@ func TestGeneratedStrictTypes(t *testing.T) {
 	}
 	if fails == 0 {
 		t.Fatal("fixture: SQLite failed no read")
+	}
+}
+
+// TestDateGeneratedUnsupported: what reads the clock or the time zone
+// is not evaluated in a generated column (SQLite fails such a row at
+// INSERT); what fails before it reads NULL, as in SQLite.
+func TestDateGeneratedUnsupported(t *testing.T) {
+	for _, g := range []string{"date(a, ''localtime'')", "datetime(a, ''+1 day'', ''utc'')", "date(''now'')", "date()",
+		"strftime(''%s'')", "time(''subsec'')", "unixepoch(a, ''start of day'', ''LocalTime'')", "timediff(a, ''now'')"} {
+		path := genFile(t, "", "CREATE TABLE t(a, g)", "CREATE TABLE t(a, g AS ("+g+"))", "INSERT INTO t(a) VALUES ('2021-06-15 12:00')")
+		vals, err := readColumns(t, path, 1)
+		if vals[0].Type() != pagoda.TypeNull || !errors.Is(err, format.ErrUnsupported) {
+			t.Errorf("%s: %v, %v; want NULL and format.ErrUnsupported", g, vals[0], err)
+		}
+	}
+	// SQLite inserts these: the time value or a modifier before fails.
+	for _, g := range []string{"date(a, ''localtime'')", "date(''2021-01-01'', a, ''localtime'')", "timediff(a, ''now'')"} {
+		path := genFile(t, "", "CREATE TABLE t(a, g AS ("+strings.ReplaceAll(g, "''", "'")+"))", "CREATE TABLE t(a, g AS ("+g+"))",
+			"INSERT INTO t(a) VALUES ('bogus')")
+		vals, err := readColumns(t, path, 1)
+		if vals[0].Type() != pagoda.TypeNull || err != nil {
+			t.Errorf("%s of 'bogus': %v, %v; want NULL", g, vals[0], err)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package pagoda
+package expr
 
 import (
 	"bytes"
@@ -40,7 +40,7 @@ func castValue(v format.Value, aff schema.Affinity) format.Value {
 	case schema.AffinityReal:
 		return format.FloatValue(sqlRealValue(v))
 	case schema.AffinityInteger:
-		return format.IntValue(sqlIntValue(v))
+		return format.IntValue(IntValue(v))
 	}
 	if v.Kind == format.KindInt || v.Kind == format.KindFloat {
 		return v
@@ -160,7 +160,7 @@ func (n *cnode) callMore(r *exprRow) format.Value {
 		// U+FFFD, in SQLite's UTF-8 (surrogates encoded as any other).
 		var b []byte
 		for i := range n.args {
-			c := sqlIntValue(arg(i))
+			c := IntValue(arg(i))
 			if c < 0 || c > 0x10ffff {
 				c = 0xfffd
 			}
@@ -303,7 +303,7 @@ func (n *cnode) callMore(r *exprRow) format.Value {
 		// NULL unless the value is a number or a text that reads as one
 		// whole (sqlite3_value_numeric_type: a BLOB stays a BLOB).
 		if v.Kind == format.KindText {
-			v = applyAffinity(v, schema.AffinityNumeric)
+			v = ApplyAffinity(v, schema.AffinityNumeric)
 		}
 		var f float64
 		switch v.Kind {
@@ -328,7 +328,7 @@ func (n *cnode) callMore(r *exprRow) format.Value {
 			if d.Kind == format.KindNull {
 				return d
 			}
-			digits = min(max(sqlIntValue(d), 0), 30)
+			digits = min(max(IntValue(d), 0), 30)
 		}
 		if v.Kind == format.KindNull {
 			return v
@@ -368,7 +368,7 @@ func (n *cnode) callMore(r *exprRow) format.Value {
 	case "instr":
 		return instr(v, arg(1))
 	}
-	return r.fail(fmt.Errorf("%w: function %s", ErrUnsupported, n.fn))
+	return r.fail(fmt.Errorf("%w: function %s", format.ErrUnsupported, n.fn))
 }
 
 // bytesOf is sqlite3_value_blob: a BLOB's bytes, else the text's.
@@ -416,7 +416,7 @@ func (n *cnode) substr(r *exprRow, x format.Value) format.Value {
 	if x.Kind == format.KindNull || x.Kind == format.KindBlob && len(x.Bytes) == 0 {
 		return format.NullValue()
 	}
-	p1 := sqlIntValue(y)
+	p1 := IntValue(y)
 	blob := x.Kind == format.KindBlob
 	var z []byte
 	var length int64
@@ -434,7 +434,7 @@ func (n *cnode) substr(r *exprRow, x format.Value) format.Value {
 		if zv.Kind == format.KindNull {
 			return format.NullValue()
 		}
-		p2 = sqlIntValue(zv)
+		p2 = IntValue(zv)
 	}
 	if y.Kind == format.KindNull {
 		return format.NullValue()

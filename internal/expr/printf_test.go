@@ -1,4 +1,4 @@
-package pagoda
+package expr
 
 import (
 	"database/sql"
@@ -348,7 +348,7 @@ func TestJSONFuncsLikeSQLite(t *testing.T) {
 		r := exprRow{}
 		got := eval(&r)
 		switch {
-		case r.err != nil && errors.Is(r.err, ErrUnsupported):
+		case r.err != nil && errors.Is(r.err, format.ErrUnsupported):
 			if werr == nil && !strings.Contains(fmt.Sprint(args[0]), "{a:") && fmt.Sprint(args[0]) != "[91 49 93]" {
 				t.Errorf("%s %q: pagoda %v, SQLite %#v", q, args, r.err, want)
 			}

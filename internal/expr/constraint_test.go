@@ -1,7 +1,6 @@
-package pagoda
+package expr_test
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -10,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda"
+	"github.com/pagodadb/pagoda/internal/expr"
 	"github.com/pagodadb/pagoda/internal/sqltest"
 )
 
@@ -36,16 +36,18 @@ func runChecks(t *testing.T, sqlText string, rows [][]any) (refused int) {
 	if _, err := lite.Exec(sqlText); err != nil {
 		t.Fatalf("SQLite refuses %s: %v", sqlText, err)
 	}
-	db, err := Open(path, nil)
+	db, err := pagoda.Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	mustUpdate(t, db, func(tx *Tx) error { _, err := tx.CreateTable(sqlText); return err })
+	if err := db.Update(func(tx *pagoda.Tx) error { _, err := tx.CreateTable(sqlText); return err }); err != nil {
+		t.Fatal(err)
+	}
 	marks := strings.TrimSuffix(strings.Repeat("?, ", len(rows[0])), ", ")
 	for _, row := range rows {
 		_, lerr := lite.Exec("INSERT INTO t VALUES("+marks+")", row...)
-		perr := db.Update(func(tx *Tx) error {
+		perr := db.Update(func(tx *pagoda.Tx) error {
 			tab, err := tx.Table("t")
 			if err != nil {
 				return err
@@ -54,7 +56,7 @@ func runChecks(t *testing.T, sqlText string, rows [][]any) (refused int) {
 			return err
 		})
 		lclass, pclass := constraintClass(lerr), constraintClass(perr)
-		if perr != nil && !errors.Is(perr, errConstraint) {
+		if perr != nil && !errors.Is(perr, expr.ErrConstraint) {
 			pclass = "error"
 		}
 		if lclass == "error" || pclass == "error" || lclass != pclass {
@@ -303,64 +305,4 @@ func (g *checkGen) pred(depth int) string {
 		return g.atom() + g.pick(" ISNULL", " NOTNULL", " NOT NULL", " IS NULL", " IS NOT NULL")
 	}
 	return g.atom()
-}
-
-// TestCheckFindsFailedConstraint: Check reports a row that fails a CHECK
-// constraint, as sqlite3's integrity_check does. The file is made by
-// SQLite, the constraint then changed in sqlite_schema.
-func TestCheckFindsFailedConstraint(t *testing.T) {
-	checkFindsOnce(t, []string{
-		"CREATE TABLE t(id INTEGER PRIMARY KEY, a INT CHECK (a >= 0))",
-		"INSERT INTO t(a) VALUES (1), (5), (NULL)",
-	}, "CREATE TABLE t(id INTEGER PRIMARY KEY, a INT CHECK (a < 3))",
-		"CHECK constraint failed", "row 2: CHECK constraint failed: a < 3")
-}
-
-// TestLikeBacktracking: a pattern of many % against a long text that does
-// not match ends at once, as SQLite's patternCompare does, rather than
-// trying every way to split the text.
-func TestLikeBacktracking(t *testing.T) {
-	text := format.TextValue([]byte(strings.Repeat("a", 5000)))
-	pat := format.TextValue([]byte(strings.Repeat("%a", 40) + "%b"))
-	if r, ok := like(text, pat, format.Value{}, false); !ok || r {
-		t.Errorf("like = %v, %v; want false, true", r, ok)
-	}
-	pat = format.TextValue([]byte(strings.Repeat("%a", 40) + "%"))
-	if r, ok := like(text, pat, format.Value{}, false); !ok || !r {
-		t.Errorf("like = %v, %v; want true, true", r, ok)
-	}
-}
-
-// FuzzJSONValid: jsonValid agrees with encoding/json's validator (RFC 8259
-// too) on any input within SQLite's nesting limit, and refuses nesting
-// past it.
-func FuzzJSONValid(f *testing.F) {
-	for _, s := range []string{`{"a":[1,2.5e-3,true,null,"\u00e9\n"]}`, "[1,]", `"\q"`, "-0.0E+1", " [ ] ", "01", `{"a" 1}`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		want := json.Valid(b)
-		if want {
-			depth, deepest := 0, 0
-			inString := false
-			for i := 0; i < len(b); i++ {
-				switch c := b[i]; {
-				case inString && c == '\\':
-					i++
-				case c == '"':
-					inString = !inString
-				case inString:
-				case c == '[' || c == '{':
-					depth++
-					deepest = max(deepest, depth)
-				case c == ']' || c == '}':
-					depth--
-				}
-			}
-			want = deepest <= jsonMaxDepth
-		}
-		if got := jsonValid(b); got != want {
-			t.Fatalf("jsonValid(%q) = %v, want %v", b, got, want)
-		}
-	})
 }

@@ -1,10 +1,12 @@
-package pagoda
+package expr_test
 
 import (
 	"errors"
 	"path/filepath"
 	"testing"
 
+	"github.com/pagodadb/pagoda"
+	"github.com/pagodadb/pagoda/internal/dbtest"
 	"github.com/pagodadb/pagoda/internal/sqltest"
 )
 
@@ -28,14 +30,14 @@ func genFile(t *testing.T, enc, plain, create string, rows ...string) string {
 }
 
 // readColumns reads row 1 of t, columns cols, and the transaction's error.
-func readColumns(t *testing.T, path string, cols ...int) ([]Value, error) {
+func readColumns(t *testing.T, path string, cols ...int) ([]pagoda.Value, error) {
 	t.Helper()
-	_, tx, tb := readTable(t, path, &Options{ReadOnly: true}, "t")
+	_, tx, tb := dbtest.ReadTable(t, path, "t")
 	rec, err := tb.Get(1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []Value
+	var out []pagoda.Value
 	for _, c := range cols {
 		out = append(out, rec.Column(c))
 	}
@@ -54,8 +56,8 @@ func TestGeneratedSweepCases(t *testing.T) {
 			"INSERT INTO t(a) VALUES (5)")
 		for c := 2; c <= 5; c++ {
 			vals, err := readColumns(t, path, c)
-			if vals[0].Type() != TypeNull || !errors.Is(err, ErrUnsupported) {
-				t.Errorf("column %d: %v, %v; want NULL and ErrUnsupported", c, vals[0], err)
+			if vals[0].Type() != pagoda.TypeNull || !errors.Is(err, pagoda.ErrUnsupported) {
+				t.Errorf("column %d: %v, %v; want NULL and pagoda.ErrUnsupported", c, vals[0], err)
 			}
 		}
 	})
@@ -65,7 +67,7 @@ func TestGeneratedSweepCases(t *testing.T) {
 			path := genFile(t, "", "CREATE TABLE t(d, g)",
 				"CREATE TABLE t(d, g AS (json_extract(d, ''$[-1]'')))", "INSERT INTO t(d) VALUES ('"+doc+"')")
 			vals, err := readColumns(t, path, 1)
-			if vals[0].Type() != TypeNull || (err != nil) != wantErr {
+			if vals[0].Type() != pagoda.TypeNull || (err != nil) != wantErr {
 				t.Errorf("%s: %v, %v; want NULL and an error: %v", doc, vals[0], err, wantErr)
 			}
 		}
@@ -76,7 +78,7 @@ func TestGeneratedSweepCases(t *testing.T) {
 		for _, g := range []string{"json_extract(d, '''')", "json_extract(d, ''$.a'', '''')", "json_type(d, '''')",
 			"json_array_length(d, '''')", "d -> ''''", "d ->> ''''", "json_extract(d, char(0))"} {
 			path := genFile(t, "", "CREATE TABLE t(d, g)", "CREATE TABLE t(d, g AS ("+g+"))", `INSERT INTO t(d) VALUES ('{"a":[1,2],"":3}')`)
-			if vals, err := readColumns(t, path, 1); err == nil || vals[0].Type() != TypeNull {
+			if vals, err := readColumns(t, path, 1); err == nil || vals[0].Type() != pagoda.TypeNull {
 				t.Errorf("%s: %v, %v; want NULL and a bad path", g, vals[0], err)
 			}
 		}
@@ -89,7 +91,7 @@ func TestGeneratedSweepCases(t *testing.T) {
 			"concat_ws(d, ''a'', json_extract(''[1]'', ''$.''))", "trim(d, json_extract(''[1]'', ''$.''))",
 			"d IN (json_extract(''[1]'', ''$.''), 1)", "replace(e, e, json_extract(''[1]'', ''$.''))"} {
 			path := genFile(t, "", "CREATE TABLE t(d, e, g)", "CREATE TABLE t(d, e, g AS ("+g+"))", "INSERT INTO t(d, e) VALUES (NULL, '')")
-			if vals, err := readColumns(t, path, 2); err == nil || vals[0].Type() != TypeNull {
+			if vals, err := readColumns(t, path, 2); err == nil || vals[0].Type() != pagoda.TypeNull {
 				t.Errorf("%s: %v, %v; want NULL and an error", g, vals[0], err)
 			}
 		}
@@ -110,8 +112,8 @@ func TestGeneratedSweepCases(t *testing.T) {
 				"CREATE TABLE t(b, g1 AS (CAST(b AS TEXT)), g2 AS (b || ''''))", "INSERT INTO t(b) VALUES (x'41004200')")
 			for _, c := range []int{1, 2} {
 				vals, err := readColumns(t, path, c)
-				if vals[0].Type() != TypeNull || !errors.Is(err, ErrUnsupported) {
-					t.Errorf("column %d: %v, %v; want NULL and ErrUnsupported", c, vals[0], err)
+				if vals[0].Type() != pagoda.TypeNull || !errors.Is(err, pagoda.ErrUnsupported) {
+					t.Errorf("column %d: %v, %v; want NULL and pagoda.ErrUnsupported", c, vals[0], err)
 				}
 			}
 		})

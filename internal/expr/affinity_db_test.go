@@ -1,10 +1,11 @@
-package pagoda
+package expr_test
 
 import (
 	"database/sql"
 	"math"
 	"testing"
 
+	"github.com/pagodadb/pagoda/internal/expr"
 	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/schema"
 )
@@ -40,7 +41,7 @@ func TestAffinityNULLikeSQLite(t *testing.T) {
 				t.Fatal(err)
 			}
 			for k, a := range affs {
-				got := applyAffinity(format.TextValue([]byte(s)), a)
+				got := expr.ApplyAffinity(format.TextValue([]byte(s)), a)
 				ok := false
 				switch typ[k] {
 				case "integer":

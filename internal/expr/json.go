@@ -1,4 +1,4 @@
-package pagoda
+package expr
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 
 // json_extract (with one path or several), json_type, json_array_length,
 // and the -> and ->> operators, over JSON text as RFC 8259 has it. SQLite also reads JSON5 and JSONB blobs; pagoda
-// does not, and reports ErrUnsupported for them (and for text that is
+// does not, and reports format.ErrUnsupported for them (and for text that is
 // neither) rather than guess which of SQLite's answers applies.
 //
 // What SQLite returns for the value found: NULL for none or a JSON null;
@@ -67,9 +67,9 @@ func (r *exprRow) jsonDocOnly(x format.Value) format.Value {
 	case x.Kind == format.KindNull:
 		return x
 	case x.Kind == format.KindBlob:
-		return r.fail(fmt.Errorf("%w: JSON in a BLOB (JSONB)", ErrUnsupported))
+		return r.fail(fmt.Errorf("%w: JSON in a BLOB (JSONB)", format.ErrUnsupported))
 	case !jsonValid(cutNUL(textOf(x))):
-		return r.fail(fmt.Errorf("%w: JSON text that is not RFC 8259 JSON (JSON5, or malformed)", ErrUnsupported))
+		return r.fail(fmt.Errorf("%w: JSON text that is not RFC 8259 JSON (JSON5, or malformed)", format.ErrUnsupported))
 	}
 	return format.NullValue()
 }
@@ -193,11 +193,11 @@ func (r *exprRow) jsonArrayLength(x format.Value, p *format.Value) format.Value 
 // jsonDoc is the JSON text x (not NULL), or why pagoda does not read it.
 func jsonDoc(x format.Value) ([]byte, error) {
 	if x.Kind == format.KindBlob {
-		return nil, fmt.Errorf("%w: JSON in a BLOB (JSONB)", ErrUnsupported)
+		return nil, fmt.Errorf("%w: JSON in a BLOB (JSONB)", format.ErrUnsupported)
 	}
 	doc := cutNUL(textOf(x)) // SQLite's JSON functions read text up to a NUL byte
 	if !jsonValid(doc) {
-		return nil, fmt.Errorf("%w: JSON text that is not RFC 8259 JSON (JSON5, or malformed)", ErrUnsupported)
+		return nil, fmt.Errorf("%w: JSON text that is not RFC 8259 JSON (JSON5, or malformed)", format.ErrUnsupported)
 	}
 	return doc, nil
 }
@@ -440,4 +440,177 @@ func jsonUnescape(b []byte) []byte {
 		}
 	}
 	return out
+}
+
+// jsonMaxDepth is the deepest nesting of arrays and objects SQLite's JSON
+// parser takes.
+const jsonMaxDepth = 1000
+
+// jsonValid reports whether b is one JSON text as RFC 8259 has it (what
+// json_valid takes in SQLite 3.54): a value between optional spaces, tabs,
+// line feeds and carriage returns, arrays and objects nested at most
+// jsonMaxDepth deep. Strings take any byte but '"', '\\' and controls
+// below 0x20, and the escapes \" \\ \/ \b \f \n \r \t \uXXXX.
+func jsonValid(b []byte) bool {
+	j := jsonScan{b: b}
+	if !j.value(0) {
+		return false
+	}
+	j.space()
+	return j.i == len(b)
+}
+
+// jsonScan is a position in a JSON text being validated.
+type jsonScan struct {
+	b []byte
+	i int
+}
+
+func (j *jsonScan) space() {
+	for j.i < len(j.b) && (j.b[j.i] == ' ' || j.b[j.i] == '\t' || j.b[j.i] == '\n' || j.b[j.i] == '\r') {
+		j.i++
+	}
+}
+
+// lit consumes the word w.
+func (j *jsonScan) lit(w string) bool {
+	if !bytes.HasPrefix(j.b[j.i:], []byte(w)) {
+		return false
+	}
+	j.i += len(w)
+	return true
+}
+
+// value consumes one value nested depth deep, with the spaces before it.
+func (j *jsonScan) value(depth int) bool {
+	j.space()
+	if j.i == len(j.b) {
+		return false
+	}
+	switch c := j.b[j.i]; {
+	case c == '{' || c == '[':
+		if depth == jsonMaxDepth {
+			return false
+		}
+		close := byte(']')
+		if c == '{' {
+			close = '}'
+		}
+		j.i++
+		j.space()
+		if j.i < len(j.b) && j.b[j.i] == close {
+			j.i++
+			return true
+		}
+		for {
+			if close == '}' {
+				j.space()
+				if !j.str() {
+					return false
+				}
+				j.space()
+				if j.i == len(j.b) || j.b[j.i] != ':' {
+					return false
+				}
+				j.i++
+			}
+			if !j.value(depth + 1) {
+				return false
+			}
+			j.space()
+			if j.i == len(j.b) {
+				return false
+			}
+			switch j.b[j.i] {
+			case ',':
+				j.i++
+			case close:
+				j.i++
+				return true
+			default:
+				return false
+			}
+		}
+	case c == '"':
+		return j.str()
+	case c == 't':
+		return j.lit("true")
+	case c == 'f':
+		return j.lit("false")
+	case c == 'n':
+		return j.lit("null")
+	}
+	return j.number()
+}
+
+// str consumes a string.
+func (j *jsonScan) str() bool {
+	if j.i == len(j.b) || j.b[j.i] != '"' {
+		return false
+	}
+	for j.i++; j.i < len(j.b); j.i++ {
+		switch c := j.b[j.i]; {
+		case c == '"':
+			j.i++
+			return true
+		case c < 0x20:
+			return false
+		case c == '\\':
+			j.i++
+			if j.i == len(j.b) {
+				return false
+			}
+			switch j.b[j.i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if j.i+4 >= len(j.b) {
+					return false
+				}
+				for _, h := range j.b[j.i+1 : j.i+5] {
+					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+						return false
+					}
+				}
+				j.i += 4
+			default:
+				return false
+			}
+		}
+	}
+	return false
+}
+
+// number consumes -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
+func (j *jsonScan) number() bool {
+	digits := func() int {
+		n := 0
+		for j.i < len(j.b) && '0' <= j.b[j.i] && j.b[j.i] <= '9' {
+			j.i, n = j.i+1, n+1
+		}
+		return n
+	}
+	if j.i < len(j.b) && j.b[j.i] == '-' {
+		j.i++
+	}
+	if j.i < len(j.b) && j.b[j.i] == '0' {
+		j.i++
+	} else if digits() == 0 {
+		return false
+	}
+	if j.i < len(j.b) && j.b[j.i] == '.' {
+		j.i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if j.i < len(j.b) && (j.b[j.i] == 'e' || j.b[j.i] == 'E') {
+		j.i++
+		if j.i < len(j.b) && (j.b[j.i] == '+' || j.b[j.i] == '-') {
+			j.i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -1,7 +1,9 @@
-package pagoda
+package expr
 
 import (
+	"bytes"
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/pagodadb/pagoda/internal/format"
@@ -10,7 +12,9 @@ import (
 
 // FuzzGenerated evaluates any expression a VIRTUAL generated column may
 // hold on rows of any values: it may be refused, fail or give a value,
-// never panic or hang.
+// never panic or hang; the same evaluation twice gives the same value and
+// error (nothing leaks from one into the next), no value is past the
+// length limit, and TEXT affinity leaves no number.
 func FuzzGenerated(f *testing.F) {
 	for _, e := range []string{
 		"a || 'x'", "a * 2 + b", "CAST(b AS INTEGER)", "CASE a WHEN 1 THEN 'one' ELSE c END", "iif(a > b, a, b)",
@@ -55,8 +59,23 @@ func FuzzGenerated(f *testing.F) {
 			{format.NullValue(), format.IntValue(a), format.BlobValue([]byte(c))},
 			{format.TextValue([]byte(c)), format.TextValue([]byte(c)), format.IntValue(a)},
 		} {
-			r := exprRow{t: tb, vals: vals}
-			_ = genAffinity(n.ev(&r).v, schema.AffinityText)
+			r1, r2 := exprRow{t: tb, vals: vals}, exprRow{t: tb, vals: vals}
+			v1, v2 := n.ev(&r1).v, n.ev(&r2).v
+			if (r1.err == nil) != (r2.err == nil) || r1.err != nil && r1.err.Error() != r2.err.Error() {
+				t.Fatalf("%s: errors %v, then %v", expr, r1.err, r2.err)
+			}
+			if r1.err != nil {
+				continue
+			}
+			if !sameValue(v1, v2) {
+				t.Fatalf("%s: %v, then %v", expr, v1, v2)
+			}
+			if len(v1.Bytes) > maxExprLength {
+				t.Fatalf("%s: a value of %d bytes, past the limit of %d", expr, len(v1.Bytes), maxExprLength)
+			}
+			if k := genAffinity(v1, schema.AffinityText).Kind; k == format.KindInt || k == format.KindFloat {
+				t.Fatalf("%s: %v under TEXT affinity is still a number", expr, v1)
+			}
 		}
 	})
 }
@@ -101,4 +120,21 @@ func TestGeneratedTooBig(t *testing.T) {
 			t.Errorf("%s: %v, %d bytes", c.expr, r.err, len(v.Bytes))
 		}
 	}
+}
+
+// sameValue reports whether a and b are the same SQL value (NaN equal to
+// itself, as SQLite holds none).
+func sameValue(a, b format.Value) bool {
+	if a.Kind != b.Kind {
+		return false
+	}
+	switch a.Kind {
+	case format.KindInt:
+		return a.Int() == b.Int()
+	case format.KindFloat:
+		return math.Float64bits(a.Float()) == math.Float64bits(b.Float())
+	case format.KindText, format.KindBlob:
+		return bytes.Equal(a.Bytes, b.Bytes)
+	}
+	return true
 }

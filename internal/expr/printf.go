@@ -1,8 +1,7 @@
-package pagoda
+package expr
 
 import (
 	"bytes"
-	"errors"
 	"strconv"
 
 	"github.com/pagodadb/pagoda/internal/format"
@@ -145,7 +144,7 @@ func (p *printfArgs) int() int64 {
 	if !ok {
 		return 0
 	}
-	return sqlIntValue(v)
+	return IntValue(v)
 }
 
 func (p *printfArgs) float() float64 {
@@ -824,141 +823,4 @@ func sqlQuote(v format.Value) ([]byte, bool) {
 		return sqlPrintf([]byte("%Q"), []format.Value{v})
 	}
 	return []byte("NULL"), true
-}
-
-// maxPatternLength is SQLITE_MAX_LIKE_PATTERN_LENGTH: a longer LIKE or
-// GLOB pattern is an error.
-const maxPatternLength = 50000
-
-var errPatternTooComplex = errors.New("LIKE or GLOB pattern too complex")
-
-// glob is glob(pat, s), s GLOB pat, as likeFunc computes it with
-// globInfo: a BLOB on either side matches nothing (0); a pattern over
-// maxPatternLength bytes is an error; NULL on either side is NULL; else
-// both read as text up to a NUL byte, patternCompare with '*', '?' and
-// '[...]', case-sensitive.
-func (r *exprRow) glob(pat, s format.Value) format.Value {
-	if pat.Kind == format.KindBlob || s.Kind == format.KindBlob {
-		return format.IntValue(0)
-	}
-	if len(bytesOf(pat)) > maxPatternLength {
-		return r.fail(errPatternTooComplex)
-	}
-	if pat.Kind == format.KindNull || s.Kind == format.KindNull {
-		return format.NullValue()
-	}
-	if globCompare(cutNUL(textOf(pat)), cutNUL(textOf(s))) == likeMatch {
-		return format.IntValue(1)
-	}
-	return format.IntValue(0)
-}
-
-// globCompare is patternCompare for GLOB (its '[' both the set and the
-// "escape"): likeMatch, likeNoMatch, or likeNoWildcard when the text ran
-// out under a '*', so that no enclosing '*' tries further.
-func globCompare(p, s []byte) int {
-	read := func(b *[]byte) rune {
-		c, n := utf8Read(*b)
-		*b = (*b)[n:]
-		return c
-	}
-	for {
-		before := p
-		c := read(&p)
-		if c == 0 {
-			break
-		}
-		if c == '*' {
-			for {
-				before = p
-				if c = read(&p); c != '*' && c != '?' {
-					break
-				}
-				if c == '?' && read(&s) == 0 {
-					return likeNoWildcard
-				}
-			}
-			switch {
-			case c == 0:
-				return likeMatch
-			case c == '[':
-				// A set right after '*': try it at every position.
-				for len(s) > 0 {
-					if m := globCompare(before, s); m != likeNoMatch {
-						return m
-					}
-					s = s[skipUTF8(s):]
-				}
-				return likeNoWildcard
-			case c < 0x80:
-				for {
-					i := bytes.IndexByte(s, byte(c))
-					if i < 0 {
-						break
-					}
-					s = s[i+1:]
-					if m := globCompare(p, s); m != likeNoMatch {
-						return m
-					}
-				}
-			default:
-				for len(s) > 0 {
-					if read(&s) != c {
-						continue
-					}
-					if m := globCompare(p, s); m != likeNoMatch {
-						return m
-					}
-				}
-			}
-			return likeNoWildcard
-		}
-		if c == '[' {
-			var prior rune
-			seen, invert := false, false
-			c = read(&s)
-			if c == 0 {
-				return likeNoMatch
-			}
-			c2 := read(&p)
-			if c2 == '^' {
-				invert = true
-				c2 = read(&p)
-			}
-			if c2 == ']' {
-				if c == ']' {
-					seen = true
-				}
-				c2 = read(&p)
-			}
-			for c2 != 0 && c2 != ']' {
-				if c2 == '-' && len(p) > 0 && p[0] != ']' && prior > 0 {
-					c2 = read(&p)
-					if c >= prior && c <= c2 {
-						seen = true
-					}
-					prior = 0
-				} else {
-					if c == c2 {
-						seen = true
-					}
-					prior = c2
-				}
-				c2 = read(&p)
-			}
-			if c2 == 0 || seen == invert {
-				return likeNoMatch
-			}
-			continue
-		}
-		c2 := read(&s)
-		if c == c2 || c == '?' && c2 != 0 {
-			continue
-		}
-		return likeNoMatch
-	}
-	if len(s) == 0 {
-		return likeMatch
-	}
-	return likeNoMatch
 }
