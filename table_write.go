@@ -23,7 +23,7 @@ type writePlan struct {
 	alias   int          // rowid alias column, -1 if none
 	order   []int        // table column stored in each record field
 	wr      bool         // WITHOUT ROWID
-	autoinc bool         // AUTOINCREMENT: sqlite_sequence is kept (autoinc.go)
+	autoinc bool         // AUTOINCREMENT: sqlite_sequence is kept (see sequence)
 	checks  *expr.Checks // nil when none
 	evalRow bool         // CHECK constraints or partial indexes read the row's values
 	nKey    int          // WITHOUT ROWID: primary key fields
@@ -659,260 +659,130 @@ func (t *Table) DeleteKey(pk ...any) error {
 	return t.tx.changed()
 }
 
-// CreateTable creates a table from a SQLite CREATE TABLE statement, stored
-// in sqlite_schema as sqlite3 stores it, with the automatic indexes its
-// UNIQUE and PRIMARY KEY constraints imply. With IF NOT EXISTS an existing
-// table is returned; otherwise a name in use is an error wrapping
-// ErrExists. Statements pagoda cannot parse fail with ErrUnsupported or a
-// syntax error, and change nothing.
-func (tx *Tx) CreateTable(sql string) (*Table, error) {
-	if err := tx.writeCheck(); err != nil {
-		return nil, err
-	}
-	t, err := schema.ParseCreateTable(sql)
-	if err != nil {
-		return nil, ddlErr(err)
-	}
-	if name := t.OtherCollation(); name != "" { // sqlite3 refuses it too
-		return nil, fmt.Errorf("pagoda: table %q: no such collation sequence: %s: %w", t.Name, name, ErrUnsupported)
-	}
-	if schema.IfNotExists(sql) && tx.cat.Table(t.Name) != nil {
-		return tx.Table(t.Name)
-	}
-	if err := tx.checkNewName("table", t.Name); err != nil {
-		return nil, err
-	}
-	stored, err := schema.NormalizeCreate(sql)
-	if err != nil {
-		return nil, ddlErr(err)
-	}
-	root, err := tx.btree().CreateTree(!t.WithoutRowID)
-	if err != nil {
-		return nil, tx.fail(err)
-	}
-	if err := tx.schemaInsert("table", t.Name, t.Name, root, &stored); err != nil {
-		return nil, tx.fail(err)
-	}
-	for _, ai := range t.AutoIndexes() {
-		r, err := tx.btree().CreateTree(false)
-		if err != nil {
-			return nil, tx.fail(err)
-		}
-		if err := tx.schemaInsert("index", ai.Name, t.Name, r, nil); err != nil {
-			return nil, tx.fail(err)
-		}
-	}
-	if t.AutoIncrement {
-		if err := tx.createSequence(); err != nil {
-			return nil, tx.fail(err)
-		}
-	}
-	if err := tx.schemaChanged(); err != nil {
-		return nil, tx.fail(err)
-	}
-	return tx.Table(t.Name)
+// AUTOINCREMENT.
+//
+// A rowid table whose INTEGER PRIMARY KEY is declared AUTOINCREMENT never
+// hands out a rowid twice, even after deletes: SQLite keeps the largest
+// rowid each such table has held in the sqlite_sequence table, which it
+// creates with the first of them:
+//
+//	CREATE TABLE sqlite_sequence(name,seq)
+//	  name  the table's name (TEXT), as in sqlite_schema
+//	  seq   the largest rowid it has held (INTEGER)
+//
+// As sqlite3 does, pagoda reads a table's row as the first, in rowid
+// order, whose name is that TEXT; gives an insert without a rowid one more
+// than both seq and the table's largest rowid (and fails when either is
+// the largest int64, where a plain table picks a random unused rowid);
+// after every insert raises seq to the new rowid when that is larger,
+// adding the row (seq at least 0) when there is none; leaves seq alone on
+// deletes; and deletes the table's rows when the table is dropped.
+
+const (
+	sequenceTable     = "sqlite_sequence"
+	createSequenceSQL = "CREATE TABLE sqlite_sequence(name,seq)"
+)
+
+// sequence is a table's row of sqlite_sequence, as an insert found it.
+type sequence struct {
+	tab   *Table // sqlite_sequence
+	found bool   // the table has a row
+	rowid int64  // its rowid
+	seq   int64  // seq as sqlite3 reads it: an integer, 0 without a row
 }
 
-// ddlErr wraps a schema parsing error in the contract's terms.
-func ddlErr(err error) error {
-	if errors.Is(err, schema.ErrUnsupported) {
-		return fmt.Errorf("pagoda: %w: %v", ErrUnsupported, err)
-	}
-	return fmt.Errorf("pagoda: %v", err)
-}
-
-// CreateIndex creates an index from a SQLite CREATE [UNIQUE] INDEX
-// statement on plain columns (BINARY, NOCASE or RTRIM, ASC or DESC) and
-// fills it from the table's rows. A UNIQUE index over rows that are not
-// unique fails with ErrExists and changes nothing. Expression and partial
-// indexes are refused with ErrUnsupported.
-func (tx *Tx) CreateIndex(sql string) (*Index, error) {
-	if err := tx.writeCheck(); err != nil {
-		return nil, err
-	}
-	ix, err := schema.ParseCreateIndex(sql)
+// sequenceOf reads table name's row of sqlite_sequence.
+func (tx *Tx) sequenceOf(name string) (sequence, error) {
+	st, err := tx.Table(sequenceTable)
 	if err != nil {
-		return nil, ddlErr(err)
-	}
-	if name := ix.OtherCollation(); name != "" { // sqlite3 refuses it too
-		return nil, fmt.Errorf("pagoda: index %q: no such collation sequence: %s: %w", ix.Name, name, ErrUnsupported)
-	}
-	if schema.IfNotExists(sql) && tx.cat.Index(ix.Name) != nil {
-		return tx.Index(ix.Name)
-	}
-	if err := tx.checkNewName("index", ix.Name); err != nil {
-		return nil, err
-	}
-	if ix.HasExpr {
-		return nil, fmt.Errorf("pagoda: index %q: expression indexes are not supported: %w", ix.Name, ErrUnsupported)
-	}
-	tbl, err := tx.Table(ix.Table)
-	if err != nil {
-		return nil, err
-	}
-	if err := ix.Resolve(tbl.info.Table); err != nil {
-		return nil, ddlErr(err)
-	}
-	p, err := tbl.plan()
-	if err != nil {
-		return nil, err
-	}
-	where, err := expr.CompileWhere(ix, tbl.info.Table, format.TextEncodingUTF8)
-	if err != nil {
-		return nil, fmt.Errorf("pagoda: %v: %w", err, ErrUnsupported)
-	}
-	stored, err := schema.NormalizeCreate(sql)
-	if err != nil {
-		return nil, ddlErr(err)
-	}
-	root, err := tx.btree().CreateTree(false)
-	if err != nil {
-		return nil, tx.fail(err)
-	}
-	ii := &schema.IndexInfo{Entry: schema.Entry{Type: "index", Name: ix.Name, TblName: tbl.Name(), RootPage: root}, Index: ix, Table: tbl.info}
-	im := metaForIndex(ii, format.TextEncodingUTF8) // pagoda writes UTF-8 databases only
-	ip := indexPlan{name: ix.Name, root: root, kinfo: &im.kinfo, nCols: len(ix.Columns), unique: ix.Unique, where: where}
-	for _, k := range ii.KeyOrder() {
-		ip.cols = append(ip.cols, k.Column)
-	}
-	if err := tbl.fill(p, &ip); err != nil {
-		if errors.Is(err, ErrExists) {
-			// Undo: nothing else has changed.
-			if cerr := tx.btree().ClearTree(root, true); cerr != nil {
-				return nil, tx.fail(cerr)
-			}
-			return nil, err
+		if errors.Is(err, ErrNotFound) {
+			return sequence{}, fmt.Errorf("pagoda: table %q is AUTOINCREMENT, but there is no %s table: %w", name, sequenceTable, ErrCorrupt)
 		}
-		return nil, tx.fail(err)
+		return sequence{}, err
 	}
-	if err := tx.schemaInsert("index", ix.Name, tbl.Name(), root, &stored); err != nil {
-		return nil, tx.fail(err)
-	}
-	if err := tx.schemaChanged(); err != nil {
-		return nil, tx.fail(err)
-	}
-	return tx.Index(ix.Name)
-}
-
-// fill inserts an entry for every row of the table into the new index ip.
-func (t *Table) fill(p *writePlan, ip *indexPlan) error {
-	var c btree.Cursor
-	c.Init(t.tx.w, t.root, !p.wr, p.kinfo)
-	var rows [][]format.Value
-	var rowids []int64
+	s := sequence{tab: st}
+	c := st.Cursor()
 	for ok := c.First(); ok; ok = c.Next() {
-		rowid, rec, _, err := c.Entry()
-		if err != nil {
-			return err
+		rec := c.Record()
+		if v := rec.Column(0); v.Type() != TypeText || string(v.Blob()) != name {
+			continue
 		}
-		vals, err := t.oldValues(p, rec, rowid)
-		if err != nil {
-			return err
+		s.found, s.rowid, s.seq = true, c.Rowid(), expr.IntValue(rec.Column(1).format())
+		break
+	}
+	return s, c.Err()
+}
+
+// autoRowid chooses the rowid of an insert without one into an
+// AUTOINCREMENT table: one more than the largest rowid (1 in an empty
+// table) and than seq. There is none when either is the largest int64.
+func (t *Table) autoRowid(s sequence) (int64, error) {
+	last, ok, err := btree.TableMaxRowid(t.tx.w, t.root)
+	if err != nil {
+		return 0, err
+	}
+	if (ok && last == math.MaxInt64) || s.seq == math.MaxInt64 {
+		return 0, constraintf("table %q: AUTOINCREMENT has used the largest rowid (database or disk is full)", t.Name())
+	}
+	next := int64(1)
+	if ok {
+		next = last + 1
+	}
+	return max(next, s.seq+1), nil
+}
+
+// raise stores seq after an insert of rowid into table name: a new row
+// when there is none, and the row rewritten only when rowid is larger
+// than seq (a seq stored as another type stays as it is otherwise).
+func (s sequence) raise(name string, rowid int64) error {
+	switch {
+	case !s.found:
+		_, err := s.tab.Insert(name, max(0, rowid))
+		return err
+	case rowid <= s.seq:
+		return nil
+	}
+	return s.tab.Put(s.rowid, name, rowid)
+}
+
+// createSequence creates sqlite_sequence, as sqlite3 does when it creates
+// the first AUTOINCREMENT table.
+func (tx *Tx) createSequence() error {
+	if tx.cat.Table(sequenceTable) != nil {
+		return nil
+	}
+	root, err := tx.btree().CreateTree(true)
+	if err != nil {
+		return err
+	}
+	sql := createSequenceSQL
+	return tx.schemaInsert("table", sequenceTable, sequenceTable, root, &sql)
+}
+
+// dropSequence deletes table name's rows from sqlite_sequence, as sqlite3
+// does when it drops an AUTOINCREMENT table.
+func (tx *Tx) dropSequence(name string) error {
+	st, err := tx.Table(sequenceTable)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var rowids []int64
+	c := st.Cursor()
+	for ok := c.First(); ok; ok = c.Next() {
+		if v := c.Record().Column(0); v.Type() == TypeText && string(v.Blob()) == name {
+			rowids = append(rowids, c.Rowid())
 		}
-		// The values alias the page; copy them before the tree changes.
-		for i, v := range vals {
-			if v.Bytes != nil {
-				vals[i].Bytes = append([]byte(nil), v.Bytes...)
-			}
-		}
-		rows, rowids = append(rows, vals), append(rowids, rowid)
 	}
 	if err := c.Err(); err != nil {
 		return err
 	}
-	var key []byte
-	var fields []format.Value
-	for i, vals := range rows {
-		if !ip.includes(vals) {
-			continue
-		}
-		fields = ip.fields(fields, vals, rowids[i], p.alias)
-		if err := t.conflict(ip, fields); err != nil {
+	for _, r := range rowids {
+		if err := st.Delete(r); err != nil {
 			return err
 		}
-		key = format.AppendRecord(key[:0], fields)
-		if _, err := t.tx.btree().IndexInsert(ip.root, ip.kinfo, 0, key); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// DropTable deletes a table with its rows and its indexes (and triggers);
-// their pages go to the freelist. ErrNotFound if there is no such table.
-func (tx *Tx) DropTable(name string) error {
-	if err := tx.writeCheck(); err != nil {
-		return err
-	}
-	ti := tx.cat.Table(name)
-	if ti == nil {
-		return fmt.Errorf("pagoda: table %q: %w", name, ErrNotFound)
-	}
-	if strings.HasPrefix(strings.ToLower(ti.Entry.Name), "sqlite_") {
-		return fmt.Errorf("pagoda: table %q may not be dropped: %w", ti.Entry.Name, ErrUnsupported)
-	}
-	var names []string
-	var roots []uint32
-	for _, e := range tx.cat.Entries {
-		if strings.EqualFold(e.TblName, ti.Entry.Name) || strings.EqualFold(e.Name, ti.Entry.Name) {
-			if e.Type == "view" && !strings.EqualFold(e.Name, ti.Entry.Name) {
-				continue // a view reading the table stays, as in sqlite3
-			}
-			names = append(names, e.Name)
-			if e.RootPage != 0 && (e.Type == "table" || e.Type == "index") {
-				roots = append(roots, e.RootPage)
-			}
-		}
-	}
-	for _, r := range roots {
-		if err := tx.rootOK("table", name, r); err != nil {
-			return err
-		}
-	}
-	if ti.Table != nil && ti.Table.AutoIncrement {
-		if err := tx.dropSequence(ti.Entry.Name); err != nil {
-			return tx.fail(err)
-		}
-	}
-	for _, r := range roots {
-		if err := tx.btree().ClearTree(r, true); err != nil {
-			return tx.fail(err)
-		}
-	}
-	if err := tx.schemaDelete(names...); err != nil {
-		return tx.fail(err)
-	}
-	if err := tx.schemaChanged(); err != nil {
-		return tx.fail(err)
-	}
-	return nil
-}
-
-// DropIndex deletes an index created by CREATE INDEX; its pages go to the
-// freelist. ErrNotFound if there is none; the automatic index of a UNIQUE or
-// PRIMARY KEY constraint cannot be dropped (ErrUnsupported).
-func (tx *Tx) DropIndex(name string) error {
-	if err := tx.writeCheck(); err != nil {
-		return err
-	}
-	ii := tx.cat.Index(name)
-	if ii == nil {
-		return fmt.Errorf("pagoda: index %q: %w", name, ErrNotFound)
-	}
-	if !ii.Entry.HasSQL {
-		return fmt.Errorf("pagoda: index %q belongs to a UNIQUE or PRIMARY KEY constraint and cannot be dropped: %w", ii.Entry.Name, ErrUnsupported)
-	}
-	if err := tx.rootOK("index", name, ii.Entry.RootPage); err != nil {
-		return err
-	}
-	if err := tx.btree().ClearTree(ii.Entry.RootPage, true); err != nil {
-		return tx.fail(err)
-	}
-	if err := tx.schemaDelete(ii.Entry.Name); err != nil {
-		return tx.fail(err)
-	}
-	if err := tx.schemaChanged(); err != nil {
-		return tx.fail(err)
 	}
 	return nil
 }

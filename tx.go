@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/pagodadb/pagoda/internal/btree"
+	"github.com/pagodadb/pagoda/internal/expr"
 	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/pager"
 	"github.com/pagodadb/pagoda/internal/schema"
@@ -244,3 +245,60 @@ func (tx *Tx) rootOK(what, name string, root uint32) error {
 	}
 	return nil
 }
+
+// btree returns the transaction's b-tree writer, which keeps its scratch
+// space from one change to the next.
+func (tx *Tx) btree() *btree.Writer {
+	if tx.bw == nil {
+		if db := tx.db; db.bw == nil {
+			db.bw = btree.NewWriter(tx.w)
+		} else {
+			db.bw.Reset(tx.w)
+		}
+		tx.bw = tx.db.bw
+	}
+	return tx.bw
+}
+
+// writeCheck returns why the transaction cannot write, if it cannot.
+func (tx *Tx) writeCheck() error {
+	if tx.closed {
+		return ErrTxClosed
+	}
+	if !tx.writable {
+		return ErrTxNotWritable
+	}
+	if tx.werr != nil {
+		return fmt.Errorf("pagoda: an earlier change of this transaction failed, roll it back: %w", tx.werr)
+	}
+	return nil
+}
+
+// fail poisons the transaction with err, from a change that may have been
+// applied in part: the transaction can then only roll back. Errors found
+// before anything changed (constraints, bad arguments) must not come here.
+func (tx *Tx) fail(err error) error {
+	if tx.werr == nil {
+		tx.werr = err
+	}
+	return err
+}
+
+// changed records a change of the trees (cursors of this transaction find
+// their place again before they move) and lets the pager spill changed
+// pages to the WAL when they exceed the cache budget.
+func (tx *Tx) changed() error {
+	tx.gen++
+	if err := tx.w.Settle(); err != nil {
+		return tx.fail(err)
+	}
+	return nil
+}
+
+// isConstraint reports whether err is a constraint error that leaves the
+// transaction usable.
+func isConstraint(err error) bool { return errors.Is(err, ErrExists) || errors.Is(err, errConstraint) }
+
+// errConstraint marks the constraint failures that have no sentinel of
+// their own (NOT NULL, STRICT types, wrong value counts).
+var errConstraint = expr.ErrConstraint
