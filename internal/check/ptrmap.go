@@ -1,8 +1,6 @@
 package check
 
 import (
-	"encoding/binary"
-
 	"github.com/pagodadb/pagoda/internal/format"
 )
 
@@ -75,11 +73,8 @@ func (c *checker) ptrMapEntry(p uint32) (typ byte, parent uint32, ok bool) {
 		c.reportf(mp, "pointer-map page: %s", errMsg(err, mp))
 		return 0, 0, false
 	}
-	off := int(format.PtrMapEntrySize * (p - mp - 1))
-	if p <= mp || off+format.PtrMapEntrySize > c.usable {
-		return 0, 0, false // p is before its map page (the page before a shifted one)
-	}
-	return data[off], binary.BigEndian.Uint32(data[off+1:]), true
+	// Not ok: p is before its map page (the page before a shifted one).
+	return format.PtrMapEntry(data, p, mp, c.usable)
 }
 
 // ptrMapKind names a pointer-map type for messages.

@@ -258,6 +258,27 @@ func LockBytePage(pageSize int) uint32 {
 // 4-byte parent page number.
 const PtrMapEntrySize = 5
 
+// PtrMapEntry returns the pointer-map entry of page pgno from its map
+// page mapPage (PtrMapPageOf) of content data and usable size usable: the
+// type of the page's use (1 a b-tree root, 2 a free page, 3 the first
+// overflow page of a cell, 4 a later one, 5 a b-tree page below the root)
+// and its parent. ok is false when pgno does not follow mapPage within
+// the map page's entries.
+//
+//	OFF SIZE FIELD (entry k, of page mapPage+1+k, at k*5)
+//	  0    1 type
+//	  1    4 parent page (0 for a root or a free page)
+func PtrMapEntry(data []byte, pgno, mapPage uint32, usable int) (typ byte, parent uint32, ok bool) {
+	if pgno <= mapPage {
+		return 0, 0, false
+	}
+	off := int(PtrMapEntrySize * (pgno - mapPage - 1))
+	if off+PtrMapEntrySize > usable || off+PtrMapEntrySize > len(data) {
+		return 0, 0, false
+	}
+	return data[off], binary.BigEndian.Uint32(data[off+1:]), true
+}
+
 // PtrMapPageOf returns the pointer-map page that holds the entry of page
 // pgno (>= 2) in an auto-vacuum database (header offset 52 not 0) of the
 // given usable size and lock-byte page (LockBytePage): page 2, then one
