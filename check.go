@@ -39,43 +39,15 @@ func (e *CheckError) Error() string {
 func (e *CheckError) Unwrap() error { return ErrCorrupt }
 
 // Check verifies the whole database as of the last commit and returns nil
-// when it is sound, or a *CheckError listing every problem found. It checks
-// what sqlite3's PRAGMA integrity_check checks at the b-tree level, and a
-// little more:
-//
-//   - the schema: rows of sqlite_schema that do not fit together (an index
-//     on a table or column that does not exist, two objects of one name),
-//     and a table's or index's SQL that sqlite3 would not accept (cut
-//     short, say), which sqlite3 reports as a malformed schema;
-//   - every page is used exactly once: by a table or index b-tree, an
-//     overflow chain or the freelist (the lock-byte page excepted);
-//   - every b-tree page is well formed: type, cell pointers, cells,
-//     freeblocks and the fragmented-byte count, no byte used twice, no empty
-//     page below the root, all leaves at one depth;
-//   - overflow chains have exactly the pages their payloads need;
-//   - keys are in order: rowids across each table, entries (with their
-//     rowid or primary-key tail) across each index, and UNIQUE indexes hold
-//     no duplicate;
-//   - the freelist is well formed and as long as the header says;
-//   - every row of a table has exactly its entry in each of the table's
-//     indexes, and the indexes have no other entries;
-//   - every row's record is well formed (its header, and fields exactly
-//     as long as the payload; the reserved serial types 10 and 11 read as
-//     NULL in a rowid table's row, as sqlite3 reads them), a STRICT
-//     table's values have their columns' types, and other tables' values
-//     agree with their columns' affinities as integrity_check has it: no
-//     number in a TEXT column ("NUMERIC value in t.a"), no text that reads
-//     as a number in a NUMERIC, INTEGER or REAL one ("TEXT value in
-//     t.a"), with SQLite 3.54's rules for which later problems of a row a
-//     first one hides (see internal/check).
-//
-// A partial index must hold exactly the rows its WHERE clause takes (and
-// integrity_check only checks that none is missing). Expression indexes
-// and partial indexes whose WHERE clause pagoda does not evaluate (see
-// Table.Insert) are not compared with their tables (pagoda cannot compute
-// their keys); their pages are still checked. NOT NULL constraints are
-// checked, and CHECK constraints when pagoda evaluates them (see
-// Table.Insert), as integrity_check checks them.
+// when it is sound, or a *CheckError listing every problem found, each
+// naming its page. It checks what sqlite3's PRAGMA integrity_check checks,
+// with its wording, and a little more: the schema's rows, every page used
+// exactly once, each b-tree page's layout and key order, overflow chains,
+// the freelist, every index against its table (a partial index must hold
+// exactly the rows its WHERE clause takes), each row's record, NOT NULL,
+// STRICT types and affinities, and the CHECK constraints and VIRTUAL
+// columns pagoda evaluates (see Table.Insert and Record.Column). The
+// package internal/check documents each rule.
 //
 // Check reads every page, so it takes time proportional to the file. It
 // runs in its own read transaction and does not block writers. A database

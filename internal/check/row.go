@@ -10,58 +10,12 @@ import (
 
 // The row checks of sqlite3's integrity_check (src/pragma.c, "Verify
 // datatypes for all columns"), made on each row as the walk meets it
-// (checkFields), from its record and the columns' defaults alone. For each
-// column in declaration order, the rowid alias excepted:
-//
-//	(1) NOT NULL: no NULL                     "NULL value in t.c"
-//	(2) STRICT, type not ANY: NULL or a value
-//	    of the type (REAL: integers too)      "non-INTEGER value in t.c"
-//	(3) not STRICT, TEXT affinity: NULL,
-//	    TEXT or BLOB                          "NUMERIC value in t.c"
-//	(4) not STRICT, NUMERIC, INTEGER or REAL
-//	    affinity: no TEXT that NUMERIC
-//	    affinity turns into a number           "TEXT value in t.c"
-//
-// A NULL reported by (1) is not checked by (2) to (4). BLOB affinity (no
-// declared type) and ANY are not checked but for NOT NULL.
-//
-// SQLite tests the types with OP_IsType, which reads the serial types the
-// table cursor has parsed, not the values: a NaN (serial type 7) is REAL
-// to it, although it reads as NULL, and the reserved serial types 10 and
-// 11 are NULL. A field past the last one parsed is taken to have the type
-// of the column's DEFAULT (P4, NULL when there is none), as a field the
-// record lacks (a row older than ALTER TABLE ADD COLUMN) does. What is
-// parsed changes within a row, and that decides what is reported after a
-// first problem:
-//
-//   - At the start of each row, one OP_Column parses the header up to
-//     mxCol: every non-virtual field, but in a rowid table one less when
-//     the count of non-virtual columns minus one is the rowid alias's
-//     column index (the comparison mixes a storage index with a column
-//     index; when the alias is the last column, the field left out is its
-//     own, which is never checked).
-//   - Each problem is an OP_ResultRow, which marks every cursor's parsed
-//     header stale.
-//   - OP_Column on a stale cursor parses the header again from the start,
-//     up to the field it reads and no further; on a fresh one it parses on
-//     to that field if it has not yet. OP_IsType never parses.
-//   - (1) reads the field with OP_Column when OP_IsType says NULL or REAL
-//     (a NaN is NULL only to OP_Column), and (4) when it says TEXT.
-//
-// So a problem in column c hides the problems of later columns until an
-// OP_Column reads a field at or past theirs: with (a TEXT, b INT, c TEXT)
-// holding (5, '12', 1.5), sqlite3 reports t.a and t.b but not t.c, whose
-// field the reread of b's left unparsed and which then reads as NULL.
-// checkFields follows these steps.
-//
-// A VIRTUAL generated column is computed (expr.Table.Virtual) as SQLite
-// computes it, with an OP_Column read of each field it uses, which parses
-// the header as above; its value is then tested. One whose expression
-// pagoda cannot compute is not checked, and after a problem in the row the checks of the
-// columns after it are dropped, the fields it reads being unknown. The rows of a WITHOUT ROWID table out of primary-key order
-// (keyOrder) have the key fields reread, as integrity_check does after
-// "row not in PRIMARY KEY order". CHECK constraints need the row's values:
-// expectedKeys checks them.
+// (checkFields): NOT NULL, STRICT types, and values against TEXT and
+// numeric affinities, with SQLite's wording. As in SQLite, a problem can
+// hide the problems of later columns of its row, because OP_IsType tests
+// the serial types the cursor has parsed and each problem makes the
+// parsed header stale: rowState models the parsing (seen is OP_IsType,
+// value is OP_Column). docs/check-row-types.md explains the model.
 
 // OP_IsType's type bits (its P5 mask), one for each storage class.
 const (
