@@ -57,7 +57,7 @@ func FuzzIndexBlobKey(f *testing.F) {
 		data := make([]byte, 4096)
 		pg, err := BuildPage(data, 2, 4096, typ, [][]byte{cell}, 3)
 		if err != nil {
-			t.Skip() // a record too big for one page
+			return // a record too big for one page
 		}
 		k, kind := pg.IndexBlobKey(0)
 		if kind == 0 {
