@@ -123,11 +123,7 @@ func TestBackupAndCompact(t *testing.T) {
 		t.Run(fmt.Sprint(ps), func(t *testing.T) {
 			src := backupSource(t, ps)
 			want := sqliteDump(t, src)
-			db, err := Open(src, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
+			db := openChecked(t, src, nil)
 			// A commit that stays in the WAL: the copies must include it.
 			mustUpdate(t, db, func(tx *Tx) error {
 				tb, err := tx.Table("t")
@@ -193,11 +189,7 @@ func TestBackupAndCompact(t *testing.T) {
 // transactions.
 func TestBackupWhileWriting(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "bank.db")
-	db, err := Open(path, &Options{CheckpointPages: 64})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openChecked(t, path, &Options{CheckpointPages: 64})
 	const accounts, total = 50, 50 * 1000
 	mustUpdate(t, db, func(tx *Tx) error {
 		tb, err := tx.CreateTable("CREATE TABLE acct(id INTEGER PRIMARY KEY, bal INT, pad BLOB)")

@@ -230,10 +230,7 @@ func TestBatchConcurrent(t *testing.T) {
 
 func TestBatchReadOnlyAndClosed(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.db")
-	db, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openChecked(t, path, nil)
 	mustUpdate(t, db, func(tx *Tx) error { _, err := tx.CreateBucket("b"); return err })
 	if err := db.Close(); err != nil {
 		t.Fatal(err)

@@ -26,23 +26,17 @@ func apiDB(t *testing.T, opts *Options) *DB {
 		"INSERT INTO t VALUES (1, 'a'), (2, 'b')",
 		`CREATE TABLE b(key BLOB PRIMARY KEY, value BLOB) STRICT, WITHOUT ROWID`,
 		"CREATE INDEX tn ON t(name)")
-	db, err := Open(path, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := openChecked(t, path, opts)
 	return db
 }
 
 // readTable opens path with opts, begins a read transaction and takes
 // table name in it; the transaction and the database end with the test.
+// It writes nothing, and so checks nothing: its files may be damaged on
+// purpose.
 func readTable(t *testing.T, path string, opts *Options, name string) (*DB, *Tx, *Table) {
 	t.Helper()
-	db, err := Open(path, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := openDamaged(t, path, opts)
 	tx, err := db.Begin(false)
 	if err != nil {
 		t.Fatal(err)
@@ -442,10 +436,7 @@ func TestOpenLocked(t *testing.T) {
 		t.Skip("two DBs of one process exclude each other only with Linux's OFD locks")
 	}
 	path := filepath.Join(t.TempDir(), "l.db")
-	db, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openChecked(t, path, nil)
 	start := time.Now()
 	if _, err := Open(path, &Options{Timeout: 100 * time.Millisecond}); !errors.Is(err, ErrLocked) {
 		t.Fatalf("second Open: %v, want ErrLocked", err)
@@ -459,9 +450,50 @@ func TestOpenLocked(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err = Open(path, nil)
+	db = openChecked(t, path, nil)
+	db.Close()
+}
+
+// openChecked opens path for a test; the test's cleanup closes it and,
+// unless opts opens it read-only, checks the file the test leaves: DB.Check
+// and SQLite's integrity_check. (Tests outside the package use
+// internal/dbtest, which this package's own tests cannot import.)
+func openChecked(t testing.TB, path string, opts *Options) *DB {
+	t.Helper()
+	db, err := Open(path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	db.Close()
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Errorf("close %s: %v", path, err)
+			return
+		}
+		if opts != nil && opts.ReadOnly {
+			return
+		}
+		ro, err := Open(path, &Options{ReadOnly: true})
+		if err != nil {
+			t.Errorf("open %s to check it: %v", path, err)
+			return
+		}
+		if err := ro.Check(); err != nil {
+			t.Errorf("%s: %v", path, err)
+		}
+		ro.Close()
+		sqltest.IntegrityCheck(t, path)
+	})
+	return db
+}
+
+// openDamaged opens a file a test has damaged, or left in a state sqlite3
+// does not accept, on purpose; its cleanup only closes it.
+func openDamaged(t testing.TB, path string, opts *Options) *DB {
+	t.Helper()
+	db, err := Open(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }

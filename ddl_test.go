@@ -14,10 +14,7 @@ import (
 // schema cookie and the freelist they leave.
 func TestDDL(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "d.db")
-	db, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openChecked(t, path, nil)
 	mustUpdate(t, db, func(tx *Tx) error {
 		if _, err := tx.CreateTable("create table if not exists  Items ( id integer primary key, sku text unique, price real ) ;"); err != nil {
 			return err
@@ -136,10 +133,7 @@ func TestSchemaRowsLikeSQLite(t *testing.T) {
 	spath := filepath.Join(t.TempDir(), "sqlite.db")
 	sqltest.Exec(t, spath, stmts...)
 	ppath := filepath.Join(t.TempDir(), "pagoda.db")
-	db, err := Open(ppath, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openChecked(t, ppath, nil)
 	mustUpdate(t, db, func(tx *Tx) error {
 		for _, s := range stmts {
 			var err error

@@ -38,11 +38,8 @@ func TestOtherCollation(t *testing.T) {
 	if got := sqlOne(t, path, "SELECT group_concat(name, ',') FROM contacts NOT INDEXED"); got != "Zoe,adam,Émile" {
 		t.Fatalf("sqlite3 reads %q", got)
 	}
-	db, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openDamaged(t, path, nil) // sqlite3's integrity_check refuses LOCALIZED
+	var err error
 	unsupported := func(what string, err error) {
 		t.Helper()
 		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "no such collation sequence: LOCALIZED") {
@@ -301,11 +298,7 @@ func runPartial(t *testing.T, seed uint64) {
 	litePath, path := filepath.Join(dir, "sqlite.db"), filepath.Join(dir, "pagoda.db")
 	lite := sqltest.Open(t, litePath)
 	sqltest.Run(t, lite, partialSchema...)
-	db, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openChecked(t, path, nil)
 	mustUpdate(t, db, func(tx *Tx) error {
 		if _, err := tx.CreateTable(partialSchema[0]); err != nil {
 			return err

@@ -273,11 +273,8 @@ func TestLeafDirSnapshot(t *testing.T) {
 // lookups, so they never build a directory.
 func TestLeafDirNotInWrites(t *testing.T) {
 	path := leafDirFile(t, 3000, 60)
-	db, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openChecked(t, path, nil)
+	var err error
 	err = db.Update(func(tx *Tx) error {
 		tb, err := tx.Table("t")
 		if err != nil {
@@ -358,11 +355,7 @@ func TestLongReadersBesideWriter(t *testing.T) {
 	sqltest.Exec(t, path, "CREATE TABLE t(id INTEGER PRIMARY KEY, v INTEGER, pad BLOB)",
 		fmt.Sprintf("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < %d) INSERT INTO t SELECT i, 1, zeroblob(40) FROM n", rows),
 		fmt.Sprintf("INSERT INTO t VALUES (0, %d, NULL)", rows))
-	db, err := Open(path, &Options{CheckpointPages: 1, Sync: SyncOff})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openChecked(t, path, &Options{CheckpointPages: 1, Sync: SyncOff})
 	const commits = 400 // the readers read until the writer has made them
 	stop, written := make(chan struct{}), make(chan struct{})
 	done := make(chan error, 1)

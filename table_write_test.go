@@ -50,10 +50,7 @@ func TestSQLiteThenPagodaThenSQLite(t *testing.T) {
 		"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<3000) INSERT INTO t SELECT x, 'name'||x, x%10 FROM c",
 		"DELETE FROM t WHERE id % 3 = 0", // leaves free pages
 	)
-	db, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openChecked(t, path, nil)
 	mustUpdate(t, db, func(tx *Tx) error {
 		tb, err := tx.Table("t")
 		if err != nil {
@@ -101,10 +98,8 @@ func TestSQLiteThenPagodaThenSQLite(t *testing.T) {
 // read and changed again by pagoda.
 func TestPagodaThenSQLiteThenPagoda(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "p.db")
-	db, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openChecked(t, path, nil)
+	var err error
 	mustUpdate(t, db, func(tx *Tx) error {
 		b, err := tx.CreateBucket("kv")
 		if err != nil {
@@ -168,11 +163,8 @@ func TestPagodaThenSQLiteThenPagoda(t *testing.T) {
 // either file.
 func TestRollbackLeavesNoTrace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.db")
-	db, err := Open(path, &Options{CheckpointPages: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openChecked(t, path, &Options{CheckpointPages: -1})
+	var err error
 	mustUpdate(t, db, func(tx *Tx) error {
 		_, err := tx.CreateBucket("b")
 		return err
@@ -210,11 +202,7 @@ func TestRollbackLeavesNoTrace(t *testing.T) {
 // ErrExists and the transaction goes on.
 func TestConstraintErrorKeepsTxUsable(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.db")
-	db, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openChecked(t, path, nil)
 	mustUpdate(t, db, func(tx *Tx) error {
 		tb, err := tx.CreateTable("CREATE TABLE u(a TEXT UNIQUE, b INTEGER PRIMARY KEY)")
 		if err != nil {
@@ -249,10 +237,7 @@ func TestConstraintErrorKeepsTxUsable(t *testing.T) {
 // that integrity_check (which checks stored types) and typeof agree.
 func TestAffinityOnWrite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "a.db")
-	db, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openChecked(t, path, nil)
 	mustUpdate(t, db, func(tx *Tx) error {
 		tb, err := tx.CreateTable("CREATE TABLE a(i INTEGER, r REAL, t TEXT, n NUMERIC, b BLOB, x)")
 		if err != nil {
@@ -295,11 +280,7 @@ func TestAffinityOnWrite(t *testing.T) {
 // writer commits, and see every commit made before they began.
 func TestReadersBesideWriter(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "rw.db")
-	db, err := Open(path, &Options{CheckpointPages: 50})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openChecked(t, path, &Options{CheckpointPages: 50})
 	mustUpdate(t, db, func(tx *Tx) error {
 		_, err := tx.CreateBucket("n")
 		return err
@@ -372,11 +353,7 @@ func TestReadersBesideWriter(t *testing.T) {
 // iterating, neither skips nor repeats keys.
 func TestCursorSurvivesChanges(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cur.db")
-	db, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openChecked(t, path, nil)
 	mustUpdate(t, db, func(tx *Tx) error {
 		b, err := tx.CreateBucket("b")
 		if err != nil {
@@ -430,10 +407,7 @@ func TestSQLite3CLIReadsPagodaFile(t *testing.T) {
 		t.Skip("sqlite3 CLI not installed; the in-process SQLite checks the same files in other tests")
 	}
 	path := filepath.Join(t.TempDir(), "cli.db")
-	db, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openChecked(t, path, nil)
 	mustUpdate(t, db, func(tx *Tx) error {
 		tb, err := tx.CreateTable("CREATE TABLE t(id INTEGER PRIMARY KEY, s TEXT UNIQUE, b BLOB)")
 		if err != nil {
@@ -476,10 +450,7 @@ func TestSQLite3CLIReadsPagodaFile(t *testing.T) {
 // stores them, so both engines read -0.0 back as 0.0.
 func TestRealStoredLikeSQLite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "real.db")
-	db, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openChecked(t, path, nil)
 	mustUpdate(t, db, func(tx *Tx) error {
 		tb, err := tx.CreateTable("CREATE TABLE r(x REAL)")
 		if err != nil {
@@ -518,10 +489,7 @@ func TestNewRowidLikeSQLite(t *testing.T) {
 			ours, theirs := filepath.Join(dir, "pagoda.db"), filepath.Join(dir, "sqlite.db")
 			sqltest.Exec(t, ours, stmts...)
 			sqltest.Exec(t, theirs, append(stmts, "INSERT INTO t(a) VALUES ('new')")...)
-			db, err := Open(ours, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			db := openChecked(t, ours, nil)
 			var got int64
 			mustUpdate(t, db, func(tx *Tx) error {
 				tb, err := tx.Table("t")
@@ -576,10 +544,7 @@ func TestAffinityLikeSQLite(t *testing.T) {
 		}
 	}
 	sdb.Close()
-	db, err := Open(ours, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openChecked(t, ours, nil)
 	mustUpdate(t, db, func(tx *Tx) error {
 		tb, err := tx.Table("t")
 		if err != nil {
@@ -629,11 +594,7 @@ func TestGetInWriteTxSeesItsWrites(t *testing.T) {
 		"CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)",
 		"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<2000) INSERT INTO t SELECT x, 'old'||x FROM c",
 	)
-	db, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openChecked(t, path, nil)
 	mustUpdate(t, db, func(tx *Tx) error {
 		if _, ok := tx.pages().(btree.FlatPages); ok {
 			t.Error("a write transaction's pages offer flat pages")
@@ -686,11 +647,7 @@ func runAutoinc(t *testing.T, seed uint64, ops int) {
 	litePath, path := filepath.Join(dir, "sqlite.db"), filepath.Join(dir, "pagoda.db")
 	lite := sqltest.Open(t, litePath)
 	sqltest.Run(t, lite, autoincSchemas["a"], autoincSchemas["B"])
-	db, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openChecked(t, path, nil)
 	mustUpdate(t, db, func(tx *Tx) error {
 		for _, name := range []string{"a", "B"} {
 			if _, err := tx.CreateTable(autoincSchemas[name]); err != nil {

@@ -48,10 +48,7 @@ func TestUnsupportedWrites(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			db, err := Open(path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			db := openChecked(t, path, nil)
 			if _, err := db.Begin(true); !errors.Is(err, ErrUnsupported) {
 				t.Fatalf("Begin(true) = %v, want ErrUnsupported", err)
 			}
@@ -125,11 +122,7 @@ func TestUnsupportedTables(t *testing.T) {
 				"INSERT INTO x(id, a) VALUES (1, 10), (2, 20)")
 			sqltest.Exec(t, path, stmts...)
 			before := sqlOne(t, path, "SELECT group_concat(id || ':' || a) FROM x")
-			db, err := Open(path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
+			db := openChecked(t, path, nil)
 			mustUpdate(t, db, func(tx *Tx) error {
 				x, err := tx.Table("x")
 				if err != nil {
@@ -173,10 +166,8 @@ func TestUnsupportedTables(t *testing.T) {
 // them with ErrUnsupported.
 func TestBucketWithIndex(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "b.db")
-	db, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openChecked(t, path, nil)
+	var err error
 	mustUpdate(t, db, func(tx *Tx) error {
 		b, err := tx.CreateBucket("b")
 		if err != nil {
@@ -319,10 +310,7 @@ func TestLegacySchemaFormat(t *testing.T) {
 		t.Fatalf("the fixture: integrity_check: %s", ic)
 	}
 
-	db, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openChecked(t, path, nil)
 	if err := db.Check(); err != nil {
 		t.Fatalf("Check: %v", err)
 	}
@@ -409,11 +397,7 @@ func TestOpenReadOnlyFile(t *testing.T) {
 	if err := os.Chmod(path, 0o444); err != nil {
 		t.Fatal(err)
 	}
-	db, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openChecked(t, path, nil)
 	if !db.ReadOnly() {
 		t.Error("DB.ReadOnly is false")
 	}
@@ -444,11 +428,7 @@ func TestShadowTables(t *testing.T) {
 		"CREATE VIRTUAL TABLE docs USING fts5(body)",
 		"INSERT INTO docs VALUES ('the quick brown fox'), ('jumps over the lazy dog')",
 		"CREATE TABLE docsx(a)")
-	db, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openChecked(t, path, nil)
 	mustUpdate(t, db, func(tx *Tx) error {
 		content, err := tx.Table("docs_content")
 		if err != nil {

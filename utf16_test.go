@@ -463,10 +463,7 @@ func TestUTF16WritesRefused(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			db, err := Open(path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			db := openChecked(t, path, nil)
 			wantRefused := func(what string, err error) {
 				t.Helper()
 				if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "pagoda writes only UTF-8 databases") {

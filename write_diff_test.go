@@ -466,11 +466,8 @@ func TestWriteDifferential(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, uint64(ps+c.cache)))
 			g := wgen{r: r, ps: ps}
 			path := filepath.Join(t.TempDir(), "w.db")
-			db, err := Open(path, &Options{PageSize: ps, CheckpointPages: 200, CacheSize: c.cache})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
+			db := openChecked(t, path, &Options{PageSize: ps, CheckpointPages: 200, CacheSize: c.cache})
+			var err error
 			err = db.Update(func(tx *Tx) error {
 				for _, s := range wschema {
 					var err error

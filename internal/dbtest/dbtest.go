@@ -64,13 +64,7 @@ func Check(t testing.TB, path string) {
 	if err := db.Close(); err != nil {
 		t.Errorf("dbtest: close %s: %v", path, err)
 	}
-	lite := sqltest.Open(t, path)
-	if got := sqltest.Rows(t, lite, "PRAGMA integrity_check"); len(got) != 1 || got[0] != "ok" {
-		t.Errorf("dbtest: SQLite's integrity_check of %s: %q", path, got)
-	}
-	if err := lite.Close(); err != nil {
-		t.Errorf("dbtest: close SQLite's connection to %s: %v", path, err)
-	}
+	sqltest.IntegrityCheck(t, path)
 }
 
 // ReadTable opens the database at path read-only and returns it, a read

@@ -209,3 +209,16 @@ func One(t testing.TB, path, q string, args ...any) string {
 	}
 	return s
 }
+
+// IntegrityCheck fails t unless SQLite's PRAGMA integrity_check finds the
+// database at path sound.
+func IntegrityCheck(t testing.TB, path string) {
+	t.Helper()
+	db := Open(t, path)
+	if got := Rows(t, db, "PRAGMA integrity_check"); len(got) != 1 || got[0] != "ok" {
+		t.Errorf("SQLite's integrity_check of %s: %q", path, got)
+	}
+	if err := db.Close(); err != nil {
+		t.Errorf("close SQLite's connection to %s: %v", path, err)
+	}
+}
