@@ -17,6 +17,7 @@ import (
 
 	"github.com/pagodadb/pagoda"
 	"github.com/pagodadb/pagoda/fsys"
+	"github.com/pagodadb/pagoda/internal/dbtest"
 )
 
 // This file feeds the FS bad input and damaged archives: every error must
@@ -563,11 +564,7 @@ func noPanic(t *testing.T, panicked *bool, what string, fn func()) {
 // writes, and pagoda adds no index to it.
 func TestErrorsArchiveWithoutListingIndex(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), "a.sqlar")
-	db, err := pagoda.Open(dbPath, &pagoda.Options{PageSize: 512})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := dbtest.Open(t, dbPath, &pagoda.Options{PageSize: 512})
 	big := bytes.Repeat([]byte("0123456789"), 300)
 	insertRows(t, db, false,
 		[]any{"d", int64(0o40755), int64(1e9), int64(0), nil},
@@ -669,11 +666,7 @@ func mapsEqual[K comparable, V comparable](a, b map[K]V) bool {
 // table and its listing index, beside the tables already there.
 func TestErrorsNoTable(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), "a.db")
-	db, err := pagoda.Open(dbPath, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := dbtest.Open(t, dbPath, nil)
 	if err := db.Update(func(tx *pagoda.Tx) error {
 		tab, err := tx.CreateTable("CREATE TABLE other(x)")
 		if err == nil {
@@ -777,10 +770,7 @@ func TestErrorsFailedWriteInTx(t *testing.T) {
 func TestErrorsReadOnly(t *testing.T) {
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "a.db")
-	db, err := pagoda.Open(dbPath, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := dbtest.Open(t, dbPath, nil)
 	w := fsys.New(db, nil)
 	for _, err := range []error{
 		w.WriteFile("a", []byte("file a"), 0o644),

@@ -21,6 +21,7 @@ import (
 
 	"github.com/pagodadb/pagoda"
 	"github.com/pagodadb/pagoda/fsys"
+	"github.com/pagodadb/pagoda/internal/dbtest"
 	"github.com/pagodadb/pagoda/internal/sqltest"
 )
 
@@ -91,10 +92,7 @@ func TestSQLiteReadsArchive(t *testing.T) {
 	for _, compress := range []bool{false, true} {
 		t.Run(fmt.Sprint("compress=", compress), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "a.sqlar")
-			db, err := pagoda.Open(path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			db := dbtest.Open(t, path, nil)
 			if err := fsys.New(db, &fsys.Options{Compress: compress}).CopyFS(tree); err != nil {
 				t.Fatal(err)
 			}
@@ -247,10 +245,7 @@ func TestSQLite3CLIExtracts(t *testing.T) {
 		t.Run(fmt.Sprint("compress=", compress), func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "a.sqlar")
-			db, err := pagoda.Open(path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			db := dbtest.Open(t, path, nil)
 			f := fsys.New(db, &fsys.Options{Compress: compress})
 			if err := f.CopyFS(tree); err != nil {
 				t.Fatal(err)
@@ -314,10 +309,7 @@ func TestReadsSQLite3CLIArchive(t *testing.T) {
 	run(t, src, cli, append([]string{path, "-Ac"}, top...)...)
 	checkArchiveFile(t, path, tree)
 	// And pagoda writes into it, sqlite3 still extracts it.
-	db2, err := pagoda.Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db2 := dbtest.Open(t, path, nil)
 	g := fsys.New(db2, &fsys.Options{Compress: true})
 	if err := g.WriteFile("dir/new.txt", bytes.Repeat([]byte("new "), 1000), 0o600); err != nil {
 		t.Fatal(err)

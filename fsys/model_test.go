@@ -21,6 +21,7 @@ import (
 
 	"github.com/pagodadb/pagoda"
 	"github.com/pagodadb/pagoda/fsys"
+	"github.com/pagodadb/pagoda/internal/dbtest"
 	"github.com/pagodadb/pagoda/internal/sqltest"
 )
 
@@ -951,11 +952,7 @@ func TestModel(t *testing.T) {
 
 func runModel(t *testing.T, variant modelVariant, sqlite3 bool, seed uint64, ops int, compress bool) {
 	dbPath := filepath.Join(t.TempDir(), "a.db")
-	db, err := pagoda.Open(dbPath, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := dbtest.Open(t, dbPath, nil)
 	var schema []pagoda.Object
 	if sqlite3 {
 		insertRows(t, db, false)
@@ -979,6 +976,7 @@ func runModel(t *testing.T, variant modelVariant, sqlite3 bool, seed uint64, ops
 	var beforeBytes []byte
 	if variant != ownTx {
 		beforeTx, beforeDigest, beforeBytes = r.m.clone(), r.digest(), snapshotBytes(t, db)
+		var err error
 		if tx, err = db.Begin(true); err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pagodadb/pagoda"
 	"github.com/pagodadb/pagoda/fsys"
+	"github.com/pagodadb/pagoda/internal/dbtest"
 	"github.com/pagodadb/pagoda/internal/sqltest"
 )
 
@@ -20,11 +21,7 @@ func TestUTF16ArchiveRefused(t *testing.T) {
 			sqltest.Exec(t, path, "PRAGMA encoding='"+enc+"'",
 				"CREATE TABLE sqlar(name TEXT PRIMARY KEY, mode INT, mtime INT, sz INT, data BLOB)",
 				"INSERT INTO sqlar VALUES ('a.txt', 33188, 0, 3, 'abc')")
-			db, err := pagoda.Open(path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
+			db := dbtest.Open(t, path, nil)
 			f := fsys.New(db, nil)
 			if _, err := f.ReadFile("a.txt"); !errors.Is(err, pagoda.ErrUnsupported) {
 				t.Errorf("ReadFile: %v, want ErrUnsupported", err)

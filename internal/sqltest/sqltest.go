@@ -210,15 +210,31 @@ func One(t testing.TB, path, q string, args ...any) string {
 	return s
 }
 
-// IntegrityCheck fails t unless SQLite's PRAGMA integrity_check finds the
-// database at path sound.
+// IntegrityCheck fails t (with Errorf) unless SQLite's PRAGMA
+// integrity_check finds the database at path sound.
 func IntegrityCheck(t testing.TB, path string) {
 	t.Helper()
 	db := Open(t, path)
-	if got := Rows(t, db, "PRAGMA integrity_check"); len(got) != 1 || got[0] != "ok" {
-		t.Errorf("SQLite's integrity_check of %s: %q", path, got)
+	defer db.Close()
+	rows, err := db.Query("PRAGMA integrity_check")
+	if err != nil {
+		t.Errorf("SQLite's integrity_check of %s: %v", path, err)
+		return
 	}
-	if err := db.Close(); err != nil {
-		t.Errorf("close SQLite's connection to %s: %v", path, err)
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Errorf("SQLite's integrity_check of %s: %v", path, err)
+			return
+		}
+		got = append(got, line)
+	}
+	if err := rows.Err(); err != nil {
+		got = append(got, err.Error())
+	}
+	if len(got) != 1 || got[0] != "ok" {
+		t.Errorf("SQLite's integrity_check of %s: %q", path, got)
 	}
 }
