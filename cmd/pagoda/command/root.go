@@ -16,7 +16,7 @@ import (
 )
 
 // extraCommands holds constructors of subcommands that register themselves
-// from their own files (in an init func), such as bench.
+// from their own files (in an init func), such as check.
 var extraCommands []func() *cobra.Command
 
 // NewRoot builds the pagoda command and its subcommands. Commands write

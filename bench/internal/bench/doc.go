@@ -1,6 +1,7 @@
 // Package bench holds pagoda's benchmark workloads and the peers they run
 // against, shared by the testing.B benchmarks in this package and by the
-// `pagoda bench` command, so that both measure exactly the same code.
+// bench command (the module's root, `go run ./bench`), so that both measure
+// exactly the same code.
 //
 // A [Fixture] is a SQLite file written by SQLite itself (mattn/go-sqlite3):
 //

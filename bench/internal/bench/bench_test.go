@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/pagodadb/pagoda"
-	"github.com/pagodadb/pagoda/internal/bench"
+	"github.com/pagodadb/pagoda/bench/internal/bench"
 	bolt "go.etcd.io/bbolt"
 )
 

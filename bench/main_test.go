@@ -1,17 +1,18 @@
-package command
+package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/pagodadb/pagoda/internal/bench"
+	"github.com/pagodadb/pagoda/bench/internal/bench"
 )
 
 // smallBench are the arguments of a pagoda bench run on tiny sizes with
 // tiny measurements.
-var smallBench = []string{"bench", "--quick", "--rows", "2000", "--inserts", "1000", "--commits", "5", "--cache-keys", "300", "--memory-rows", "1500", "--benchtime", "2ms",
+var smallBench = []string{"--quick", "--rows", "2000", "--inserts", "1000", "--commits", "5", "--cache-keys", "300", "--memory-rows", "1500", "--benchtime", "2ms",
 	"--fs-files", "200", "--fs-blobs", "20", "--fs-src", "."}
 
 // TestBench runs pagoda bench on tiny sizes and checks that the tables
@@ -77,18 +78,18 @@ func TestBench(t *testing.T) {
 	}
 
 	for _, args := range [][]string{
-		{"bench", "--peers", "pagoda,nope", "--dir", dir},
-		{"bench", "--peers", ",", "--dir", dir},
-		{"bench", "--workloads", "lookup,nope", "--dir", dir},
-		{"bench", "--cache-keys", "10,x", "--dir", dir},
-		{"bench", "--rows", "0", "--dir", dir},
-		{"bench", "--inserts", "-1", "--dir", dir},
-		{"bench", "--fs-files", "0", "--dir", dir},
-		{"bench", "extra-arg"},
-		{"bench", "child", "-peer", "pagoda"},
+		{"--peers", "pagoda,nope", "--dir", dir},
+		{"--peers", ",", "--dir", dir},
+		{"--workloads", "lookup,nope", "--dir", dir},
+		{"--cache-keys", "10,x", "--dir", dir},
+		{"--rows", "0", "--dir", dir},
+		{"--inserts", "-1", "--dir", dir},
+		{"--fs-files", "0", "--dir", dir},
+		{"extra-arg"},
+		{"child", "-peer", "pagoda"},
 	} {
 		if out, _, err := run(t, args...); err == nil || out != "" {
-			t.Errorf("pagoda %s: err %v, stdout %q; want an error and no output", strings.Join(args, " "), err, out)
+			t.Errorf("pagoda bench %s: err %v, stdout %q; want an error and no output", strings.Join(args, " "), err, out)
 		}
 	}
 }
@@ -96,7 +97,7 @@ func TestBench(t *testing.T) {
 // TestBenchChild runs the hidden child command as pagoda bench runs it in
 // a child process, and checks its JSON result.
 func TestBenchChild(t *testing.T) {
-	out, _, err := run(t, "bench", "child", "-dir", t.TempDir(), "-peer", "pagoda", "-keys", "200", "-tx", "50")
+	out, _, err := run(t, "child", "-dir", t.TempDir(), "-peer", "pagoda", "-keys", "200", "-tx", "50")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,16 +108,23 @@ func TestBenchChild(t *testing.T) {
 	if res.Peer != "pagoda" || res.Keys != 200 || res.InsertNs <= 0 || res.ReadNs <= 0 || res.DeleteNs <= 0 || res.FileSize <= 0 {
 		t.Errorf("result %+v", res)
 	}
-	root := NewRoot()
-	for _, c := range root.Commands() {
-		if c.Name() == "bench" {
-			for _, sub := range c.Commands() {
-				if sub.Name() == "child" && !sub.Hidden {
-					t.Error("pagoda bench child is not hidden")
-				}
-			}
+	for _, sub := range newBenchCommand().Commands() {
+		if sub.Name() == "child" && !sub.Hidden {
+			t.Error("pagoda bench child is not hidden")
 		}
 	}
+}
+
+// run runs the bench command line args in-process.
+func run(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	cmd := newBenchCommand()
+	var o, e bytes.Buffer
+	cmd.SetArgs(args)
+	cmd.SetOut(&o)
+	cmd.SetErr(&e)
+	err = cmd.Execute()
+	return o.String(), e.String(), err
 }
 
 // hasBenchRow reports whether a bench table has a row whose first two

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pagodadb/pagoda/internal/bench"
+	"github.com/pagodadb/pagoda/bench/internal/bench"
 )
 
 // childEnv makes this test binary act as pagoda bench child (see

@@ -1,4 +1,14 @@
-package command
+// Command bench is pagoda's benchmark: it runs the workloads of
+// internal/bench against pagoda and its peers (mattn/go-sqlite3,
+// modernc.org/sqlite, bbolt, pebble and the OS's filesystem) in one process
+// run and prints the tables of BENCHMARKS.md. From the repository's root:
+//
+//	go run ./bench --quick
+//
+// It is a module of its own (github.com/pagodadb/pagoda/bench), so that the
+// peers, mattn's cgo among them, stay out of the module graph of programs
+// that import pagoda.
+package main
 
 import (
 	"fmt"
@@ -12,10 +22,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pagodadb/pagoda/internal/bench"
+	"github.com/pagodadb/pagoda/bench/internal/bench"
 )
 
-func init() { extraCommands = append(extraCommands, newBenchCommand) }
+func main() {
+	if err := newBenchCommand().Execute(); err != nil {
+		fmt.Fprintf(os.Stderr, "pagoda bench: %v\n", err)
+		os.Exit(1)
+	}
+}
 
 // Settings of pagoda bench. Building the 1,000,000-row read files takes
 // about 4 s on a 2-core machine (once; later runs reuse them). --quick
@@ -67,7 +82,9 @@ func newBenchCommand() *cobra.Command {
 		fsSrc          string
 	)
 	cmd := &cobra.Command{
-		Use:   "bench",
+		Use:           "bench",
+		SilenceUsage:  true,
+		SilenceErrors: true,
 		Short: "Benchmark pagoda against SQLite (mattn, modernc), bbolt, pebble and the OS's filesystem",
 		Long: `Benchmark pagoda against mattn/go-sqlite3, modernc.org/sqlite, bbolt and
 pebble, in one process run, one peer after the other.
@@ -219,7 +236,7 @@ workloads for less time, but keeps every size. Progress goes to stderr.`,
 			// runs in this process and reports no memory.
 			if !testing.Testing() {
 				if exe, err := os.Executable(); err == nil {
-					cfg.ChildCommand = []string{exe, "bench", benchChildCommand}
+					cfg.ChildCommand = []string{exe, benchChildCommand}
 				}
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "pagoda bench (%s): %d rows, benchtime %s, %d round(s)\n", mode, rows, cfg.Benchtime, cfg.Count)
