@@ -728,3 +728,64 @@ func TestSnapshotAcrossWALRestart(t *testing.T) {
 		t.Errorf("user_version = %s after the reader left, want 99", got)
 	}
 }
+
+// BenchmarkCommit: write transactions that change n pages of a 1,000-page
+// database, then commit, with SyncOff (a disk's syncs would swamp the
+// pager's own cost). "spill" changes 256 pages with a cache of 16, spilling
+// them to the WAL as it goes (Settle). Auto-checkpoints run as configured
+// by default, so their cost is part of the figure.
+func BenchmarkCommit(b *testing.B) {
+	const dbPages = 1000
+	for _, bc := range []struct {
+		name  string
+		pages int
+		cache int // pages; 0: the default budget
+	}{
+		{"pages=1", 1, 0},
+		{"pages=16", 16, 0},
+		{"pages=256", 256, 0},
+		{"spill", 256, 16},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			p, err := Open(filepath.Join(b.TempDir(), "bench.db"), Options{Sync: SyncOff, CacheSize: bc.cache * DefaultPageSize})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close()
+			w, err := p.BeginWrite()
+			if err != nil {
+				b.Fatal(err)
+			}
+			for range dbPages - 1 {
+				if _, _, err := w.Allocate(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := w.Commit(); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			next := 0
+			for b.Loop() {
+				w, err := p.BeginWrite()
+				if err != nil {
+					b.Fatal(err)
+				}
+				for range bc.pages {
+					pg, err := w.Write(uint32(2 + next%(dbPages-1)))
+					if err != nil {
+						b.Fatal(err)
+					}
+					next++
+					pg[100]++
+					if err := w.Settle(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := w.Commit(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
