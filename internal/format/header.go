@@ -45,8 +45,8 @@ const (
 	offLeafPayloadFrac = 23
 	offChangeCounter   = 24
 	offDatabaseSize    = 28
-	offFreelistTrunk   = 32
-	offFreelistCount   = 36
+	OffFreelistTrunk   = 32 // exported, as the freelist's errors name them
+	OffFreelistCount   = 36
 	offSchemaCookie    = 40
 	offSchemaFormat    = 44
 	offDefaultCache    = 48
@@ -143,8 +143,8 @@ func (h Header) ReservedSpace() int        { return int(h[offReservedSpace]) }
 func (h Header) UsableSize() int           { return h.PageSize() - h.ReservedSpace() }
 func (h Header) ChangeCounter() uint32     { return h.u32(offChangeCounter) }
 func (h Header) DatabaseSize() uint32      { return h.u32(offDatabaseSize) }
-func (h Header) FreelistTrunk() uint32     { return h.u32(offFreelistTrunk) }
-func (h Header) FreelistCount() uint32     { return h.u32(offFreelistCount) }
+func (h Header) FreelistTrunk() uint32     { return h.u32(OffFreelistTrunk) }
+func (h Header) FreelistCount() uint32     { return h.u32(OffFreelistCount) }
 func (h Header) SchemaCookie() uint32      { return h.u32(offSchemaCookie) }
 func (h Header) DefaultCacheSize() uint32  { return h.u32(offDefaultCache) }
 func (h Header) LargestRootPage() uint32   { return h.u32(offLargestRoot) }
@@ -157,8 +157,8 @@ func (h Header) SQLiteVersion() uint32     { return h.u32(offSQLiteVersion) }
 func (h Header) SetFileFormat(v byte)        { h[offWriteVersion], h[offReadVersion] = v, v }
 func (h Header) SetChangeCounter(v uint32)   { h.put32(offChangeCounter, v) }
 func (h Header) SetDatabaseSize(v uint32)    { h.put32(offDatabaseSize, v) }
-func (h Header) SetFreelistTrunk(v uint32)   { h.put32(offFreelistTrunk, v) }
-func (h Header) SetFreelistCount(v uint32)   { h.put32(offFreelistCount, v) }
+func (h Header) SetFreelistTrunk(v uint32)   { h.put32(OffFreelistTrunk, v) }
+func (h Header) SetFreelistCount(v uint32)   { h.put32(OffFreelistCount, v) }
 func (h Header) SetSchemaCookie(v uint32)    { h.put32(offSchemaCookie, v) }
 func (h Header) SetSchemaFormat(v uint32)    { h.put32(offSchemaFormat, v) }
 func (h Header) SetTextEncoding(v uint32)    { h.put32(offTextEncoding, v) }

@@ -15,19 +15,6 @@ import (
 	"github.com/pagodadb/pagoda/internal/wal"
 )
 
-// Empty table b-tree leaf written after the header of a new page 1:
-//
-//	OFF SIZE FIELD
-//	  0    1 page type 0x0d (table leaf)
-//	  1    2 first freeblock: 0
-//	  3    2 cells: 0
-//	  5    2 cell content start: the usable size (0 means 65536)
-//	  7    1 fragmented bytes: 0
-const (
-	pageTypeTableLeaf = 0x0d
-	leafOffContent    = 5
-)
-
 // ErrReadOnly is returned by BeginWrite on a pager opened read-only.
 var ErrReadOnly = errors.New("pager: opened read-only")
 
@@ -133,9 +120,10 @@ func (p *Pager) initNew() error {
 	ps := p.opts.PageSize
 	pg := make([]byte, ps)
 	format.InitHeader(format.Header(pg), ps)
-	hdr := pg[format.HeaderSize:]
-	hdr[0] = pageTypeTableLeaf
-	binary.BigEndian.PutUint16(hdr[leafOffContent:], uint16(ps)) // 65536 wraps to 0
+	// sqlite_schema's root: an empty table leaf after the header.
+	if _, err := format.BuildPage(pg, 1, ps, format.PageTableLeaf, nil, 0); err != nil {
+		return err
+	}
 	if _, err := p.f.WriteAt(pg, 0); err != nil {
 		return err
 	}
@@ -353,41 +341,41 @@ const maxPages = 0xfffffffe
 
 func (w *WriteTx) allocFree(trunk uint32) (uint32, []byte, error) {
 	if trunk > w.nPages {
-		return 0, nil, format.CorruptAt(1, 32, "freelist trunk page %d out of range 1..%d", trunk, w.nPages)
+		return 0, nil, format.CorruptAt(1, format.OffFreelistTrunk, "freelist trunk page %d out of range 1..%d", trunk, w.nPages)
 	}
 	h, err := w.header()
 	if err != nil {
 		return 0, nil, err
 	}
 	if h.FreelistCount() == 0 {
-		return 0, nil, format.CorruptAt(1, 36, "freelist trunk %d but a free page count of 0", trunk)
+		return 0, nil, format.CorruptAt(1, format.OffFreelistCount, "freelist trunk %d but a free page count of 0", trunk)
 	}
 	t, err := w.Write(trunk)
 	if err != nil {
 		return 0, nil, err
 	}
-	be := binary.BigEndian
-	n := be.Uint32(t[trunkOffCount:])
-	if n > uint32(MaxTrunkLeavesRead(w.p.usable)) {
-		return 0, nil, format.CorruptAt(trunk, trunkOffCount, "freelist leaf count too big on page %d (%d)", trunk, n)
+	tr, err := format.ParseFreelistTrunk(t, trunk, w.p.usable)
+	if err != nil {
+		return 0, nil, err
 	}
+	n := tr.Count()
 	h.SetFreelistCount(h.FreelistCount() - 1)
 	if n == 0 {
 		// The trunk itself is the page; its successor becomes first.
-		next := be.Uint32(t[trunkOffNext:])
+		next := tr.Next()
 		if next > w.nPages {
-			return 0, nil, format.CorruptAt(trunk, trunkOffNext, "freelist trunk page %d out of range 1..%d", next, w.nPages)
+			return 0, nil, format.CorruptAt(trunk, format.TrunkOffNext, "freelist trunk page %d out of range 1..%d", next, w.nPages)
 		}
 		h.SetFreelistTrunk(next)
 		clear(t)
 		return trunk, t, nil
 	}
-	leaf := be.Uint32(t[trunkOffLeaves+4*(n-1):])
+	leaf := tr.Leaf(n - 1)
 	if leaf < 2 || leaf > w.nPages || leaf == trunk {
-		return 0, nil, format.CorruptAt(trunk, int(trunkOffLeaves+4*(n-1)), "freelist leaf page %d out of range 2..%d", leaf, w.nPages)
+		return 0, nil, format.CorruptAt(trunk, format.TrunkOffLeaf(n-1), "freelist leaf page %d out of range 2..%d", leaf, w.nPages)
 	}
-	be.PutUint32(t[trunkOffLeaves+4*(n-1):], 0)
-	be.PutUint32(t[trunkOffCount:], n-1)
+	tr.SetLeaf(n-1, 0)
+	tr.SetCount(n - 1)
 	return leaf, w.fresh(leaf), nil
 }
 
@@ -401,17 +389,17 @@ func (w *WriteTx) Free(pgno uint32) error {
 	if err != nil {
 		return err
 	}
-	be := binary.BigEndian
 	trunk := h.FreelistTrunk()
 	if trunk != 0 {
 		t, err := w.Write(trunk)
 		if err != nil {
 			return err
 		}
-		n := be.Uint32(t[trunkOffCount:])
-		if n < uint32(MaxTrunkLeavesWrite(w.p.usable)) {
-			be.PutUint32(t[trunkOffLeaves+4*n:], pgno)
-			be.PutUint32(t[trunkOffCount:], n+1)
+		tr := format.FreelistTrunk(t)
+		n := tr.Count()
+		if n < uint32(format.MaxTrunkLeavesWrite(w.p.usable)) {
+			tr.SetLeaf(n, pgno)
+			tr.SetCount(n + 1)
 			h.SetFreelistCount(h.FreelistCount() + 1)
 			// A free leaf's content is meaningless: do not write it.
 			if s := w.pages.get(pgno); s != nil && s.buf != nil {
@@ -422,8 +410,7 @@ func (w *WriteTx) Free(pgno uint32) error {
 			return nil
 		}
 	}
-	t := w.fresh(pgno)
-	be.PutUint32(t[trunkOffNext:], trunk)
+	format.FreelistTrunk(w.fresh(pgno)).SetNext(trunk)
 	h.SetFreelistTrunk(pgno)
 	h.SetFreelistCount(h.FreelistCount() + 1)
 	return nil
