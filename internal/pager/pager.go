@@ -97,15 +97,14 @@ type Pager struct {
 	writer sync.Mutex
 	wstate writeState // owned by the writer
 
-	mu      sync.Mutex
-	data    []byte // mapping of the database file
-	dataCap int    // bytes mapped (may exceed the file)
+	mu sync.Mutex
+	// db maps the database file; dbPages*pageSize <= len(db.Bytes()).
+	db      vfs.Mapping
 	dbPages uint32 // whole pages present in the file
 	walFile vfs.File
 	shm     vfs.File // a read-only pager's -shm file (shm.go), nil without
 	shmSlot int      // the read slot it holds there
-	walData []byte   // mapping of the WAL file
-	walCap  int      // bytes mapped (may exceed the file)
+	walMap  vfs.Mapping
 	log     *wal.Log
 	nPages  uint32 // committed database size
 	// backfill is the number of WAL frames copied into the database file;
@@ -120,7 +119,6 @@ type Pager struct {
 	// (or was replaced), which overwrites frames without a commit.
 	restarts uint64
 	stats    Stats
-	retired  [][]byte
 	closed   bool
 	// journal is a read-only pager's view of a hot rollback journal
 	// (journal.go), nil without one.
@@ -258,12 +256,9 @@ func (p *Pager) load() error {
 		return fmt.Errorf("%w: file of %d bytes has too many pages", format.ErrUnsupported, size)
 	}
 	p.dbPages = uint32(size / int64(p.pageSize))
-	c := p.mapCap(int(p.dbPages) * p.pageSize)
-	m, err := p.f.Map(c)
-	if err != nil {
+	if err := p.db.Map(p.f, int(p.dbPages)*p.pageSize, !p.readOnly); err != nil {
 		return fmt.Errorf("pager: map %s: %w", p.path, err)
 	}
-	p.data, p.dataCap = m[:int(p.dbPages)*p.pageSize], c
 	if err := p.openWAL(); err != nil {
 		return err
 	}
@@ -367,29 +362,11 @@ func (p *Pager) openWAL() error {
 		p.log = &wal.Log{}
 		return nil
 	}
-	c := p.mapCap(int(size))
-	m, err := f.Map(c)
-	if err != nil {
+	if err := p.walMap.Map(f, int(size), !p.readOnly); err != nil {
 		return fmt.Errorf("pager: map %s: %w", WALPath(p.path), err)
 	}
-	p.walData, p.walCap = m[:size], c
-	p.log, err = wal.Recover(p.walData, p.pageSize)
+	p.log, err = wal.Recover(p.walMap.Bytes(), p.pageSize)
 	return err
-}
-
-// mapCap returns how many bytes to map for a file of size bytes: all of it
-// when read-only, else with room to grow so that commits rarely remap. Only
-// bytes below the file's size are ever touched.
-func (p *Pager) mapCap(size int) int {
-	if p.readOnly || size == 0 {
-		return size
-	}
-	const minMap = 1 << 20
-	c := minMap
-	for c < size+size/4 {
-		c *= 2
-	}
-	return c
 }
 
 // PageSize returns the database page size.
@@ -432,7 +409,7 @@ func (p *Pager) InitSnapshot(s *Snapshot) {
 	p.mu.Lock()
 	*s = Snapshot{
 		p:        p,
-		data:     p.data,
+		data:     p.db.Bytes(),
 		dbPages:  p.dbPages,
 		nPages:   p.nPages,
 		pageSize: p.pageSize,
@@ -443,7 +420,7 @@ func (p *Pager) InitSnapshot(s *Snapshot) {
 	}
 	s.commits, s.restarts = p.stats.Commits, p.restarts
 	if p.log != nil && p.log.MaxFrame > p.backfill {
-		s.log, s.walData, s.maxFrame = p.log, p.walData, p.log.MaxFrame
+		s.log, s.walData, s.maxFrame = p.log, p.walMap.Bytes(), p.log.MaxFrame
 		s.mark = p.log.MaxFrame
 		p.walReaders++
 	} else if p.log != nil {
@@ -539,11 +516,11 @@ func (p *Pager) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true
-	errs = append(errs, p.fs.Unmap(p.data[:p.dataCap:p.dataCap]), p.fs.Unmap(p.walData[:p.walCap:p.walCap]))
-	for _, m := range p.retired {
-		errs = append(errs, p.fs.Unmap(m))
+	errs = append(errs, p.db.Unmap(p.fs), p.walMap.Unmap(p.fs))
+	if p.journal != nil {
+		errs = append(errs, p.fs.Unmap(p.journal.mapping))
+		p.journal.mapping = nil
 	}
-	p.data, p.walData, p.retired = nil, nil, nil
 	// No write transaction runs (the writer lock is held): no page buffer
 	// is in use.
 	p.wstate.bufs = nil

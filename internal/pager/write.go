@@ -248,11 +248,11 @@ func (w *WriteTx) Page(pgno uint32) ([]byte, error) {
 			return s.buf, nil
 		}
 		if s.frame != 0 {
-			return w.p.log.FrameData(w.p.walData, s.frame), nil
+			return w.p.log.FrameData(w.p.walMap.Bytes(), s.frame), nil
 		}
 		if s.inFile {
 			off := int(pgno-1) * w.p.pageSize
-			return w.p.data[off : off+w.p.pageSize : off+w.p.pageSize], nil
+			return w.p.db.Bytes()[off : off+w.p.pageSize : off+w.p.pageSize], nil
 		}
 	}
 	if pgno > w.base.nPages && pgno <= w.nPages {
@@ -477,10 +477,11 @@ func (w *WriteTx) Settle() error {
 // straight into the database file (see Settle).
 func (w *WriteTx) directOK() bool {
 	p := w.p
-	if p.opts.Sync == SyncNormal || len(p.data) < format.HeaderSize {
+	data := p.db.Bytes()
+	if p.opts.Sync == SyncNormal || len(data) < format.HeaderSize {
 		return false
 	}
-	h := format.Header(p.data)
+	h := format.Header(data)
 	return h.SizeIsValid() && h.DatabaseSize() <= w.base.nPages
 }
 
@@ -800,7 +801,7 @@ func (p *Pager) prepareWAL() error {
 	// is SQLite's fix for its ticket ff5be73dee. A new, empty WAL has no
 	// old frames.
 	p.mu.Lock()
-	oldFrames := len(p.walData) > wal.HeaderSize
+	oldFrames := len(p.walMap.Bytes()) > wal.HeaderSize
 	p.mu.Unlock()
 	if oldFrames && p.opts.Sync != SyncOff {
 		if err := p.sync(p.walFile); err != nil {
@@ -822,51 +823,20 @@ func (p *Pager) prepareWAL() error {
 // growWALMap makes the WAL mapping cover its first size bytes. An older
 // mapping stays valid for the snapshots that use it until Close.
 func (p *Pager) growWALMap(size int) error {
-	if size <= p.walCap && p.walData != nil && !vfs.MapCopies {
-		p.mu.Lock()
-		if size > len(p.walData) {
-			p.walData = p.walData[:size]
-		}
-		p.mu.Unlock()
-		return nil
-	}
-	c := p.mapCap(size)
-	m, err := p.walFile.Map(c)
-	if err != nil {
+	if err := p.walMap.Grow(p.walFile, size, &p.mu); err != nil {
 		return fmt.Errorf("pager: map %s: %w", WALPath(p.path), err)
 	}
-	p.mu.Lock()
-	if p.walData != nil {
-		p.retired = append(p.retired, p.walData[:p.walCap:p.walCap])
-	}
-	p.walData, p.walCap = m[:size], c
-	p.mu.Unlock()
 	return nil
 }
 
 // growDBMap makes the database mapping cover nPages pages.
 func (p *Pager) growDBMap(nPages uint32) error {
 	nPages = max(nPages, p.dbPagesNow())
-	size := int(nPages) * p.pageSize
-	if size <= p.dataCap && p.data != nil && !vfs.MapCopies {
-		p.mu.Lock()
-		if size > len(p.data) {
-			p.data = p.data[:size]
-			p.dbPages = nPages
-		}
-		p.mu.Unlock()
-		return nil
-	}
-	c := p.mapCap(size)
-	m, err := p.f.Map(c)
-	if err != nil {
+	if err := p.db.Grow(p.f, int(nPages)*p.pageSize, &p.mu); err != nil {
 		return fmt.Errorf("pager: map %s: %w", p.path, err)
 	}
 	p.mu.Lock()
-	if p.data != nil {
-		p.retired = append(p.retired, p.data[:p.dataCap:p.dataCap])
-	}
-	p.data, p.dataCap, p.dbPages = m[:size], c, nPages
+	p.dbPages = nPages
 	p.mu.Unlock()
 	return nil
 }
@@ -893,7 +863,7 @@ func (p *Pager) checkpoint() error {
 	l := p.log
 	safe := min(l.MaxFrame, p.oldestMark())
 	from := p.backfill
-	walData := p.walData
+	walData := p.walMap.Bytes()
 	nPages := p.nPages
 	p.mu.Unlock()
 	if safe <= from {
@@ -973,13 +943,12 @@ func (p *Pager) checkpoint() error {
 				return err
 			}
 			// The mapping stays; its slice ends with the file, so that
-			// growDBMap extends it again when the file grows.
+			// growDBMap extends it again when the file grows. dbPages
+			// shrinks first: no snapshot reads past the slice.
 			p.mu.Lock()
-			if n := int(nPages) * p.pageSize; n < len(p.data) {
-				p.data = p.data[:n]
-			}
 			p.dbPages = min(p.dbPages, nPages)
 			p.mu.Unlock()
+			p.db.Truncate(int(nPages)*p.pageSize, &p.mu)
 		}
 	}
 	if err := p.sync(p.f); err != nil {
