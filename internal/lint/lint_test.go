@@ -20,8 +20,8 @@ const module = "github.com/pagodadb/pagoda"
 // before it (and the standard library and golang.org/x/sys).
 var layers = []string{
 	"internal/format",
-	"internal/wal",
 	"internal/vfs",
+	"internal/wal",
 	"internal/pager",
 	"internal/btree",
 	"internal/schema",
