@@ -209,7 +209,7 @@ func (p *Pager) load() error {
 	if size == 0 || (p.journal != nil && p.journal.nPages == 0) {
 		// An empty file is an empty database to sqlite3, as is one that
 		// a hot journal empties (the first transaction of a new file).
-		p.pageSize, p.usable = 4096, 4096
+		p.pageSize, p.usable = DefaultPageSize, DefaultPageSize
 		return nil
 	}
 	var hdr [format.HeaderSize]byte
