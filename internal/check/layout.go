@@ -2,38 +2,18 @@ package check
 
 import (
 	"cmp"
-	"encoding/binary"
 	"fmt"
 	"slices"
 
 	"github.com/pagodadb/pagoda/internal/format"
 )
 
-// The space of a b-tree page (sqlite-format.md §2.2, §2.3):
-//
-//	[hdr .. hdr+8 or 12)    page header; byte 7 counts the fragmented bytes
-//	[.. + 2*nCells)         cell pointers, 2 bytes each, in key order
-//	[.. contentStart)       unallocated gap
-//	[contentStart .. U)     cells, freeblocks and fragments, in any order
-//
-// Every byte of the content area belongs to exactly one cell, one
-// freeblock, or is a fragmented byte (a hole of 1..3 bytes). A freeblock:
-//
-//	OFF  SIZE  FIELD
-//	  0     2  offset of the next freeblock, 0 on the last; each next one
-//	           starts more than 3 bytes past this one's end
-//	  2     2  size of this freeblock, these 4 bytes included (>= 4)
-const (
-	freeblockNext   = 0
-	freeblockSize   = 2
-	freeblockHeader = 4
-	// minCellSpace is the least content area a cell owns whatever its
-	// encoding (format.Cell.Size already counts it), and so the highest
-	// offset a cell may start at is U-4.
-	minCellSpace = 4
-	// cellPointerSize is the size of an entry of the cell pointer array.
-	cellPointerSize = 2
-)
+// The space of a b-tree page (format/page.go draws it, sqlite-format.md
+// §2.2, §2.3): every byte of the content area belongs to exactly one cell,
+// one freeblock, or is a fragmented byte (a hole of 1..3 bytes). Each
+// freeblock starts more than 3 bytes past the end of the one before it,
+// and a cell owns at least format.MinCellSize bytes (format.Cell.Size
+// counts them), so the highest offset a cell may start at is U-4.
 
 // span is a region [from, to) of the content area used by a cell (what >= 0
 // is the cell's index) or a freeblock (what = -1-k for the k-th freeblock).
@@ -57,7 +37,6 @@ func (s span) String() string {
 // appended with ok false.
 func (c *checker) layout(t *tree, pg *format.Page, cells []cellInfo) []cellInfo {
 	usable := pg.Usable
-	ptrs := pg.CellPointerEnd() - cellPointerSize*pg.NCells
 	start := pg.ContentStart()
 	lo := start // the lowest offset a cell or freeblock may start at
 	sound := true
@@ -67,9 +46,9 @@ func (c *checker) layout(t *tree, pg *format.Page, cells []cellInfo) []cellInfo 
 	}
 	spans := c.spans[:0]
 	for i := 0; i < pg.NCells; i++ {
-		off := int(binary.BigEndian.Uint16(pg.Data[ptrs+cellPointerSize*i:]))
-		if off < lo || off > usable-minCellSpace {
-			c.reportf(pg.Pgno, "%s: cell %d: offset %d out of range %d..%d", t.name, i, off, lo, usable-minCellSpace)
+		off := pg.CellPointer(i)
+		if off < lo || off > usable-format.MinCellSize {
+			c.reportf(pg.Pgno, "%s: cell %d: offset %d out of range %d..%d", t.name, i, off, lo, usable-format.MinCellSize)
 			cells = append(cells, cellInfo{})
 			t.ok, sound = false, false
 			continue
@@ -87,20 +66,19 @@ func (c *checker) layout(t *tree, pg *format.Page, cells []cellInfo) []cellInfo 
 	// The freeblock chain. Requiring each block to start past the end of
 	// the one before bounds the walk.
 	for fb, k := pg.FirstFreeblock(), 0; fb != 0; k++ {
-		if fb < lo || fb > usable-freeblockHeader {
+		if fb < lo || fb > usable-format.FreeblockHeaderSize {
 			c.reportf(pg.Pgno, "%s: free space corruption: freeblock %d at %d, outside the content area %d..%d", t.name, k, fb, lo, usable)
 			sound = false
 			break
 		}
-		next := int(binary.BigEndian.Uint16(pg.Data[fb+freeblockNext:]))
-		size := int(binary.BigEndian.Uint16(pg.Data[fb+freeblockSize:]))
-		if size < freeblockHeader || fb+size > usable {
-			c.reportf(pg.Pgno, "%s: free space corruption: freeblock %d at %d of %d bytes does not fit in %d..%d", t.name, k, fb, size, fb+freeblockHeader, usable)
+		next, size := pg.Freeblock(fb)
+		if size < format.FreeblockHeaderSize || fb+size > usable {
+			c.reportf(pg.Pgno, "%s: free space corruption: freeblock %d at %d of %d bytes does not fit in %d..%d", t.name, k, fb, size, fb+format.FreeblockHeaderSize, usable)
 			sound = false
 			break
 		}
 		spans = append(spans, span{from: fb, to: fb + size, what: -1 - k})
-		if next != 0 && next <= fb+size+freeblockHeader-1 {
+		if next != 0 && next <= fb+size+format.FreeblockHeaderSize-1 {
 			if next <= fb {
 				c.reportf(pg.Pgno, "%s: free space corruption: freeblock %d at %d points back to %d", t.name, k, fb, next)
 			} else {

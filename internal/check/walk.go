@@ -1,7 +1,6 @@
 package check
 
 import (
-	"encoding/binary"
 	"strconv"
 
 	"github.com/pagodadb/pagoda/internal/btree"
@@ -402,7 +401,7 @@ func (c *checker) overflow(t *tree, pg *format.Page, i int, cell format.Cell, as
 		}
 		rest -= n
 		got++
-		from, next = next, binary.BigEndian.Uint32(data)
+		from, next = next, format.OverflowNext(data)
 	}
 	if next != 0 {
 		c.reportf(pg.Pgno, "%s: cell %d: overflow chain runs on past its %d pages (page %d points to page %d)", t.name, i, want, from, next)

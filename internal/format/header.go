@@ -253,25 +253,3 @@ func ValidateLayout(b []byte) error {
 func LockBytePage(pageSize int) uint32 {
 	return uint32(lockByteOffset/pageSize) + 1
 }
-
-// PtrMapEntrySize is the size of a pointer-map entry: a type byte and a
-// 4-byte parent page number.
-const PtrMapEntrySize = 5
-
-// PtrMapPageOf returns the pointer-map page that holds the entry of page
-// pgno (>= 2) in an auto-vacuum database (header offset 52 not 0) of the
-// given usable size and lock-byte page (LockBytePage): page 2, then one
-// every usable/5 + 1 pages, each holding the entries of the pages after
-// it; one that would be the lock-byte page is the page after it (SQLite's
-// ptrmapPageno). A page is a pointer-map page when it is its own.
-func PtrMapPageOf(pgno uint32, usable int, lockByte uint32) uint32 {
-	if pgno < 2 {
-		return 0
-	}
-	per := uint32(usable/PtrMapEntrySize + 1)
-	p := (pgno-2)/per*per + 2
-	if p == lockByte {
-		p++
-	}
-	return p
-}

@@ -21,8 +21,11 @@ import "encoding/binary"
 //	  7    1 fragmented free bytes in the content area
 //	  8    4 right-most child page (interior pages only)
 //
-// A freeblock: 2 bytes offset of the next freeblock (0 = last), 2 bytes
-// size of this freeblock including these 4 bytes.
+// A freeblock:
+//
+//	OFF SIZE FIELD
+//	  0    2 offset of the next freeblock, 0 on the last
+//	  2    2 size of this freeblock, these 4 bytes included
 
 // PageType is the first byte of a b-tree page header.
 type PageType byte
@@ -78,7 +81,9 @@ const (
 	pageHdrFragmented     = 7
 	PageHdrRightChild     = 8
 
-	freeblockHeaderSize = 4
+	freeblockOffNext    = 0
+	freeblockOffSize    = 2
+	FreeblockHeaderSize = 4
 	// MinCellSize is the least content area a cell owns, whatever its encoding.
 	MinCellSize = 4
 	// InteriorChildSize is the left child's page number that opens every
@@ -161,6 +166,19 @@ func (p *Page) FragmentedBytes() int { return int(p.Data[p.Hdr+pageHdrFragmented
 
 // CellPointerEnd returns the offset just past the cell pointer array.
 func (p *Page) CellPointerEnd() int { return p.cellPtrs + 2*p.NCells }
+
+// CellPointer returns the offset that cell pointer i holds, unchecked:
+// CellOffset checks it. A checker that reports its own errors reads it so.
+func (p *Page) CellPointer(i int) int {
+	return int(binary.BigEndian.Uint16(p.Data[p.cellPtrs+2*i:]))
+}
+
+// Freeblock returns the header of the freeblock at off, which must end
+// within the page (off+FreeblockHeaderSize <= len(Data)): the offset of
+// the next freeblock, 0 on the last, and the block's size.
+func (p *Page) Freeblock(off int) (next, size int) {
+	return int(binary.BigEndian.Uint16(p.Data[off+freeblockOffNext:])), int(binary.BigEndian.Uint16(p.Data[off+freeblockOffSize:]))
+}
 
 // CellOffset returns the offset of cell i, checked to lie in the content area
 // with room for the 4 bytes every cell owns (SQLite's range is up to U-4).
@@ -271,15 +289,14 @@ func (p *Page) FreeSpace() (int, error) {
 	free := start - end + p.FragmentedBytes()
 	prev := 0
 	for fb := p.FirstFreeblock(); fb != 0; {
-		if fb < start || fb+freeblockHeaderSize > p.Usable || (prev != 0 && fb <= prev) {
+		if fb < start || fb+FreeblockHeaderSize > p.Usable || (prev != 0 && fb <= prev) {
 			return 0, CorruptAt(p.Pgno, fb, "free space corruption: freeblock at %d", fb)
 		}
-		next := int(binary.BigEndian.Uint16(p.Data[fb:]))
-		size := int(binary.BigEndian.Uint16(p.Data[fb+2:]))
-		if size < freeblockHeaderSize || fb+size > p.Usable {
+		next, size := p.Freeblock(fb)
+		if size < FreeblockHeaderSize || fb+size > p.Usable {
 			return 0, CorruptAt(p.Pgno, fb, "free space corruption: freeblock of %d bytes at %d", size, fb)
 		}
-		if next != 0 && next <= fb+size+3 {
+		if next != 0 && next <= fb+size+FreeblockHeaderSize-1 {
 			return 0, CorruptAt(p.Pgno, fb, "free space corruption: freeblock at %d overlaps or touches the next at %d", fb, next)
 		}
 		free += size

@@ -244,7 +244,7 @@ func (p *Page) findSlot(size int) (int, error) {
 	prev := p.Hdr + pageHdrFirstFreeblock // where the pointer to fb is stored
 	fb := int(binary.BigEndian.Uint16(d[prev:]))
 	for fb != 0 {
-		if fb > p.Usable-freeblockHeaderSize || (prev != p.Hdr+pageHdrFirstFreeblock && fb <= prev) {
+		if fb > p.Usable-FreeblockHeaderSize || (prev != p.Hdr+pageHdrFirstFreeblock && fb <= prev) {
 			return 0, CorruptAt(p.Pgno, fb, "free space corruption: freeblock at %d", fb)
 		}
 		fbSize := int(binary.BigEndian.Uint16(d[fb+2:]))
@@ -252,7 +252,7 @@ func (p *Page) findSlot(size int) (int, error) {
 			return 0, CorruptAt(p.Pgno, fb, "free space corruption: freeblock of %d bytes at %d", fbSize, fb)
 		}
 		if x := fbSize - size; x >= 0 {
-			if x < freeblockHeaderSize {
+			if x < FreeblockHeaderSize {
 				frag := int(d[p.Hdr+pageHdrFragmented])
 				if frag > maxFragmentedBeforeDefrag {
 					return 0, nil
@@ -317,13 +317,13 @@ func (p *Page) releaseSpace(start, size int) error {
 		if fb <= ptr && ptr != head {
 			return CorruptAt(p.Pgno, fb, "free space corruption: freeblock chain goes backwards at %d", fb)
 		}
-		if fb > p.Usable-freeblockHeaderSize {
+		if fb > p.Usable-FreeblockHeaderSize {
 			return CorruptAt(p.Pgno, fb, "free space corruption: freeblock at %d", fb)
 		}
 		ptr = fb
 		fb = int(binary.BigEndian.Uint16(d[fb:]))
 	}
-	if fb > p.Usable-freeblockHeaderSize {
+	if fb > p.Usable-FreeblockHeaderSize {
 		return CorruptAt(p.Pgno, fb, "free space corruption: freeblock at %d", fb)
 	}
 	fragFreed := 0

@@ -1,5 +1,7 @@
 package format
 
+import "encoding/binary"
+
 // Payload size limits (integer arithmetic, / truncates; U = usable size):
 //
 //	X_table_leaf = U - 35                    max payload kept whole on a table leaf
@@ -15,6 +17,10 @@ package format
 // OverflowPageHeaderSize is the next-page pointer at the start of an
 // overflow page.
 const OverflowPageHeaderSize = 4
+
+// OverflowNext returns the page after overflow page data in its chain, 0
+// on the last.
+func OverflowNext(data []byte) uint32 { return binary.BigEndian.Uint32(data[:OverflowPageHeaderSize]) }
 
 // MaxLocal returns X, the largest payload stored entirely on a page.
 func MaxLocal(usable int, tableLeaf bool) int {
