@@ -1,12 +1,10 @@
 package pager
 
-// runPages is the most pages a run writes into the database file in one
-// system call.
-const runPages = 64
+import "github.com/pagodadb/pagoda/internal/wal"
 
 // pageRuns writes pages into the database file, given in increasing page
-// order: each run of consecutive pages (up to runPages) in one system call,
-// through the writer's buffer. A checkpoint copies frames with it, and a
+// order: each run of consecutive pages in one system call, as many as the
+// writer's I/O buffer holds. A checkpoint copies frames with it, and a
 // transaction its new pages past the committed end (spillDirect).
 type pageRuns struct {
 	p     *Pager
@@ -15,15 +13,20 @@ type pageRuns struct {
 	err   error  // the first write that failed; nothing is written after it
 }
 
-// runs returns a pageRuns over the writer's buffer. The caller holds the
-// writer lock.
-func (p *Pager) runs() pageRuns {
+// ioBuffer returns the writer's I/O buffer: the WAL batches frames in it
+// (wal.File.SetBuffer) and pageRuns pages, never both at once. The caller
+// holds the writer lock.
+func (p *Pager) ioBuffer() []byte {
 	ws := &p.wstate
-	if cap(ws.runs) < runPages*p.pageSize {
-		ws.runs = make([]byte, 0, runPages*p.pageSize)
+	if n := wal.BatchBytes(p.pageSize); cap(ws.io) < n {
+		ws.io = make([]byte, 0, n)
 	}
-	return pageRuns{p: p, buf: ws.runs[:0]}
+	return ws.io[:0]
 }
+
+// runs returns a pageRuns over the writer's I/O buffer. The caller holds
+// the writer lock, and the WAL batches no frame.
+func (p *Pager) runs() pageRuns { return pageRuns{p: p, buf: p.ioBuffer()} }
 
 // add appends page pgno to the run, writing the run first when pgno does
 // not continue it or it is full. It returns the first error of a write.

@@ -17,7 +17,7 @@ type writeState struct {
 	pages pageTable // the transaction's pages (WriteTx.pages)
 	arena pageArena // where page buffers come from
 	bufs  [][]byte  // page buffers to reuse
-	runs  []byte    // pageRuns' buffer
+	io    []byte    // the I/O buffer (ioBuffer)
 	wrote bool      // a transaction committed: Close checkpoints
 }
 
@@ -445,6 +445,7 @@ func (w *WriteTx) prepareWAL() error {
 		p.restarts++
 		p.mu.Unlock()
 	}
+	p.wal.SetBuffer(p.ioBuffer())
 	l := p.wal.Log()
 	p.mu.Lock()
 	restart := !l.Valid || (l.MaxFrame > 0 && p.wal.Backfilled() == l.MaxFrame && p.walReaders == 0)

@@ -39,7 +39,7 @@ type File struct {
 	syncs    uint64 // syncs of the file and its directory
 
 	// The writer's (writer.go).
-	batch     []byte   // frames encoded and not yet written
+	batch     []byte   // frames encoded and not yet written (SetBuffer)
 	batchOff  int64    // the file offset of batch[0]
 	pending   []uint32 // the page of each frame appended since the last commit
 	s0, s1    uint32   // the running checksum after the last pending frame

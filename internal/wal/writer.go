@@ -16,6 +16,17 @@ import (
 // frameBatch is how many frames Append writes per system call.
 const frameBatch = 64
 
+// BatchBytes is the size of the buffer Append batches frames of pageSize
+// bytes in.
+func BatchBytes(pageSize int) int { return frameBatch * (FrameHeaderSize + pageSize) }
+
+// SetBuffer gives Append the buffer to batch frames in, of at least
+// BatchBytes, so that the owner can use the same memory for batched writes
+// of its own: it may whenever no frame is batched, that is before the
+// first Append of a transaction and after the Flush, Commit or Rollback
+// that ends a run of Appends. Without one, Append allocates its own.
+func (w *File) SetBuffer(b []byte) { w.batch = b[:0:BatchBytes(w.pageSize)] }
+
 // Pending returns the number of frames appended since the last commit.
 func (w *File) Pending() int { return len(w.pending) }
 
@@ -69,8 +80,8 @@ func (w *File) Restart() error {
 // number.
 func (w *File) Append(pgno uint32, page []byte, commit uint32) (uint32, error) {
 	frameSize := FrameHeaderSize + w.pageSize
-	if cap(w.batch) < frameBatch*frameSize {
-		w.batch = make([]byte, 0, frameBatch*frameSize)
+	if cap(w.batch) < BatchBytes(w.pageSize) {
+		w.batch = make([]byte, 0, BatchBytes(w.pageSize))
 	}
 	if len(w.pending) == 0 {
 		w.s0, w.s1 = w.log.Cksum1, w.log.Cksum2

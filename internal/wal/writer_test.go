@@ -93,26 +93,37 @@ func TestWriterCommit(t *testing.T) {
 }
 
 // TestWriterBatches: frames go out frameBatch to a write, the rest at the
-// commit (rule 6).
+// commit (rule 6), in a buffer of their own or in one the owner lends
+// (SetBuffer), however large.
 func TestWriterBatches(t *testing.T) {
-	fault := vfs.NewFault(vfs.OS)
-	var writes []vfs.Op
-	fault.OnOp = func(op vfs.Op) {
-		if op.Kind == vfs.OpWrite {
-			writes = append(writes, op)
+	for _, lend := range []int{0, 2 * BatchBytes(testPageSize)} {
+		fault := vfs.NewFault(vfs.OS)
+		var writes []vfs.Op
+		fault.OnOp = func(op vfs.Op) {
+			if op.Kind == vfs.OpWrite {
+				writes = append(writes, op)
+			}
 		}
-	}
-	w, mu := newWriter(t, fault, true)
-	writes = nil
-	commit(t, w, mu, 2*frameBatch+2, 0)
-	frameSize := int64(FrameHeaderSize + testPageSize)
-	want := []struct{ off, frames int64 }{{HeaderSize, frameBatch}, {HeaderSize + frameBatch*frameSize, frameBatch}, {HeaderSize + 2*frameBatch*frameSize, 2}}
-	if len(writes) != len(want) {
-		t.Fatalf("%d writes: %v", len(writes), writes)
-	}
-	for i, op := range writes {
-		if op.Off != want[i].off || int64(op.Len) != want[i].frames*frameSize {
-			t.Errorf("write %d: %v, want %d frames at %d", i, op, want[i].frames, want[i].off)
+		w, mu := newWriter(t, fault, true)
+		var buf []byte
+		if lend > 0 {
+			buf = make([]byte, lend)
+			w.SetBuffer(buf)
+		}
+		writes = nil
+		commit(t, w, mu, 2*frameBatch+2, 0)
+		frameSize := int64(FrameHeaderSize + testPageSize)
+		want := []struct{ off, frames int64 }{{HeaderSize, frameBatch}, {HeaderSize + frameBatch*frameSize, frameBatch}, {HeaderSize + 2*frameBatch*frameSize, 2}}
+		if len(writes) != len(want) {
+			t.Fatalf("lent %d bytes: %d writes: %v", lend, len(writes), writes)
+		}
+		for i, op := range writes {
+			if op.Off != want[i].off || int64(op.Len) != want[i].frames*frameSize {
+				t.Errorf("lent %d bytes: write %d: %v, want %d frames at %d", lend, i, op, want[i].frames, want[i].off)
+			}
+		}
+		if lend > 0 && !bytes.Equal(buf[FrameHeaderSize:frameSize], page(byte(2*frameBatch+1))) {
+			t.Errorf("the lent buffer was not used")
 		}
 	}
 }
