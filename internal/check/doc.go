@@ -60,7 +60,7 @@
 //	                 in primary-key order; no duplicate non-NULL key in a
 //	                 UNIQUE index.
 //	freelist         trunk chain and leaves in range, at most
-//	  (freelist.go)  pager.MaxTrunkLeavesRead leaves a trunk, and as many
+//	  (freelist.go)  format.MaxTrunkLeavesRead leaves a trunk, and as many
 //	                 pages as header[36] says.
 //	index entries    every row of a table has exactly its entry in each of
 //	  (index.go)     the table's indexes (automatic ones and those of WITHOUT

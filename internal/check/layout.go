@@ -8,18 +8,12 @@ import (
 	"github.com/pagodadb/pagoda/internal/format"
 )
 
-// The space of a b-tree page (sqlite-format.md §2.2, §2.3):
-//
-//	[hdr .. hdr+8 or 12)    page header; byte 7 counts the fragmented bytes
-//	[.. + 2*nCells)         cell pointers, 2 bytes each, in key order
-//	[.. contentStart)       unallocated gap
-//	[contentStart .. U)     cells, freeblocks and fragments, in any order
-//
-// Every byte of the content area belongs to exactly one cell, one
-// freeblock (format.Page.Freeblock), or is a fragmented byte (a hole of
-// 1..3 bytes). A cell owns at least format.MinCellSize bytes of the
-// content area, whatever its encoding, so the highest offset a cell may
-// start at is U-4.
+// The space of a b-tree page (format/page.go draws it, sqlite-format.md
+// §2.2, §2.3): every byte of the content area belongs to exactly one cell,
+// one freeblock, or is a fragmented byte (a hole of 1..3 bytes). Each
+// freeblock starts more than 3 bytes past the end of the one before it,
+// and a cell owns at least format.MinCellSize bytes (format.Cell.Size
+// counts them), so the highest offset a cell may start at is U-4.
 
 // span is a region [from, to) of the content area used by a cell (what >= 0
 // is the cell's index) or a freeblock (what = -1-k for the k-th freeblock).

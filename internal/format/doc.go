@@ -35,6 +35,8 @@
 //	cell.go           the four cell formats (table/index, leaf/interior)
 //	cellwrite.go      their encoders; a cell owns at least 4 bytes
 //	payload.go        local payload size X, M, K and overflow pages
+//	freelist.go       freelist trunk page: next trunk, leaf count, leaves
+//	ptrmap.go         pointer-map pages of auto-vacuum files: type, parent
 //	varint.go         1..9-byte big-endian varint, 9th byte carries 8 bits
 //	record.go         record header and serial types 0..13+
 //	field.go          read-path shortcuts over records: CheckRecord once, then

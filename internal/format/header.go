@@ -45,8 +45,8 @@ const (
 	offLeafPayloadFrac = 23
 	offChangeCounter   = 24
 	offDatabaseSize    = 28
-	offFreelistTrunk   = 32
-	offFreelistCount   = 36
+	OffFreelistTrunk   = 32 // exported, as the freelist's errors name them
+	OffFreelistCount   = 36
 	offSchemaCookie    = 40
 	offSchemaFormat    = 44
 	offDefaultCache    = 48
@@ -143,8 +143,8 @@ func (h Header) ReservedSpace() int        { return int(h[offReservedSpace]) }
 func (h Header) UsableSize() int           { return h.PageSize() - h.ReservedSpace() }
 func (h Header) ChangeCounter() uint32     { return h.u32(offChangeCounter) }
 func (h Header) DatabaseSize() uint32      { return h.u32(offDatabaseSize) }
-func (h Header) FreelistTrunk() uint32     { return h.u32(offFreelistTrunk) }
-func (h Header) FreelistCount() uint32     { return h.u32(offFreelistCount) }
+func (h Header) FreelistTrunk() uint32     { return h.u32(OffFreelistTrunk) }
+func (h Header) FreelistCount() uint32     { return h.u32(OffFreelistCount) }
 func (h Header) SchemaCookie() uint32      { return h.u32(offSchemaCookie) }
 func (h Header) DefaultCacheSize() uint32  { return h.u32(offDefaultCache) }
 func (h Header) LargestRootPage() uint32   { return h.u32(offLargestRoot) }
@@ -157,8 +157,8 @@ func (h Header) SQLiteVersion() uint32     { return h.u32(offSQLiteVersion) }
 func (h Header) SetFileFormat(v byte)        { h[offWriteVersion], h[offReadVersion] = v, v }
 func (h Header) SetChangeCounter(v uint32)   { h.put32(offChangeCounter, v) }
 func (h Header) SetDatabaseSize(v uint32)    { h.put32(offDatabaseSize, v) }
-func (h Header) SetFreelistTrunk(v uint32)   { h.put32(offFreelistTrunk, v) }
-func (h Header) SetFreelistCount(v uint32)   { h.put32(offFreelistCount, v) }
+func (h Header) SetFreelistTrunk(v uint32)   { h.put32(OffFreelistTrunk, v) }
+func (h Header) SetFreelistCount(v uint32)   { h.put32(OffFreelistCount, v) }
 func (h Header) SetSchemaCookie(v uint32)    { h.put32(offSchemaCookie, v) }
 func (h Header) SetSchemaFormat(v uint32)    { h.put32(offSchemaFormat, v) }
 func (h Header) SetTextEncoding(v uint32)    { h.put32(offTextEncoding, v) }
@@ -252,47 +252,4 @@ func ValidateLayout(b []byte) error {
 // (offset 2^30), which SQLite never uses.
 func LockBytePage(pageSize int) uint32 {
 	return uint32(lockByteOffset/pageSize) + 1
-}
-
-// PtrMapEntrySize is the size of a pointer-map entry: a type byte and a
-// 4-byte parent page number.
-const PtrMapEntrySize = 5
-
-// PtrMapEntry returns the pointer-map entry of page pgno from its map
-// page mapPage (PtrMapPageOf) of content data and usable size usable: the
-// type of the page's use (1 a b-tree root, 2 a free page, 3 the first
-// overflow page of a cell, 4 a later one, 5 a b-tree page below the root)
-// and its parent. ok is false when pgno does not follow mapPage within
-// the map page's entries.
-//
-//	OFF SIZE FIELD (entry k, of page mapPage+1+k, at k*5)
-//	  0    1 type
-//	  1    4 parent page (0 for a root or a free page)
-func PtrMapEntry(data []byte, pgno, mapPage uint32, usable int) (typ byte, parent uint32, ok bool) {
-	if pgno <= mapPage {
-		return 0, 0, false
-	}
-	off := int(PtrMapEntrySize * (pgno - mapPage - 1))
-	if off+PtrMapEntrySize > usable || off+PtrMapEntrySize > len(data) {
-		return 0, 0, false
-	}
-	return data[off], binary.BigEndian.Uint32(data[off+1:]), true
-}
-
-// PtrMapPageOf returns the pointer-map page that holds the entry of page
-// pgno (>= 2) in an auto-vacuum database (header offset 52 not 0) of the
-// given usable size and lock-byte page (LockBytePage): page 2, then one
-// every usable/5 + 1 pages, each holding the entries of the pages after
-// it; one that would be the lock-byte page is the page after it (SQLite's
-// ptrmapPageno). A page is a pointer-map page when it is its own.
-func PtrMapPageOf(pgno uint32, usable int, lockByte uint32) uint32 {
-	if pgno < 2 {
-		return 0
-	}
-	per := uint32(usable/PtrMapEntrySize + 1)
-	p := (pgno-2)/per*per + 2
-	if p == lockByte {
-		p++
-	}
-	return p
 }

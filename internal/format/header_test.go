@@ -409,30 +409,3 @@ func TestCorruptErrorText(t *testing.T) {
 		}
 	}
 }
-
-// TestPtrMapEntry reads the entries of a pointer-map page: the page after
-// the map page is entry 0, and pages before the map page or past its
-// usable bytes have none.
-func TestPtrMapEntry(t *testing.T) {
-	const usable = 20 // four entries
-	data := make([]byte, 24)
-	for k := range 4 {
-		data[k*PtrMapEntrySize] = byte(k + 1)
-		data[k*PtrMapEntrySize+4] = byte(10 + k)
-	}
-	for _, tc := range []struct {
-		pgno   uint32
-		typ    byte
-		parent uint32
-		ok     bool
-	}{
-		{2, 0, 0, false}, {3, 0, 0, false}, // the map page itself and before
-		{4, 1, 10, true}, {7, 4, 13, true},
-		{8, 0, 0, false}, // entry 4 would pass the usable size
-	} {
-		typ, parent, ok := PtrMapEntry(data, tc.pgno, 3, usable)
-		if typ != tc.typ || parent != tc.parent || ok != tc.ok {
-			t.Errorf("PtrMapEntry(page %d) = %d, %d, %v; want %d, %d, %v", tc.pgno, typ, parent, ok, tc.typ, tc.parent, tc.ok)
-		}
-	}
-}

@@ -24,9 +24,8 @@ import "encoding/binary"
 // A freeblock:
 //
 //	OFF SIZE FIELD
-//	  0    2 offset of the next freeblock, 0 on the last; each next one
-//	         starts more than 3 bytes past this one's end
-//	  2    2 size of this freeblock, these 4 bytes included (>= 4)
+//	  0    2 offset of the next freeblock, 0 on the last
+//	  2    2 size of this freeblock, these 4 bytes included
 
 // PageType is the first byte of a b-tree page header.
 type PageType byte
@@ -82,12 +81,9 @@ const (
 	pageHdrFragmented     = 7
 	PageHdrRightChild     = 8
 
-	freeblockNext = 0
-	freeblockSize = 2
-	// FreeblockHeaderSize is a freeblock's next pointer and size.
+	freeblockOffNext    = 0
+	freeblockOffSize    = 2
 	FreeblockHeaderSize = 4
-	// CellPointerSize is the size of an entry of the cell pointer array.
-	CellPointerSize = 2
 	// MinCellSize is the least content area a cell owns, whatever its encoding.
 	MinCellSize = 4
 	// InteriorChildSize is the left child's page number that opens every
@@ -171,17 +167,17 @@ func (p *Page) FragmentedBytes() int { return int(p.Data[p.Hdr+pageHdrFragmented
 // CellPointerEnd returns the offset just past the cell pointer array.
 func (p *Page) CellPointerEnd() int { return p.cellPtrs + 2*p.NCells }
 
-// CellPointer returns the offset cell pointer i holds, unchecked:
-// CellOffset checks it. i must be below NCells.
+// CellPointer returns the offset that cell pointer i holds, unchecked:
+// CellOffset checks it. A checker that reports its own errors reads it so.
 func (p *Page) CellPointer(i int) int {
-	return int(binary.BigEndian.Uint16(p.Data[p.cellPtrs+CellPointerSize*i:]))
+	return int(binary.BigEndian.Uint16(p.Data[p.cellPtrs+2*i:]))
 }
 
-// Freeblock returns the freeblock at offset off: the offset of the next
-// one (0 on the last) and its size, its 4 header bytes included. The
-// caller has checked that off+FreeblockHeaderSize is within the page.
+// Freeblock returns the header of the freeblock at off, which must end
+// within the page (off+FreeblockHeaderSize <= len(Data)): the offset of
+// the next freeblock, 0 on the last, and the block's size.
 func (p *Page) Freeblock(off int) (next, size int) {
-	return int(binary.BigEndian.Uint16(p.Data[off+freeblockNext:])), int(binary.BigEndian.Uint16(p.Data[off+freeblockSize:]))
+	return int(binary.BigEndian.Uint16(p.Data[off+freeblockOffNext:])), int(binary.BigEndian.Uint16(p.Data[off+freeblockOffSize:]))
 }
 
 // CellOffset returns the offset of cell i, checked to lie in the content area
@@ -296,12 +292,11 @@ func (p *Page) FreeSpace() (int, error) {
 		if fb < start || fb+FreeblockHeaderSize > p.Usable || (prev != 0 && fb <= prev) {
 			return 0, CorruptAt(p.Pgno, fb, "free space corruption: freeblock at %d", fb)
 		}
-		next := int(binary.BigEndian.Uint16(p.Data[fb:]))
-		size := int(binary.BigEndian.Uint16(p.Data[fb+2:]))
+		next, size := p.Freeblock(fb)
 		if size < FreeblockHeaderSize || fb+size > p.Usable {
 			return 0, CorruptAt(p.Pgno, fb, "free space corruption: freeblock of %d bytes at %d", size, fb)
 		}
-		if next != 0 && next <= fb+size+3 {
+		if next != 0 && next <= fb+size+FreeblockHeaderSize-1 {
 			return 0, CorruptAt(p.Pgno, fb, "free space corruption: freeblock at %d overlaps or touches the next at %d", fb, next)
 		}
 		free += size

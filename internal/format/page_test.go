@@ -436,6 +436,12 @@ func TestFreeSpaceFreeblocks(t *testing.T) {
 	if p.FirstFreeblock() != 400 || p.FragmentedBytes() != 3 {
 		t.Errorf("FirstFreeblock %d, FragmentedBytes %d", p.FirstFreeblock(), p.FragmentedBytes())
 	}
+	if next, size := p.Freeblock(400); next != 440 || size != 16 {
+		t.Errorf("Freeblock(400) = %d, %d; want 440, 16", next, size)
+	}
+	if p.CellPointer(0) != 507 || p.CellPointer(1) != 502 {
+		t.Errorf("CellPointer = %d, %d; want 507, 502", p.CellPointer(0), p.CellPointer(1))
+	}
 	// Freeblocks exactly 4 bytes apart are legal (the gap is a fragment).
 	binary.BigEndian.PutUint16(data[400:], 420) // first ends at 416, next at 416+4
 	binary.BigEndian.PutUint16(data[420:], 0)

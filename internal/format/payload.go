@@ -18,9 +18,9 @@ import "encoding/binary"
 // overflow page.
 const OverflowPageHeaderSize = 4
 
-// OverflowNext returns the next page of the chain that overflow page data
-// continues, 0 on the last.
-func OverflowNext(data []byte) uint32 { return binary.BigEndian.Uint32(data) }
+// OverflowNext returns the page after overflow page data in its chain, 0
+// on the last.
+func OverflowNext(data []byte) uint32 { return binary.BigEndian.Uint32(data[:OverflowPageHeaderSize]) }
 
 // MaxLocal returns X, the largest payload stored entirely on a page.
 func MaxLocal(usable int, tableLeaf bool) int {

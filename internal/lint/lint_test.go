@@ -1,6 +1,7 @@
 // Package lint holds tests that make the house rules executable: imports
 // point only downward through the layers, unsafe appears only in the pager,
-// and the engine uses no reflection, binary.Read/Write or global logging.
+// nothing above internal/format decodes page bytes, and the engine uses no
+// reflection, binary.Read/Write or global logging.
 package lint
 
 import (
@@ -20,8 +21,8 @@ const module = "github.com/pagodadb/pagoda"
 // before it (and the standard library and golang.org/x/sys).
 var layers = []string{
 	"internal/format",
-	"internal/wal",
 	"internal/vfs",
+	"internal/wal",
 	"internal/pager",
 	"internal/btree",
 	"internal/schema",
@@ -119,6 +120,43 @@ func TestForbiddenInEngine(t *testing.T) {
 			for _, bad := range []string{"binary.Read(", "binary.Write("} {
 				if strings.Contains(string(src), bad) {
 					t.Errorf("%s/%s uses %s: decode with binary.BigEndian on slices", layer, name, bad)
+				}
+			}
+		}
+	}
+}
+
+// byteOrderAllowed lists the engine's files above internal/format that may
+// decode fields with encoding/binary's byte orders: internal/wal decodes the
+// WAL's layout, which it draws, and pager/shm.go the -shm file's read marks.
+// internal/btree and fsys still read page bytes of their own: debts, to be
+// moved into internal/format, not examples.
+var byteOrderAllowed = map[string]bool{
+	"internal/wal":          true,
+	"internal/pager/shm.go": true,
+	"internal/btree":        true,
+	"fsys":                  true,
+}
+
+// Nothing above internal/format parses page bytes: format draws and decodes
+// every layout of the database file (sqlite-format.md), once.
+func TestOneHomePerLayout(t *testing.T) {
+	root := repoRoot(t)
+	for _, layer := range layers[1:] {
+		if byteOrderAllowed[layer] {
+			continue
+		}
+		for name := range sources(t, filepath.Join(root, layer)) {
+			if byteOrderAllowed[layer+"/"+name] {
+				continue
+			}
+			src, err := os.ReadFile(filepath.Join(root, layer, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, bad := range []string{"binary.BigEndian", "binary.LittleEndian", "binary.NativeEndian"} {
+				if strings.Contains(string(src), bad) {
+					t.Errorf("%s/%s uses %s: decode page bytes in internal/format, which draws the layout", layer, name, bad)
 				}
 			}
 		}

@@ -1,32 +1,10 @@
 package pager
 
 import (
-	"encoding/binary"
+	"fmt"
 
 	"github.com/pagodadb/pagoda/internal/format"
 )
-
-// The freelist. Header[32] is the first trunk page, header[36] the number of
-// pages on the list (trunks and leaves). A trunk page:
-//
-//	OFF SIZE FIELD
-//	  0    4 next trunk page, 0 on the last
-//	  4    4 number of leaf page numbers n that follow
-//	  8   4n leaf page numbers
-//
-// Leaf pages' content is meaningless. Readers accept n <= U/4 - 2; writers
-// keep n <= U/4 - 8, as SQLite does for old readers.
-const (
-	trunkOffNext   = 0
-	trunkOffCount  = 4
-	trunkOffLeaves = 8
-)
-
-// MaxTrunkLeavesRead is the largest leaf count a reader accepts on a trunk.
-func MaxTrunkLeavesRead(usable int) int { return usable/4 - 2 }
-
-// MaxTrunkLeavesWrite is the largest leaf count pagoda writes on a trunk.
-func MaxTrunkLeavesWrite(usable int) int { return usable/4 - 8 }
 
 // WalkFreelist calls fn for every page on the freelist of s: trunk pages
 // with trunk true, then their leaves. It checks the list against the
@@ -51,24 +29,126 @@ func WalkFreelist(s *Snapshot, fn func(pgno uint32, trunk bool) error) error {
 		if err := fn(trunk, true); err != nil {
 			return err
 		}
-		n := binary.BigEndian.Uint32(data[trunkOffCount:])
-		if n > uint32(MaxTrunkLeavesRead(s.UsableSize())) {
-			return format.CorruptAt(trunk, trunkOffCount, "freelist leaf count too big on page %d (%d)", trunk, n)
+		t, err := format.ParseFreelistTrunk(data, trunk, s.UsableSize())
+		if err != nil {
+			return err
 		}
-		for i := uint32(0); i < n; i++ {
-			leaf := binary.BigEndian.Uint32(data[trunkOffLeaves+4*i:])
+		for i := range t.Count() {
+			leaf := t.Leaf(i)
 			if leaf == 0 || leaf > s.PageCount() {
-				return format.CorruptAt(trunk, int(trunkOffLeaves+4*i), "freelist leaf page %d out of range 1..%d", leaf, s.PageCount())
+				return format.CorruptAt(trunk, format.TrunkOffLeaf(i), "freelist leaf page %d out of range 1..%d", leaf, s.PageCount())
 			}
 			seen++
 			if err := fn(leaf, false); err != nil {
 				return err
 			}
 		}
-		trunk = binary.BigEndian.Uint32(data[trunkOffNext:])
+		trunk = t.Next()
 	}
 	if seen != want {
 		return format.Corruptf(1, "freelist: size is %d but should be %d", seen, want)
 	}
+	return nil
+}
+
+// Allocate returns a zero-filled writable page: one from the freelist when
+// it has any (as SQLite: a leaf of the first trunk, else the trunk itself),
+// else a new page at the end of the file, never the lock-byte page.
+func (w *WriteTx) Allocate() (uint32, []byte, error) {
+	pg1, err := w.Page(1)
+	if err != nil {
+		return 0, nil, err
+	}
+	if trunk := format.Header(pg1).FreelistTrunk(); trunk != 0 {
+		return w.allocFree(trunk)
+	}
+	n := w.nPages + 1
+	if n == format.LockBytePage(w.p.pageSize) {
+		n++
+	}
+	if n > maxPages {
+		return 0, nil, fmt.Errorf("%w: database would exceed %d pages", format.ErrUnsupported, maxPages)
+	}
+	w.nPages = n
+	return n, w.fresh(n), nil
+}
+
+// maxPages is the largest page count: SQLite's default max_page_count.
+const maxPages = 0xfffffffe
+
+func (w *WriteTx) allocFree(trunk uint32) (uint32, []byte, error) {
+	if trunk > w.nPages {
+		return 0, nil, format.CorruptAt(1, format.OffFreelistTrunk, "freelist trunk page %d out of range 1..%d", trunk, w.nPages)
+	}
+	h, err := w.header()
+	if err != nil {
+		return 0, nil, err
+	}
+	if h.FreelistCount() == 0 {
+		return 0, nil, format.CorruptAt(1, format.OffFreelistCount, "freelist trunk %d but a free page count of 0", trunk)
+	}
+	t, err := w.Write(trunk)
+	if err != nil {
+		return 0, nil, err
+	}
+	tr, err := format.ParseFreelistTrunk(t, trunk, w.p.usable)
+	if err != nil {
+		return 0, nil, err
+	}
+	n := tr.Count()
+	h.SetFreelistCount(h.FreelistCount() - 1)
+	if n == 0 {
+		// The trunk itself is the page; its successor becomes first.
+		next := tr.Next()
+		if next > w.nPages {
+			return 0, nil, format.CorruptAt(trunk, format.TrunkOffNext, "freelist trunk page %d out of range 1..%d", next, w.nPages)
+		}
+		h.SetFreelistTrunk(next)
+		clear(t)
+		return trunk, t, nil
+	}
+	leaf := tr.Leaf(n - 1)
+	if leaf < 2 || leaf > w.nPages || leaf == trunk {
+		return 0, nil, format.CorruptAt(trunk, format.TrunkOffLeaf(n-1), "freelist leaf page %d out of range 2..%d", leaf, w.nPages)
+	}
+	tr.SetLeaf(n-1, 0)
+	tr.SetCount(n - 1)
+	return leaf, w.fresh(leaf), nil
+}
+
+// Free puts page pgno on the freelist: as a leaf of the first trunk while
+// it has room for one (U/4-8 leaves), else as the new first trunk.
+func (w *WriteTx) Free(pgno uint32) error {
+	if pgno < 2 || pgno > w.nPages {
+		return format.Corruptf(pgno, "cannot free page %d: outside 2..%d", pgno, w.nPages)
+	}
+	h, err := w.header()
+	if err != nil {
+		return err
+	}
+	trunk := h.FreelistTrunk()
+	if trunk != 0 {
+		t, err := w.Write(trunk)
+		if err != nil {
+			return err
+		}
+		tr := format.FreelistTrunk(t)
+		n := tr.Count()
+		if n < uint32(format.MaxTrunkLeavesWrite(w.p.usable)) {
+			tr.SetLeaf(n, pgno)
+			tr.SetCount(n + 1)
+			h.SetFreelistCount(h.FreelistCount() + 1)
+			// A free leaf's content is meaningless: do not write it.
+			if s := w.pages.get(pgno); s != nil && s.buf != nil {
+				w.recycle(s.buf)
+				s.buf = nil
+				w.nDirty--
+			}
+			return nil
+		}
+	}
+	format.FreelistTrunk(w.fresh(pgno)).SetNext(trunk)
+	h.SetFreelistTrunk(pgno)
+	h.SetFreelistCount(h.FreelistCount() + 1)
 	return nil
 }

@@ -45,6 +45,7 @@ func JournalPath(path string) string { return path + "-journal" }
 // journalOverlay is what a read-only pager reads of a hot journal.
 type journalOverlay struct {
 	pages   map[uint32][]byte // the pages as they were, over the file's
+	mapping []byte            // the journal, which pages alias; unmapped at Close
 	nPages  uint32            // the database's size before the transaction
 	records int               // records played back
 }
@@ -114,8 +115,8 @@ func (p *Pager) recoverJournal() (err error) {
 		if j.PageSize != dbPageSize {
 			return fmt.Errorf("%w: %s rolls back a change of page size (%d to %d); open the database writable to roll it back", format.ErrUnsupported, jpath, dbPageSize, j.PageSize)
 		}
+		o.mapping = data
 		p.journal = o
-		p.retired = append(p.retired, data) // unmapped at Close
 		keep = true
 		return nil
 	}

@@ -97,20 +97,16 @@ type Pager struct {
 	writer sync.Mutex
 	wstate writeState // owned by the writer
 
-	mu      sync.Mutex
-	data    []byte // mapping of the database file
-	dataCap int    // bytes mapped (may exceed the file)
+	mu sync.Mutex
+	// db maps the database file; dbPages*pageSize <= len(db.Bytes()).
+	db      vfs.Mapping
 	dbPages uint32 // whole pages present in the file
-	walFile vfs.File
+	// wal is the WAL beside the database, nil while there is none; once
+	// set it stays until Close.
+	wal     *wal.File
 	shm     vfs.File // a read-only pager's -shm file (shm.go), nil without
 	shmSlot int      // the read slot it holds there
-	walData []byte   // mapping of the WAL file
-	walCap  int      // bytes mapped (may exceed the file)
-	log     *wal.Log
-	nPages  uint32 // committed database size
-	// backfill is the number of WAL frames copied into the database file;
-	// when it equals log.MaxFrame the file holds every commit.
-	backfill uint32
+	nPages  uint32   // committed database size
 	// marks counts live snapshots by the frame they read up to (0 for
 	// those that read the database file alone); walReaders counts those
 	// that read frames from the WAL.
@@ -120,7 +116,6 @@ type Pager struct {
 	// (or was replaced), which overwrites frames without a commit.
 	restarts uint64
 	stats    Stats
-	retired  [][]byte
 	closed   bool
 	// journal is a read-only pager's view of a hot rollback journal
 	// (journal.go), nil without one.
@@ -128,7 +123,7 @@ type Pager struct {
 }
 
 // WALPath returns the path of the write-ahead log of the database at path.
-func WALPath(path string) string { return path + "-wal" }
+func WALPath(path string) string { return wal.Path(path) }
 
 // Open opens and validates the database at path and recovers its WAL.
 //
@@ -214,7 +209,7 @@ func (p *Pager) load() error {
 	if size == 0 || (p.journal != nil && p.journal.nPages == 0) {
 		// An empty file is an empty database to sqlite3, as is one that
 		// a hot journal empties (the first transaction of a new file).
-		p.pageSize, p.usable = 4096, 4096
+		p.pageSize, p.usable = DefaultPageSize, DefaultPageSize
 		return nil
 	}
 	var hdr [format.HeaderSize]byte
@@ -247,7 +242,7 @@ func (p *Pager) load() error {
 		if p.journal != nil {
 			return hdrErr
 		}
-		ps := p.walHeaderPageSize()
+		ps := wal.ReadPageSize(p.fs, WALPath(p.path))
 		if ps == 0 {
 			return hdrErr
 		}
@@ -258,34 +253,32 @@ func (p *Pager) load() error {
 		return fmt.Errorf("%w: file of %d bytes has too many pages", format.ErrUnsupported, size)
 	}
 	p.dbPages = uint32(size / int64(p.pageSize))
-	c := p.mapCap(int(p.dbPages) * p.pageSize)
-	m, err := p.f.Map(c)
-	if err != nil {
+	if err := p.db.Map(p.f, int(p.dbPages)*p.pageSize, !p.readOnly); err != nil {
 		return fmt.Errorf("pager: map %s: %w", p.path, err)
 	}
-	p.data, p.dataCap = m[:int(p.dbPages)*p.pageSize], c
-	if err := p.openWAL(); err != nil {
+	if p.wal, err = wal.Open(p.fs, WALPath(p.path), p.walOptions()); err != nil {
 		return err
 	}
-	if walPage1 && (p.log == nil || p.log.MaxFrame == 0 || p.log.Index.Find(1, p.log.MaxFrame) == 0) {
+	frames := p.WALFrames()
+	if walPage1 && (frames == 0 || p.wal.Log().Index.Find(1, frames) == 0) {
 		return hdrErr // page 1 is the file's
 	}
 	// The size comes from the last commit frame when the WAL has one, else
 	// from the header (page 1 of the file) if valid, else the file size.
-	if p.journal != nil && p.log != nil && p.log.MaxFrame > 0 {
+	if p.journal != nil && frames > 0 {
 		return fmt.Errorf("%w: %s has both a hot rollback journal and a WAL; open it writable to recover", format.ErrUnsupported, p.path)
 	}
 	switch {
 	case p.journal != nil:
 		p.nPages = p.journal.nPages // pages past the file's end read as zeros
-	case p.log != nil && p.log.MaxFrame > 0:
-		p.nPages = p.log.DBSize
+	case frames > 0:
+		p.nPages = p.wal.Log().DBSize
 	case h.SizeIsValid():
 		p.nPages = h.DatabaseSize()
 	default:
 		p.nPages = p.dbPages
 	}
-	if p.nPages > p.dbPages && (p.log == nil || p.log.MaxFrame == 0) && p.journal == nil {
+	if p.nPages > p.dbPages && frames == 0 && p.journal == nil {
 		return format.Corruptf(1, "header says %d pages, the file holds %d", p.nPages, p.dbPages)
 	}
 	// Check the header as the snapshot sees it (page 1 may be in the WAL).
@@ -308,7 +301,7 @@ func (p *Pager) load() error {
 	// which is the database's size when valid: SQLite's b-tree layer reads
 	// that many pages (lockBtree), and pages past it, which no tree can
 	// reach, are not the database's.
-	if h1 := format.Header(pg1); (p.journal != nil || p.log != nil && p.log.MaxFrame > 0) && h1.SizeIsValid() {
+	if h1 := format.Header(pg1); (p.journal != nil || frames > 0) && h1.SizeIsValid() {
 		if h1.DatabaseSize() > p.nPages {
 			return format.Corruptf(1, "header says %d pages, the last commit has %d", h1.DatabaseSize(), p.nPages)
 		}
@@ -317,79 +310,15 @@ func (p *Pager) load() error {
 	// Every page of a WAL-mode database is in the file or the WAL: a size
 	// past both (a damaged commit frame or header) names pages that exist
 	// nowhere.
-	if p.log != nil && p.log.MaxFrame > 0 && uint64(p.nPages) > uint64(p.dbPages)+uint64(p.log.MaxFrame) {
-		return format.Corruptf(1, "the last commit has %d pages; the file and the WAL hold at most %d", p.nPages, uint64(p.dbPages)+uint64(p.log.MaxFrame))
+	if frames > 0 && uint64(p.nPages) > uint64(p.dbPages)+uint64(frames) {
+		return format.Corruptf(1, "the last commit has %d pages; the file and the WAL hold at most %d", p.nPages, uint64(p.dbPages)+uint64(frames))
 	}
 	return nil
 }
 
-// walHeaderPageSize returns the page size the header of the WAL beside the
-// database gives, 0 when there is no WAL or its header is not valid.
-func (p *Pager) walHeaderPageSize() int {
-	f, err := p.fs.OpenFile(WALPath(p.path), os.O_RDONLY, 0)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	var b [wal.HeaderSize]byte
-	if n, _ := f.ReadAt(b[:], 0); n < len(b) {
-		return 0
-	}
-	return wal.PageSizeOf(b[:])
-}
-
-func (p *Pager) openWAL() error {
-	flag := os.O_RDONLY
-	if !p.readOnly {
-		flag = os.O_RDWR
-	}
-	f, err := p.fs.OpenFile(WALPath(p.path), flag, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	size, err := f.Size()
-	if err != nil {
-		f.Close()
-		return err
-	}
-	if size == 0 && p.readOnly {
-		f.Close()
-		return nil
-	}
-	p.walFile = f
-	if size > int64(^uint(0)>>1) {
-		return fmt.Errorf("%w: WAL of %d bytes", format.ErrUnsupported, size)
-	}
-	if size == 0 {
-		p.log = &wal.Log{}
-		return nil
-	}
-	c := p.mapCap(int(size))
-	m, err := f.Map(c)
-	if err != nil {
-		return fmt.Errorf("pager: map %s: %w", WALPath(p.path), err)
-	}
-	p.walData, p.walCap = m[:size], c
-	p.log, err = wal.Recover(p.walData, p.pageSize)
-	return err
-}
-
-// mapCap returns how many bytes to map for a file of size bytes: all of it
-// when read-only, else with room to grow so that commits rarely remap. Only
-// bytes below the file's size are ever touched.
-func (p *Pager) mapCap(size int) int {
-	if p.readOnly || size == 0 {
-		return size
-	}
-	const minMap = 1 << 20
-	c := minMap
-	for c < size+size/4 {
-		c *= 2
-	}
-	return c
+// walOptions are the options of the pager's WAL.
+func (p *Pager) walOptions() wal.Options {
+	return wal.Options{ReadOnly: p.readOnly, PageSize: p.pageSize, NoSync: p.opts.Sync == SyncOff, Lock: &p.mu}
 }
 
 // PageSize returns the database page size.
@@ -403,12 +332,12 @@ func (p *Pager) Path() string { return p.path }
 
 // WALFrames returns the number of committed frames in the WAL.
 func (p *Pager) WALFrames() uint32 {
-	p.mu.Lock() // a commit moves MaxFrame, a restart replaces the log
+	p.mu.Lock() // a commit moves MaxFrame, a restart sets it to 0
 	defer p.mu.Unlock()
-	if p.log == nil {
+	if p.wal == nil {
 		return 0
 	}
-	return p.log.MaxFrame
+	return p.wal.Log().MaxFrame
 }
 
 // zeroPage returns a page of zeros, shared: it must not be written.
@@ -432,7 +361,7 @@ func (p *Pager) InitSnapshot(s *Snapshot) {
 	p.mu.Lock()
 	*s = Snapshot{
 		p:        p,
-		data:     p.data,
+		data:     p.db.Bytes(),
 		dbPages:  p.dbPages,
 		nPages:   p.nPages,
 		pageSize: p.pageSize,
@@ -442,11 +371,11 @@ func (p *Pager) InitSnapshot(s *Snapshot) {
 		s.journal = p.journal.pages
 	}
 	s.commits, s.restarts = p.stats.Commits, p.restarts
-	if p.log != nil && p.log.MaxFrame > p.backfill {
-		s.log, s.walData, s.maxFrame = p.log, p.walData, p.log.MaxFrame
-		s.mark = p.log.MaxFrame
+	if w := p.wal; w != nil && w.Log().MaxFrame > w.Backfilled() {
+		s.log, s.walData, s.maxFrame = w.Log(), w.Data(), w.Log().MaxFrame
+		s.mark = s.maxFrame
 		p.walReaders++
-	} else if p.log != nil {
+	} else if w != nil {
 		// The database file holds every commit: read it alone, so the
 		// WAL may restart beneath this snapshot. Its mark is 0, not the
 		// frames it has seen: every one of those is in the file already,
@@ -531,7 +460,7 @@ func (p *Pager) Close() error {
 		return nil
 	}
 	var errs []error
-	if p.log != nil {
+	if p.wal != nil {
 		errs = append(errs, p.closeWAL())
 	}
 	p.writer.Lock()
@@ -539,20 +468,71 @@ func (p *Pager) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true
-	errs = append(errs, p.fs.Unmap(p.data[:p.dataCap:p.dataCap]), p.fs.Unmap(p.walData[:p.walCap:p.walCap]))
-	for _, m := range p.retired {
-		errs = append(errs, p.fs.Unmap(m))
+	errs = append(errs, p.db.Unmap(p.fs))
+	if p.wal != nil {
+		errs = append(errs, p.wal.Close())
 	}
-	p.data, p.walData, p.retired = nil, nil, nil
+	if p.journal != nil {
+		errs = append(errs, p.fs.Unmap(p.journal.mapping))
+		p.journal.mapping = nil
+	}
 	// No write transaction runs (the writer lock is held): no page buffer
 	// is in use.
 	p.wstate.bufs = nil
 	p.wstate.arena.trim(0)
-	if p.walFile != nil {
-		errs = append(errs, p.walFile.Close())
-	}
 	// The locks go last, once the final checkpoint is durable and the
 	// WAL gone: until then another process must not touch the files.
 	errs = append(errs, p.leaveShm(), p.f.Unlock(), p.f.Close())
 	return errors.Join(errs...)
+}
+
+// initNew writes page 1 of a new database when the file is empty.
+func (p *Pager) initNew() error {
+	size, err := p.f.Size()
+	if err != nil {
+		return err
+	}
+	if size != 0 {
+		return nil
+	}
+	// sqlite3 deletes a WAL that sits beside an empty database; so do we,
+	// rather than replay pages of some other database.
+	if err := p.fs.Remove(WALPath(p.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	ps := p.opts.PageSize
+	pg := make([]byte, ps)
+	format.InitHeader(format.Header(pg), ps)
+	// sqlite_schema's root: an empty table leaf after the header.
+	if _, err := format.BuildPage(pg, 1, ps, format.PageTableLeaf, nil, 0); err != nil {
+		return err
+	}
+	if _, err := p.f.WriteAt(pg, 0); err != nil {
+		return err
+	}
+	if p.opts.Sync != SyncOff {
+		if err := p.f.Sync(); err != nil {
+			return err
+		}
+		return p.syncDir()
+	}
+	return nil
+}
+
+// growDBMap makes the database mapping cover nPages pages.
+func (p *Pager) growDBMap(nPages uint32) error {
+	nPages = max(nPages, p.dbPagesNow())
+	if err := p.db.Grow(p.f, int(nPages)*p.pageSize, &p.mu); err != nil {
+		return fmt.Errorf("pager: map %s: %w", p.path, err)
+	}
+	p.mu.Lock()
+	p.dbPages = nPages
+	p.mu.Unlock()
+	return nil
+}
+
+func (p *Pager) dbPagesNow() uint32 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.dbPages
 }

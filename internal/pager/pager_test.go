@@ -222,56 +222,6 @@ func TestWALTornIgnored(t *testing.T) {
 	}
 }
 
-func TestFreelistWalk(t *testing.T) {
-	path := makeDB(t, "CREATE TABLE t(a)",
-		"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<6000) INSERT INTO t SELECT randomblob(2000) FROM c",
-		"DELETE FROM t WHERE rowid % 3 != 0")
-	p, err := Open(path, Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	s := p.Snapshot()
-	pg1, _ := s.Page(1)
-	want := format.Header(pg1).FreelistCount()
-	if want < 1100 {
-		t.Fatalf("freelist only %d pages; the test needs several trunks", want)
-	}
-	seen := map[uint32]bool{}
-	trunks := 0
-	err = WalkFreelist(s, func(pgno uint32, trunk bool) error {
-		if seen[pgno] {
-			t.Fatalf("page %d twice", pgno)
-		}
-		seen[pgno] = true
-		if trunk {
-			trunks++
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if uint32(len(seen)) != want || trunks < 2 {
-		t.Fatalf("walked %d pages (%d trunks), header says %d", len(seen), trunks, want)
-	}
-
-	// A trunk that points to itself is a cycle, reported, not followed.
-	b, _ := os.ReadFile(path)
-	trunk := format.Header(b).FreelistTrunk()
-	binary.BigEndian.PutUint32(b[int(trunk-1)*4096:], trunk)
-	bad := filepath.Join(t.TempDir(), "cycle.db")
-	os.WriteFile(bad, b, 0o644)
-	p2, err := Open(bad, Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p2.Close()
-	if err := WalkFreelist(p2.Snapshot(), func(uint32, bool) error { return nil }); !errors.Is(err, format.ErrCorrupt) {
-		t.Fatalf("cycle: %v", err)
-	}
-}
-
 // Page reads allocate nothing.
 func TestPageNoAlloc(t *testing.T) {
 	path := sqltest.WithWAL(t, []string{"CREATE TABLE t(a)"}, []string{"INSERT INTO t VALUES (1)"})

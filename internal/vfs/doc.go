@@ -8,7 +8,8 @@
 // Size, Close, Remove, SyncDir (fsync of a directory, which makes file
 // creation and removal durable), Map and Unmap (a read-only shared mapping
 // of a file: mmap(2) on unix, a copy elsewhere, see MapCopies) and Lock and
-// Unlock.
+// Unlock. A Mapping (mapping.go) keeps the mapping of a file that grows,
+// retiring, never unmapping, what readers may still hold.
 //
 // # Locks
 //

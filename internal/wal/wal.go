@@ -157,11 +157,11 @@ func EncodeFrame(fh []byte, h *Header, pgno, commit uint32, page []byte, s0, s1 
 	return s0, s1
 }
 
-// Restart returns the header of the next generation of a log whose current
-// header is prev (the zero Header for a new log): checkpoint sequence and
-// salt-1 advance, salt-2 is salt2 (random), and the byte order is the
-// machine-independent little-endian one SQLite uses on common hardware.
-func Restart(prev *Header, pageSize int, salt2 uint32) Header {
+// nextHeader returns the header of the next generation of a log whose
+// current header is prev (nil, or the zero Header, for a new log):
+// checkpoint sequence and salt-1 advance, salt-2 is salt2 (random), and the
+// byte order is the little-endian one SQLite uses on common hardware.
+func nextHeader(prev *Header, pageSize int, salt2 uint32) Header {
 	h := Header{Magic: MagicLE, Version: Version, PageSize: uint32(pageSize), Salt2: salt2}
 	if prev != nil && prev.Magic != 0 {
 		h.CheckpointSeq = prev.CheckpointSeq + 1

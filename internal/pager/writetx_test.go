@@ -2,7 +2,6 @@ package pager
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -136,99 +135,6 @@ func TestSnapshotIsolation(t *testing.T) {
 	}
 }
 
-func TestAllocateFree(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "f.db")
-	p, err := Open(path, Options{PageSize: 512})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	// Allocate 300 pages, free them all (more than one trunk's worth at
-	// 512-byte pages: 120 leaves per trunk), commit.
-	w, err := p.BeginWrite()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pages []uint32
-	for range 300 {
-		pg, _, err := w.Allocate()
-		if err != nil {
-			t.Fatal(err)
-		}
-		pages = append(pages, pg)
-	}
-	for _, pg := range pages {
-		if err := w.Free(pg); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	if got := query(t, path, "PRAGMA integrity_check"); got != "ok" {
-		t.Fatalf("integrity_check = %q", got)
-	}
-	if got := query(t, path, "PRAGMA freelist_count"); got != "300" {
-		t.Fatalf("freelist_count = %s", got)
-	}
-	s := p.Snapshot()
-	var n int
-	if err := WalkFreelist(s, func(uint32, bool) error { n++; return nil }); err != nil || n != 300 {
-		t.Fatalf("WalkFreelist: %d pages, %v", n, err)
-	}
-	s.Release()
-	// Allocation reuses the freelist before growing the file.
-	w, _ = p.BeginWrite()
-	seen := map[uint32]bool{}
-	for range 300 {
-		pg, b, err := w.Allocate()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if pg > 301 || seen[pg] {
-			t.Fatalf("allocated page %d (seen %v)", pg, seen[pg])
-		}
-		for _, c := range b {
-			if c != 0 {
-				t.Fatal("allocated page not zeroed")
-			}
-		}
-		seen[pg] = true
-	}
-	if pg, _, _ := w.Allocate(); pg != 302 {
-		t.Fatalf("after the freelist, allocated %d, want 302", pg)
-	}
-	w.Rollback()
-	if got := query(t, path, "PRAGMA freelist_count"); got != "300" {
-		t.Fatalf("after rollback freelist_count = %s", got)
-	}
-}
-
-func TestLockBytePageSkipped(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "big.db")
-	p, err := Open(path, Options{PageSize: 65536, Sync: SyncOff})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	w, _ := p.BeginWrite()
-	lock := format.LockBytePage(65536)
-	w.nPages = lock - 3 // as if the file had grown to just below it
-	for {
-		pg, _, err := w.Allocate()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if pg == lock {
-			t.Fatal("allocated the lock-byte page")
-		}
-		if pg > lock {
-			break
-		}
-	}
-	w.Rollback()
-}
-
 func TestReadOnlyRefusesWrites(t *testing.T) {
 	path := makeDB(t, "CREATE TABLE t(a)")
 	p, err := Open(path, Options{ReadOnly: true})
@@ -271,24 +177,6 @@ func TestReopenContinuesWAL(t *testing.T) {
 	q.Close()
 	if got := query(t, cp, "PRAGMA integrity_check"); got != "ok" {
 		t.Fatal(got)
-	}
-}
-
-func TestFreelistCorruptionReported(t *testing.T) {
-	path := makeDB(t, "CREATE TABLE t(a)")
-	b, _ := os.ReadFile(path)
-	binary.BigEndian.PutUint32(b[32:], 999) // trunk out of range
-	binary.BigEndian.PutUint32(b[36:], 1)
-	os.WriteFile(path, b, 0o644)
-	p, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	w, _ := p.BeginWrite()
-	defer w.Rollback()
-	if _, _, err := w.Allocate(); !errors.Is(err, format.ErrCorrupt) {
-		t.Fatalf("Allocate with a bad trunk: %v", err)
 	}
 }
 
@@ -618,43 +506,6 @@ func TestSyncNormalWALDirectory(t *testing.T) {
 	wantRecoveredUserVersion(t, path, 3)
 }
 
-// TestCheckpointSyncsFoundWAL: a WAL that Open finds may hold frames its
-// writer never synced (it crashed, or ran with SyncNormal). A checkpoint
-// syncs it before it writes the database file; otherwise a power loss
-// could keep the new pages in the file and only an older prefix of the
-// WAL, which recovery would replay over them.
-func TestCheckpointSyncsFoundWAL(t *testing.T) {
-	path := makeDB(t, "CREATE TABLE t(a)")
-	fsys := vfs.NewFault(vfs.OS)
-	fsys.SkipSync = true
-	session := func(sync SyncMode, fn func(p *Pager)) {
-		t.Helper()
-		p, err := Open(path, Options{FS: fsys, CheckpointPages: -1, Sync: sync})
-		if err != nil {
-			t.Fatal(err)
-		}
-		fn(p)
-		// The process dies: no checkpoint, the files stay as they are.
-		fsys.Inject(vfs.FaultCrash, fsys.Ops())
-		p.Close()
-		fsys.Revive()
-	}
-	session(SyncFull, func(p *Pager) { setUserVersion(t, p, 1) })
-	session(SyncNormal, func(p *Pager) {
-		setUserVersion(t, p, 2)
-		setUserVersion(t, p, 3)
-	})
-	session(SyncFull, func(p *Pager) {
-		if err := p.Checkpoint(); err != nil {
-			t.Fatal(err)
-		}
-	})
-	if err := fsys.Crash(vfs.CrashDrop, 0); err != nil { // and now the power
-		t.Fatal(err)
-	}
-	wantRecoveredUserVersion(t, path, 3)
-}
-
 // readHeader opens the database at path read-only and returns a copy of
 // its header as the pager reads it (page 1 in the WAL or the file).
 func readHeader(t *testing.T, path string) format.Header {
@@ -726,5 +577,66 @@ func TestSnapshotAcrossWALRestart(t *testing.T) {
 	}
 	if got := query(t, path, "PRAGMA user_version"); got != "99" {
 		t.Errorf("user_version = %s after the reader left, want 99", got)
+	}
+}
+
+// BenchmarkCommit: write transactions that change n pages of a 1,000-page
+// database, then commit, with SyncOff (a disk's syncs would swamp the
+// pager's own cost). "spill" changes 256 pages with a cache of 16, spilling
+// them to the WAL as it goes (Settle). Auto-checkpoints run as configured
+// by default, so their cost is part of the figure.
+func BenchmarkCommit(b *testing.B) {
+	const dbPages = 1000
+	for _, bc := range []struct {
+		name  string
+		pages int
+		cache int // pages; 0: the default budget
+	}{
+		{"pages=1", 1, 0},
+		{"pages=16", 16, 0},
+		{"pages=256", 256, 0},
+		{"spill", 256, 16},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			p, err := Open(filepath.Join(b.TempDir(), "bench.db"), Options{Sync: SyncOff, CacheSize: bc.cache * DefaultPageSize})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close()
+			w, err := p.BeginWrite()
+			if err != nil {
+				b.Fatal(err)
+			}
+			for range dbPages - 1 {
+				if _, _, err := w.Allocate(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := w.Commit(); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			next := 0
+			for b.Loop() {
+				w, err := p.BeginWrite()
+				if err != nil {
+					b.Fatal(err)
+				}
+				for range bc.pages {
+					pg, err := w.Write(uint32(2 + next%(dbPages-1)))
+					if err != nil {
+						b.Fatal(err)
+					}
+					next++
+					pg[100]++
+					if err := w.Settle(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := w.Commit(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

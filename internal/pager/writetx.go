@@ -1,0 +1,462 @@
+package pager
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/wal"
+)
+
+// ErrReadOnly is returned by BeginWrite on a pager opened read-only.
+var ErrReadOnly = errors.New("pager: opened read-only")
+
+// writeState is what the writer keeps between transactions.
+type writeState struct {
+	pages pageTable // the transaction's pages (WriteTx.pages)
+	arena pageArena // where page buffers come from
+	bufs  [][]byte  // page buffers to reuse
+	io    []byte    // the I/O buffer (ioBuffer)
+	wrote bool      // a transaction committed: Close checkpoints
+}
+
+// DefaultCacheSize is the memory a write transaction's changed pages may
+// hold before they are spilled to the WAL.
+const DefaultCacheSize = 64 << 20
+
+// spillPages is the number of changed pages a transaction keeps in memory.
+func (p *Pager) spillPages() int {
+	n := p.opts.CacheSize / p.pageSize
+	return max(n, 16)
+}
+
+// WriteTx is the one write transaction of a pager. Pages it changes are
+// private copies until Commit appends them to the WAL; the mappings are
+// never written through. When the changed pages exceed the cache budget,
+// Settle spills them to the WAL as frames that only a commit frame can
+// validate, and reuses their memory. It implements the b-tree layer's
+// Writable.
+type WriteTx struct {
+	p      *Pager
+	base   Snapshot
+	pages  *pageTable // the pager's, reset by finish
+	nDirty int        // pages held in buffers
+	// direct is set once pages past the committed end of the database
+	// have been written straight into the database file (see Settle).
+	direct bool
+	nPages uint32
+	done   bool
+}
+
+// BeginWrite starts the write transaction, waiting for the previous one to
+// end. Exactly one of Commit or Rollback must follow.
+func (p *Pager) BeginWrite() (*WriteTx, error) {
+	if p.readOnly {
+		return nil, ErrReadOnly
+	}
+	p.writer.Lock()
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		p.writer.Unlock()
+		return nil, fs.ErrClosed
+	}
+	w := &WriteTx{p: p, pages: &p.wstate.pages}
+	p.InitSnapshot(&w.base)
+	w.nPages = w.base.nPages
+	if err := w.writable(); err != nil {
+		w.finish()
+		return nil, err
+	}
+	return w, nil
+}
+
+// writable refuses to write a file whose header asks for what pagoda's
+// writer does not do, before anything is written:
+//
+//   - auto-vacuum (header offset 52, the largest root page, non-zero):
+//     such a file keeps a pointer map, pages that give every page's parent,
+//     and SQLite moves pages by it. pagoda does not keep the map, so its
+//     writes would leave one that sqlite3's integrity_check rejects.
+//   - a write version (offset 18) above 2: SQLite treats the file as
+//     read-only.
+//   - UTF-16 text (offset 56 is 2 or 3): pagoda reads such files, but its
+//     writer encodes text, schema rows included, as UTF-8 only.
+func (w *WriteTx) writable() error {
+	if w.base.nPages == 0 {
+		return nil // a new file: pagoda writes its header
+	}
+	pg1, err := w.base.Page(1)
+	if err != nil {
+		return err
+	}
+	h := format.Header(pg1)
+	if root := h.LargestRootPage(); root != 0 {
+		mode := "full"
+		if h.IncrementalVacuum() != 0 {
+			mode = "incremental"
+		}
+		return fmt.Errorf("%w: writing an auto-vacuum database (auto_vacuum=%s): pagoda does not keep its pointer map; "+
+			"read it, or convert it with sqlite3: PRAGMA auto_vacuum=NONE; VACUUM", format.ErrUnsupported, mode)
+	}
+	if v := h.WriteVersion(); v > format.FileFormatWAL {
+		return fmt.Errorf("%w: writing a database of file format write version %d, which SQLite opens read-only", format.ErrUnsupported, v)
+	}
+	if enc := h.TextEncoding(); format.IsUTF16(enc) {
+		name := "UTF-16le"
+		if enc == format.TextEncodingUTF16BE {
+			name = "UTF-16be"
+		}
+		return fmt.Errorf("%w: writing a %s database: pagoda writes only UTF-8 databases (read it, or convert it with sqlite3: .dump into a new database)", format.ErrUnsupported, name)
+	}
+	return nil
+}
+
+// PageSize returns the page size.
+func (w *WriteTx) PageSize() int { return w.p.pageSize }
+
+// UsableSize returns the usable bytes per page.
+func (w *WriteTx) UsableSize() int { return w.p.usable }
+
+// PageCount returns the database size in pages, as this transaction has it.
+func (w *WriteTx) PageCount() uint32 { return w.nPages }
+
+// Dirty returns the number of changed pages held in memory.
+func (w *WriteTx) Dirty() int { return w.nDirty }
+
+// Page returns the transaction's version of page pgno. It must not be
+// written: use Write.
+func (w *WriteTx) Page(pgno uint32) ([]byte, error) {
+	if s := w.pages.get(pgno); s != nil {
+		if s.buf != nil {
+			return s.buf, nil
+		}
+		if s.frame != 0 {
+			return w.p.wal.Frame(s.frame), nil
+		}
+		if s.inFile {
+			off := int(pgno-1) * w.p.pageSize
+			return w.p.db.Bytes()[off : off+w.p.pageSize : off+w.p.pageSize], nil
+		}
+	}
+	if pgno > w.base.nPages && pgno <= w.nPages {
+		return nil, format.Corruptf(pgno, "page %d was allocated but never written", pgno)
+	}
+	return w.base.Page(pgno)
+}
+
+// Write returns a writable copy of page pgno, the same one on every call
+// within the transaction (until Settle spills it).
+func (w *WriteTx) Write(pgno uint32) ([]byte, error) {
+	if s := w.pages.get(pgno); s != nil && s.buf != nil {
+		return s.buf, nil
+	}
+	src, err := w.Page(pgno)
+	if err != nil {
+		return nil, err
+	}
+	b, _ := w.buffer()
+	copy(b, src)
+	w.pages.slot(pgno).buf = b
+	w.nDirty++
+	return b, nil
+}
+
+// buffer returns a page buffer, reused when possible; zeroed reports that
+// it is all zeros (a new one).
+func (w *WriteTx) buffer() (b []byte, zeroed bool) {
+	ws := &w.p.wstate
+	if n := len(ws.bufs); n > 0 {
+		b = ws.bufs[n-1]
+		ws.bufs = ws.bufs[:n-1]
+		return b, false
+	}
+	return ws.arena.get(w.p.pageSize), false
+}
+
+// fresh makes pgno a dirty page of zeros, ignoring its old content.
+func (w *WriteTx) fresh(pgno uint32) []byte {
+	s := w.pages.slot(pgno)
+	if s.buf == nil {
+		var zeroed bool
+		s.buf, zeroed = w.buffer()
+		w.nDirty++
+		if zeroed {
+			return s.buf
+		}
+	}
+	clear(s.buf)
+	return s.buf
+}
+
+// header returns page 1 for writing.
+func (w *WriteTx) header() (format.Header, error) {
+	pg, err := w.Write(1)
+	if err != nil {
+		return nil, err
+	}
+	return format.Header(pg), nil
+}
+
+func (w *WriteTx) recycle(b []byte) {
+	ws := &w.p.wstate
+	ws.bufs = append(ws.bufs, b)
+}
+
+// Settle spills the changed pages when they hold more memory than the
+// cache budget, and reuses their buffers. Slices obtained from Page and
+// Write before it are invalid after it: call it between whole b-tree
+// operations.
+//
+// Pages past the committed end of the database (new pages of a growing
+// file) go straight into the database file: no reader can see them, and
+// sqlite3 ignores pages past the size a commit records, so until the
+// commit they are garbage at the end of the file; the commit syncs the file
+// before its commit frame. This halves the writes of a bulk load (no copy
+// at checkpoint). It needs a database file whose own header records its
+// size, and SyncFull or SyncOff: SyncNormal does not sync at commit. Other
+// pages become WAL frames that only the commit frame will validate.
+func (w *WriteTx) Settle() error {
+	if w.done || w.nDirty <= w.p.spillPages() {
+		return nil
+	}
+	if err := w.spillDirect(); err != nil {
+		return err
+	}
+	p := w.p
+	if w.nDirty > 0 {
+		if err := w.prepareWAL(); err != nil {
+			return err
+		}
+		var err error
+		w.pages.each(func(pgno uint32, s *pageSlot) {
+			if err == nil {
+				s.frame, err = p.wal.Append(pgno, s.buf, 0)
+			}
+		})
+		if err == nil {
+			err = p.wal.Flush()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	// The pages are written: they are read back from the files now.
+	n := w.nDirty
+	p.count(func(s *Stats) { s.Spilled += uint64(n) })
+	w.pages.each(func(pgno uint32, s *pageSlot) {
+		w.recycle(s.buf)
+		s.buf = nil
+	})
+	w.nDirty = 0
+	return nil
+}
+
+// directOK reports whether pages past the committed end may be written
+// straight into the database file (see Settle).
+func (w *WriteTx) directOK() bool {
+	p := w.p
+	data := p.db.Bytes()
+	if p.opts.Sync == SyncNormal || len(data) < format.HeaderSize {
+		return false
+	}
+	h := format.Header(data)
+	return h.SizeIsValid() && h.DatabaseSize() <= w.base.nPages
+}
+
+// spillDirect writes the buffered pages past the committed end of the
+// database into the database file, in runs of consecutive pages.
+func (w *WriteTx) spillDirect() error {
+	if !w.directOK() {
+		return nil
+	}
+	p := w.p
+	runs := p.runs()
+	var maxPg uint32
+	var werr error
+	direct := 0
+	w.pages.each(func(pgno uint32, s *pageSlot) {
+		if pgno <= w.base.nPages || werr != nil {
+			return
+		}
+		werr = runs.add(pgno, s.buf)
+		maxPg = pgno
+		w.recycle(s.buf)
+		s.buf, s.inFile = nil, true
+		w.nDirty--
+		w.direct = true
+		direct++
+	})
+	if err := runs.flush(); err != nil {
+		return err
+	}
+	p.count(func(s *Stats) { s.Spilled += uint64(direct) })
+	if maxPg > 0 {
+		return p.growDBMap(maxPg)
+	}
+	return nil
+}
+
+// Rollback forgets the transaction's changes.
+func (w *WriteTx) Rollback() {
+	if w.done {
+		return
+	}
+	w.finish()
+}
+
+func (w *WriteTx) finish() {
+	w.done = true
+	if w.p.wal != nil {
+		w.p.wal.Rollback() // the frames it spilled, if it did not commit
+	}
+	w.pages.each(func(pgno uint32, s *pageSlot) { w.recycle(s.buf) })
+	w.pages.reset()
+	if ws := &w.p.wstate; ws.arena.size() > arenaKeep {
+		// Every buffer is back in the pool: forget them all, and give
+		// the memory past arenaKeep back.
+		clear(ws.bufs)
+		ws.bufs = ws.bufs[:0]
+		ws.arena.trim(arenaKeep)
+	}
+	w.base.Release()
+	w.p.writer.Unlock()
+}
+
+// Commit makes the transaction durable: its pages are appended to the WAL
+// as frames, the last one a commit frame carrying the new page count, and
+// the WAL is synced once (SyncFull). Only then do new snapshots see the
+// changes. If Commit fails, nothing of the transaction is visible, now or
+// after a reopen, and the database is as it was. The transaction is over
+// either way.
+func (w *WriteTx) Commit() error {
+	if w.done {
+		return fs.ErrClosed
+	}
+	defer func() {
+		if !w.done {
+			w.finish()
+		}
+	}()
+	if w.nDirty == 0 && !w.spilled() && !w.direct {
+		return nil
+	}
+	p := w.p
+	// Page 1 carries the page count and, when it changes, the counters.
+	// The commit frame needs a page: page 1 serves when all were spilled.
+	pg1, err := w.Page(1)
+	if err != nil {
+		return err
+	}
+	s1 := w.pages.get(1)
+	if (s1 != nil && (s1.buf != nil || s1.frame != 0)) || w.nDirty == 0 ||
+		format.Header(pg1).DatabaseSize() != w.nPages || format.Header(pg1).WriteVersion() != format.FileFormatWAL {
+		h, err := w.header()
+		if err != nil {
+			return err
+		}
+		h.SetDatabaseSize(w.nPages)
+		h.SetFileFormat(format.FileFormatWAL)
+		c := h.ChangeCounter() + 1
+		h.SetChangeCounter(c)
+		h.SetVersionValidFor(c)
+		h.SetSQLiteVersion(format.SQLiteVersionNumber)
+	}
+	if w.direct {
+		// The rest of the new pages join the spilled ones in the file,
+		// which must be durable before the commit frame is.
+		if err := w.spillDirect(); err != nil {
+			return fmt.Errorf("pager: commit: %w", err)
+		}
+		if err := p.syncDB(); err != nil {
+			return fmt.Errorf("pager: commit: %w", err)
+		}
+	}
+	if err := p.appendCommit(w); err != nil {
+		return fmt.Errorf("pager: commit: %w", err)
+	}
+	p.wstate.wrote = true
+	w.finish()
+	if limit := p.checkpointPages(); limit > 0 && p.WALFrames() >= uint32(limit) {
+		// The commit is durable; a failed checkpoint only delays the copy.
+		_ = p.Checkpoint()
+	}
+	return nil
+}
+
+// appendCommit writes the transaction's remaining pages to the WAL after
+// any it spilled, the last as the commit frame, commits them (wal.File.Commit:
+// the WAL synced under SyncFull) and publishes the transaction; a commit
+// that fails is spoiled. The caller holds the writer lock.
+func (p *Pager) appendCommit(w *WriteTx) error {
+	if err := w.prepareWAL(); err != nil {
+		return err
+	}
+	var last uint32 // the commit frame's page
+	w.pages.each(func(pgno uint32, _ *pageSlot) { last = pgno })
+	var err error
+	w.pages.each(func(pgno uint32, s *pageSlot) {
+		if err != nil {
+			return
+		}
+		var commit uint32
+		if pgno == last {
+			commit = w.nPages
+		}
+		_, err = p.wal.Append(pgno, s.buf, commit)
+	})
+	if err == nil {
+		err = p.wal.Commit(p.opts.Sync == SyncFull)
+	}
+	if err != nil {
+		return p.wal.Spoil(err)
+	}
+	// Publish: new snapshots see the frames and the new size together.
+	p.mu.Lock()
+	frames := p.wal.Publish()
+	p.nPages = w.nPages
+	p.stats.Commits++
+	p.stats.Frames += uint64(frames)
+	p.mu.Unlock()
+	return nil
+}
+
+// spilled reports whether the transaction has spilled pages to the WAL.
+func (w *WriteTx) spilled() bool { return w.p.wal != nil && w.p.wal.Pending() > 0 }
+
+// prepareWAL readies the WAL for the transaction's first frame: it makes
+// sure the WAL exists with a valid header, restarting it (new salts, frames
+// from the start) when every frame is in the database file and no snapshot
+// reads from it. Once the transaction has spilled frames it does nothing.
+func (w *WriteTx) prepareWAL() error {
+	if w.spilled() {
+		return nil
+	}
+	p := w.p
+	if p.wal == nil {
+		f, err := wal.Create(p.fs, WALPath(p.path), p.walOptions())
+		if err != nil {
+			return err
+		}
+		p.mu.Lock()
+		p.wal = f
+		p.restarts++
+		p.mu.Unlock()
+	}
+	p.wal.SetBuffer(p.ioBuffer())
+	l := p.wal.Log()
+	p.mu.Lock()
+	restart := !l.Valid || (l.MaxFrame > 0 && p.wal.Backfilled() == l.MaxFrame && p.walReaders == 0)
+	if restart {
+		// From here the frames may be overwritten: a released snapshot
+		// that read them must not be taken up again (RenewSnapshot).
+		p.restarts++
+	}
+	p.mu.Unlock()
+	if !restart {
+		return nil
+	}
+	return p.wal.Restart()
+}
