@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"github.com/pagodadb/pagoda"
-	_ "modernc.org/sqlite"
+	_ "github.com/pagodadb/pagoda/internal/sqltest" // the "sqlite" driver: SQLite itself, the oracle
 )
 
 // exampleDB makes a small database with SQLite itself, as an application

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	_ "github.com/pagodadb/pagoda/internal/sqltest" // the "sqlite" driver: SQLite itself, the oracle
 
 	"github.com/pagodadb/pagoda"
 )

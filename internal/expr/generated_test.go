@@ -12,7 +12,7 @@ import (
 
 	"github.com/pagodadb/pagoda"
 	"github.com/pagodadb/pagoda/internal/format"
-	_ "modernc.org/sqlite"
+	_ "github.com/pagodadb/pagoda/internal/sqltest" // the "sqlite" driver: SQLite itself, the oracle
 )
 
 // genExprs are generated-column expressions over the columns i INTEGER,

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/pagodadb/pagoda/internal/format"
-	_ "modernc.org/sqlite"
+	_ "github.com/pagodadb/pagoda/internal/sqltest" // the "sqlite" driver: SQLite itself, the oracle
 )
 
 // oracle is SQLite 3.54 (modernc), in memory.

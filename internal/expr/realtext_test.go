@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"testing"
 
-	_ "modernc.org/sqlite"
+	_ "github.com/pagodadb/pagoda/internal/sqltest" // the "sqlite" driver: SQLite itself, the oracle
 )
 
 // TestRealTextLikeSQLite compares realText and round with SQLite 3.54's

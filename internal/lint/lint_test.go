@@ -199,3 +199,81 @@ func TestPackageDocs(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// maxRootFileLines is where a file of the root package must be split.
+const maxRootFileLines = 1000
+
+// The root package is the public API, one concept a file: no file over
+// maxRootFileLines lines, and each file (doc.go aside) declares an
+// exported identifier or a method of an exported type, the concept it is
+// about.
+func TestRootFiles(t *testing.T) {
+	root := repoRoot(t)
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		path := filepath.Join(root, name)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(src), "\n"); n > maxRootFileLines {
+			t.Errorf("%s has %d lines: split it (at most %d in the root package)", name, n, maxRootFileLines)
+		}
+		if name == "doc.go" {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !declaresExported(f) {
+			t.Errorf("%s declares nothing exported: the root package holds the API; put its code with the concept it serves, or in internal/", name)
+		}
+	}
+}
+
+// declaresExported reports whether f declares an exported identifier or a
+// method of an exported type.
+func declaresExported(f *ast.File) bool {
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Name.IsExported() && (d.Recv == nil || recvExported(d.Recv)) {
+				return true
+			}
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					if s.Name.IsExported() {
+						return true
+					}
+				case *ast.ValueSpec:
+					for _, n := range s.Names {
+						if n.IsExported() {
+							return true
+						}
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+func recvExported(r *ast.FieldList) bool {
+	t := r.List[0].Type
+	if s, ok := t.(*ast.StarExpr); ok {
+		t = s.X
+	}
+	id, ok := t.(*ast.Ident)
+	return ok && id.IsExported()
+}

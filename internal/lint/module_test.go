@@ -1,8 +1,11 @@
 package lint
 
 import (
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -59,10 +62,12 @@ func isPeerModule(path string) bool {
 }
 
 // TestModuleGraph fails when the library's go.mod requires a benchmark
-// peer or a cgo module: every program that imports pagoda would get it in
-// its module graph. modernc.org/sqlite, which the tests import, comes back
-// with go mod tidy at the root; the tests get it from the bench module
-// through go.work.
+// peer or a cgo module, or when a Go file of the library's module, tests
+// included, imports one: every program that imports pagoda would get it
+// in its module graph (go mod tidy reads the imports of its dependencies'
+// tests). The peers are bench/'s; the tests reach SQLite through
+// internal/sqltest's driver, which runs it in a process of its own
+// (internal/sqltest/oracle, a module of its own).
 func TestModuleGraph(t *testing.T) {
 	root := repoRoot(t)
 	src, err := os.ReadFile(filepath.Join(root, "go.mod"))
@@ -75,14 +80,53 @@ func TestModuleGraph(t *testing.T) {
 	}
 	for _, path := range reqs {
 		if isPeerModule(path) {
-			t.Errorf("go.mod requires %s, a benchmark peer or a cgo module, which would be in the module graph of every program importing pagoda. "+
-				"Remove it from go.mod and go.sum (go mod tidy at the root adds modernc.org/sqlite back for the tests: run go mod tidy in bench/ only; "+
-				"the tests get SQLite from bench/go.mod through go.work); a peer belongs in bench/go.mod", path)
+			t.Errorf("go.mod requires %s, a benchmark peer or a cgo module, which would be in the module graph of every program importing pagoda: "+
+				"a peer belongs in bench/go.mod, and the tests reach SQLite through internal/sqltest", path)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(root, "go.work")); err != nil {
-		t.Errorf("go.work: %v; the root tests get modernc.org/sqlite from the bench module through it", err)
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && path != root {
+				return filepath.SkipDir // a module of its own: bench/, the SQLite oracle
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if isPeerModule(p) || isPeerPackage(p) {
+				rel, _ := filepath.Rel(root, path)
+				t.Errorf("%s imports %s: a program importing pagoda would get it in its module graph (go mod tidy reads the tests' imports too); use internal/sqltest's \"sqlite\" driver for SQLite", rel, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+}
+
+// isPeerPackage reports whether an import path is a package of a peer
+// module.
+func isPeerPackage(path string) bool {
+	for _, p := range peerModules {
+		if strings.HasPrefix(path, strings.TrimSuffix(p, "/")+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func TestRequires(t *testing.T) {

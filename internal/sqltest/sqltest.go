@@ -1,6 +1,8 @@
-// Package sqltest builds SQLite files with SQLite itself (modernc.org/sqlite,
-// pure Go) for pagoda's tests. It is imported by tests only; the engine
-// never depends on it.
+// Package sqltest gives pagoda's tests SQLite itself (modernc.org/sqlite,
+// pure Go), as the oracle of the file format: the "sqlite" database/sql
+// driver (driver.go), which runs SQLite in a process of its own, and
+// helpers that build files with it and ask it about them. It is imported
+// by tests only; the engine never depends on it.
 package sqltest
 
 import (
@@ -11,8 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
 // Open opens path with SQLite. The connection pool holds one connection so

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/pagodadb/pagoda/internal/sqltest" // the "sqlite" driver: SQLite itself, the oracle
 	"github.com/spf13/cobra"
-	_ "modernc.org/sqlite" // the "sqlite" driver: SQLite builds the fixtures
 
 	"github.com/pagodadb/pagoda"
 )

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/pagodadb/pagoda/internal/format"
-	_ "modernc.org/sqlite"
+	_ "github.com/pagodadb/pagoda/internal/sqltest" // the "sqlite" driver: SQLite itself, the oracle
 )
 
 // openMemory opens a private in-memory database on a single connection
