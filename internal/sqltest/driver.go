@@ -111,15 +111,22 @@ func valueOf(x driver.Value) (value, error) {
 	return value{}, fmt.Errorf("sqltest: cannot send a %T to SQLite", x)
 }
 
-// oracle is the running oracle process.
+// oracle is the running oracle process. A caller sends its request, then
+// reads responses itself while no other caller is reading, keeping those
+// of others for them, so that one caller at a time pays no goroutine's
+// wake-up; the pipes are blocking files, read without the runtime's poller.
 type oracle struct {
-	wmu  sync.Mutex // the encoder
-	w    *bufio.Writer
-	enc  *gob.Encoder
-	mu   sync.Mutex // what follows
-	next uint64
-	wait map[uint64]chan response
-	err  error // the process is gone
+	wmu sync.Mutex // the encoder
+	w   *bufio.Writer
+	enc *gob.Encoder
+
+	mu      sync.Mutex // what follows
+	cond    *sync.Cond // a response kept, or the reader gone
+	dec     *gob.Decoder
+	reading bool
+	next    uint64
+	kept    map[uint64]response
+	err     error // the process is gone
 }
 
 var (
@@ -130,65 +137,61 @@ var (
 
 // call sends req and waits for its response.
 func (o *oracle) call(req request) (response, error) {
-	ch := make(chan response, 1)
 	o.mu.Lock()
 	if o.err != nil {
-		o.mu.Unlock()
+		defer o.mu.Unlock()
 		return response{}, o.err
 	}
 	o.next++
-	req.ID = o.next
-	o.wait[req.ID] = ch
+	id := o.next
 	o.mu.Unlock()
+	req.ID = id
 	o.wmu.Lock()
 	err := o.enc.Encode(req)
 	if err == nil {
 		err = o.w.Flush()
 	}
 	o.wmu.Unlock()
-	if err != nil {
-		o.fail(fmt.Errorf("sqltest: the SQLite oracle: %w", err))
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if err != nil && o.err == nil {
+		o.err = fmt.Errorf("sqltest: the SQLite oracle: %w", err)
 	}
-	r, ok := <-ch
-	if !ok {
-		return response{}, o.err
+	for {
+		if r, ok := o.kept[id]; ok {
+			delete(o.kept, id)
+			return outcome(r)
+		}
+		if o.err != nil {
+			return response{}, o.err
+		}
+		if o.reading {
+			o.cond.Wait()
+			continue
+		}
+		o.reading = true
+		o.mu.Unlock()
+		var r response
+		err := o.dec.Decode(&r)
+		o.mu.Lock()
+		o.reading = false
+		o.cond.Broadcast() // someone else may read now, or find its response
+		if err != nil {
+			o.err = fmt.Errorf("sqltest: the SQLite oracle stopped: %w", err)
+			continue
+		}
+		if r.ID == id {
+			return outcome(r)
+		}
+		o.kept[r.ID] = r
 	}
+}
+
+func outcome(r response) (response, error) {
 	if r.Err != "" {
 		return r, errors.New(r.Err)
 	}
 	return r, nil
-}
-
-// read hands each response to its caller.
-func (o *oracle) read(rd io.Reader) {
-	dec := gob.NewDecoder(bufio.NewReaderSize(rd, 1<<16))
-	for {
-		var r response
-		if err := dec.Decode(&r); err != nil {
-			o.fail(fmt.Errorf("sqltest: the SQLite oracle stopped: %w", err))
-			return
-		}
-		o.mu.Lock()
-		ch := o.wait[r.ID]
-		delete(o.wait, r.ID)
-		o.mu.Unlock()
-		if ch != nil {
-			ch <- r
-		}
-	}
-}
-
-// fail ends every call waiting, and every later one, with err.
-func (o *oracle) fail(err error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.err == nil {
-		o.err = err
-	}
-	for id, ch := range o.wait {
-		close(ch)
-		delete(o.wait, id)
-	}
 }
 
 // startOracle builds the oracle if it must and starts it.
@@ -201,25 +204,28 @@ func startOracle() (*oracle, error) {
 				return
 			}
 		}
+		fromParent, toChild, err := blockingPipe()
+		if err != nil {
+			oracleErr = err
+			return
+		}
+		fromChild, toParent, err := blockingPipe()
+		if err != nil {
+			oracleErr = err
+			return
+		}
 		cmd := exec.Command(bin)
-		cmd.Stderr = os.Stderr
-		stdin, err := cmd.StdinPipe()
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = fromParent, toParent, os.Stderr
+		err = cmd.Start()
+		fromParent.Close()
+		toParent.Close()
 		if err != nil {
-			oracleErr = err
-			return
-		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			oracleErr = err
-			return
-		}
-		if err := cmd.Start(); err != nil {
 			oracleErr = fmt.Errorf("sqltest: start the SQLite oracle %s: %w", bin, err)
 			return
 		}
-		w := bufio.NewWriterSize(stdin, 1<<16)
-		o := &oracle{w: w, enc: gob.NewEncoder(w), wait: map[uint64]chan response{}}
-		go o.read(stdout)
+		w := bufio.NewWriterSize(toChild, 1<<16)
+		o := &oracle{w: w, enc: gob.NewEncoder(w), dec: gob.NewDecoder(bufio.NewReaderSize(fromChild, 1<<16)), kept: map[uint64]response{}}
+		o.cond = sync.NewCond(&o.mu)
 		theOracle = o
 	})
 	return theOracle, oracleErr
