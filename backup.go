@@ -182,12 +182,9 @@ func compactInto(src *Tx, tx *Tx) error {
 		return err
 	}
 	sh := format.Header(pg1)
-	h, err := tx.w.Write(1)
-	if err != nil {
+	if err := tx.w.SetApplicationFields(sh.UserVersion(), sh.ApplicationID()); err != nil {
 		return err
 	}
-	format.Header(h).SetUserVersion(sh.UserVersion())
-	format.Header(h).SetApplicationID(sh.ApplicationID())
 	for _, e := range cat.Entries {
 		root := uint32(0)
 		if e.RootPage != 0 {

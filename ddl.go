@@ -334,17 +334,8 @@ func (tx *Tx) schemaDelete(names ...string) error {
 // schemaChanged bumps the schema cookie, as every DDL statement does, and
 // reads the catalog again.
 func (tx *Tx) schemaChanged() error {
-	pg, err := tx.w.Write(1)
-	if err != nil {
+	if err := tx.w.SchemaChanged(); err != nil {
 		return err
-	}
-	h := format.Header(pg)
-	h.SetSchemaCookie(h.SchemaCookie() + 1)
-	if !h.FormatFieldsSet() {
-		h.SetSchemaFormat(4)
-		if h.TextEncoding() == 0 {
-			h.SetTextEncoding(format.TextEncodingUTF8)
-		}
 	}
 	cat, err := readCatalog(tx.w)
 	if err != nil {

@@ -460,3 +460,36 @@ func (w *WriteTx) prepareWAL() error {
 	}
 	return p.wal.Restart()
 }
+
+// SchemaChanged records a change of the schema in page 1, as every DDL
+// statement of sqlite3's does: the schema cookie goes up by one (readers
+// and other connections read the schema again), and a database whose
+// schema format and text encoding fields are still 0 (no table yet) gets
+// schema format 4 and UTF-8, as sqlite3StartTable gives the first table.
+func (w *WriteTx) SchemaChanged() error {
+	h, err := w.header()
+	if err != nil {
+		return err
+	}
+	h.SetSchemaCookie(h.SchemaCookie() + 1)
+	if !h.FormatFieldsSet() {
+		h.SetSchemaFormat(4)
+		if h.TextEncoding() == 0 {
+			h.SetTextEncoding(format.TextEncodingUTF8)
+		}
+	}
+	return nil
+}
+
+// SetApplicationFields sets the header's user version (offset 60) and
+// application ID (offset 68), the two fields that belong to the
+// application, as a copy of a database keeps them.
+func (w *WriteTx) SetApplicationFields(userVersion, applicationID uint32) error {
+	h, err := w.header()
+	if err != nil {
+		return err
+	}
+	h.SetUserVersion(userVersion)
+	h.SetApplicationID(applicationID)
+	return nil
+}

@@ -640,3 +640,36 @@ func BenchmarkCommit(b *testing.B) {
 		})
 	}
 }
+
+// TestHeaderFields: SchemaChanged bumps the schema cookie and gives a
+// database without a table schema format 4 and UTF-8, once;
+// SetApplicationFields sets the user version and application ID.
+func TestHeaderFields(t *testing.T) {
+	p := mustOpen(t, filepath.Join(t.TempDir(), "h.db"), Options{})
+	defer p.Close()
+	for round := 1; round <= 2; round++ {
+		w, err := p.BeginWrite()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.SchemaChanged(); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.SetApplicationFields(uint32(round), 0xABCD); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		pg1, err := p.Snapshot().Page(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := format.Header(pg1)
+		if h.SchemaCookie() != uint32(round) || h.SchemaFormat() != 4 || h.TextEncoding() != format.TextEncodingUTF8 ||
+			h.UserVersion() != uint32(round) || h.ApplicationID() != 0xABCD {
+			t.Errorf("round %d: cookie %d, schema format %d, encoding %d, user version %d, application ID %#x",
+				round, h.SchemaCookie(), h.SchemaFormat(), h.TextEncoding(), h.UserVersion(), h.ApplicationID())
+		}
+	}
+}
