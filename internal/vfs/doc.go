@@ -7,9 +7,11 @@
 // ReadAt, WriteAt, Sync (data and size: fdatasync(2) on Linux), Truncate,
 // Size, Close, Remove, SyncDir (fsync of a directory, which makes file
 // creation and removal durable), Map and Unmap (a read-only shared mapping
-// of a file: mmap(2) on unix, a copy elsewhere, see MapCopies) and Lock and
-// Unlock. A Mapping (mapping.go) keeps the mapping of a file that grows,
-// retiring, never unmapping, what readers may still hold.
+// of a file: mmap(2) on unix, a copy elsewhere, see MapCopies), MapShared (a
+// writable one, the shared memory of sqlite3's -shm file: unix only), Lock
+// and Unlock, and LockRange and UnlockRange (the -shm file's lock bytes). A
+// Mapping (mapping.go) keeps the mapping of a file that grows, retiring,
+// never unmapping, what readers may still hold.
 //
 // # Locks
 //

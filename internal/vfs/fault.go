@@ -85,8 +85,8 @@ type Op struct {
 	Index int    // from 0, in the order the operations happened
 	Kind  OpKind //
 	Name  string // the file's name
-	Off   int64  // ReadAt, WriteAt: the offset; Truncate: the size
-	Len   int    // ReadAt, WriteAt: the length; Map: the size
+	Off   int64  // ReadAt, WriteAt, MapShared: the offset; Truncate: the size
+	Len   int    // ReadAt, WriteAt: the length; Map, MapShared: the size
 }
 
 func (op Op) String() string {
@@ -98,6 +98,9 @@ func (op Op) String() string {
 		s += fmt.Sprintf(" to %d", op.Off)
 	case OpMap:
 		s += fmt.Sprintf(" %d bytes", op.Len)
+		if op.Off != 0 {
+			s += fmt.Sprintf(" at %d", op.Off)
+		}
 	}
 	return s
 }
@@ -557,6 +560,19 @@ func (f *faultFile) Map(size int) ([]byte, error) {
 		return nil, err
 	}
 	return f.base.Map(size)
+}
+
+// MapShared counts as a mapping; what is stored through the view is not
+// an operation, and a crash does not model it (a -shm file is not
+// durable state: sqlite3 rebuilds it).
+func (f *faultFile) MapShared(off int64, size int) ([]byte, error) {
+	f.fs.mu.Lock()
+	err := f.fs.count(Op{Kind: OpMap, Name: f.name, Off: off, Len: size}, false)
+	f.fs.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return f.base.MapShared(off, size)
 }
 
 func (f *faultFile) Lock(level LockLevel) error {

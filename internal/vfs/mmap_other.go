@@ -3,6 +3,8 @@
 package vfs
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"os"
 )
@@ -22,3 +24,8 @@ func mapFile(f *os.File, size int) ([]byte, error) {
 }
 
 func unmapFile(b []byte) error { return nil }
+
+// mapShared fails: without mmap there is no memory to share.
+func mapShared(f *os.File, off int64, size int) ([]byte, error) {
+	return nil, fmt.Errorf("vfs: %s: shared mapping: %w", f.Name(), errors.ErrUnsupported)
+}

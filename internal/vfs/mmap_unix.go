@@ -32,3 +32,12 @@ func unmapFile(b []byte) error {
 	}
 	return unix.Munmap(b)
 }
+
+// mapShared maps size bytes of f from off read-write and shared.
+func mapShared(f *os.File, off int64, size int) ([]byte, error) {
+	b, err := unix.Mmap(int(f.Fd()), off, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		return nil, &os.PathError{Op: "mmap", Path: f.Name(), Err: err}
+	}
+	return b, nil
+}

@@ -50,6 +50,10 @@ func (f *osFile) Truncate(size int64) error                { return f.f.Truncate
 func (f *osFile) Map(size int) ([]byte, error)             { return mapFile(f.f, size) }
 func (f *osFile) Close() error                             { return f.f.Close() }
 
+func (f *osFile) MapShared(off int64, size int) ([]byte, error) {
+	return mapShared(f.f, off, size)
+}
+
 func (f *osFile) Size() (int64, error) {
 	st, err := f.f.Stat()
 	if err != nil {

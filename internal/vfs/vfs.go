@@ -42,6 +42,16 @@ type File interface {
 	// mapping that sees later writes to the file; where it is true it is a
 	// copy, taken again to see them. Release it with FS.Unmap.
 	Map(size int) ([]byte, error)
+	// MapShared returns a writable view of size bytes of the file from
+	// offset off (a multiple of the system's page size), shared with
+	// every process that maps the file: sqlite3's -shm file is shared
+	// memory this way (os_unix.c's unixShmMap). Stores through it reach
+	// the file and the other mappings; they are not operations a Fault
+	// counts or models. The file must already cover the bytes (a view of
+	// bytes past its end faults when touched). Release it with FS.Unmap.
+	// Where MapCopies is true there is no shared memory: it fails with an
+	// error wrapping errors.ErrUnsupported.
+	MapShared(off int64, size int) ([]byte, error)
 	// Lock takes the lock level (or a stronger one) on the file without
 	// waiting: a lock held elsewhere fails at once with an error wrapping
 	// ErrLocked. See the package doc for the protocol.

@@ -70,6 +70,55 @@ func TestOSFile(t *testing.T) {
 	}
 }
 
+// TestMapShared: two writable shared views of a file, one at an offset,
+// see each other's stores and the file holds them; a Fault passes the
+// view through, counting it as a mapping, and can make it fail.
+func TestMapShared(t *testing.T) {
+	if MapCopies {
+		f := openRW(t, OS, filepath.Join(t.TempDir(), "shm"))
+		if _, err := f.MapShared(0, 4096); !errors.Is(err, errors.ErrUnsupported) {
+			t.Fatalf("MapShared without mmap: %v, want ErrUnsupported", err)
+		}
+		return
+	}
+	const region = 32768
+	name := filepath.Join(t.TempDir(), "shm")
+	fsys := NewFault(OS)
+	var ops []Op
+	fsys.OnOp = func(op Op) { ops = append(ops, op) }
+	f := openRW(t, fsys, name)
+	g := openRW(t, OS, name)
+	if _, err := f.WriteAt([]byte{0}, 2*region-1); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := f.MapShared(0, 2*region)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Unmap(whole)
+	second, err := g.MapShared(region, region)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer OS.Unmap(second)
+	whole[region+5] = 'x'
+	second[6] = 'y'
+	if second[5] != 'x' || whole[region+6] != 'y' {
+		t.Fatal("two shared views of the file do not see each other's stores")
+	}
+	b := make([]byte, 2)
+	if _, err := g.ReadAt(b, region+5); err != nil || string(b) != "xy" {
+		t.Fatalf("the file holds %q (%v), want the views' stores", b, err)
+	}
+	if last := ops[len(ops)-1]; last.Kind != OpMap || last.Off != 0 || last.Len != 2*region {
+		t.Errorf("the Fault counted %v, want the mapping", last)
+	}
+	fsys.Inject(FaultOnce, fsys.Ops(), OpMap)
+	if _, err := f.MapShared(region, region); !errors.Is(err, ErrInjected) {
+		t.Fatalf("MapShared at the fault: %v, want ErrInjected", err)
+	}
+}
+
 func TestLocks(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("handles of one process exclude each other only with Linux's OFD locks")
