@@ -73,7 +73,75 @@
 //     only when no snapshot reads it. Close checkpoints and removes the
 //     WAL when this process wrote to the database.
 //
+// # The -shm wal-index
+//
+// To share a live WAL-mode file with sqlite3 processes, a connection takes
+// part in the protocol of SQLite's wal-index, the -shm file (walindex.go
+// draws it and implements its operations after wal.c's functions, named
+// in parentheses; nothing calls them yet but tests and the read-only
+// pager's read slot, shm.go). The rules each operation's caller keeps:
+//
+//  14. A connection holds SHARED on the database file while the -shm file
+//     is open, so that no last connection removes it underneath. Opening
+//     it (openWalIndex, os_unix.c's unixLockSharedMemory) takes the
+//     dead-man switch DMS (byte 128) exclusively if it can: that
+//     connection is the first, empties the file, and runs recovery
+//     (rule 18) before any header is trusted; every connection then holds
+//     DMS shared until it closes, so that none arriving later empties the
+//     file it uses.
+//  15. The header is read with no lock (readHdr, walIndexTryHdr): copy 0,
+//     then copy 1, and only copies that agree, with isInit set and their
+//     checksum, are used; else the reader reads again, and a header still
+//     invalid while it holds WRITE is rebuilt by recovery
+//     (walIndexReadHdr).
+//  16. WRITE (byte 120), held exclusively, makes its holder the one writer:
+//     only it appends entries (appendFrame, walIndexAppend), removes them
+//     (truncateFrames, walCleanupHash), extends the file to a new region,
+//     and writes the header (writeHdr, walIndexWriteHdr). Entries are
+//     appended in frame order from the header's mxFrame on.
+//  17. A commit indexes its frames first, then writes the header with the
+//     new mxFrame, nPage and aFrameCksum and iChange changed (wal.c adds 1,
+//     sqlite3WalFrames): copy 1, then copy 0. Readers look at entries up
+//     to their snapshot's mxFrame only, so entries past the header's are
+//     invisible until it is written; a rollback removes them
+//     (truncateFrames back to the header's mxFrame), and a writer's first
+//     append removes any that a writer who died left (walIndexAppend).
+//  18. Recovery (recover, walIndexRecover) rebuilds the index and header
+//     from the WAL's committed prefix, when the file is new (rule 14) or
+//     the header is invalid under WRITE (rule 15). Its caller holds WRITE,
+//     CKPT and RECOVER exclusively and no READ lock; it takes each READ(i)
+//     of 1..4 exclusively for a moment to set that mark, and leaves alone a
+//     mark whose lock another connection holds. Other connections that
+//     find RECOVER locked wait for it (walTryBeginRead).
+//  19. aReadMark[i] changes only while its changer holds READ(i)
+//     exclusively (walTryBeginRead, walCheckpoint, walRestartHdr,
+//     recovery); a reader holds READ(i) shared for its whole read
+//     transaction, so the mark it reads by never changes under it.
+//     nBackfill and nBackfillAttempted change only under CKPT (a
+//     checkpoint, which never copies a frame past a mark in use) or under
+//     WRITE with READ(1..4) exclusive (a restart, walRestartHdr); recovery
+//     holds both. nBackfill never exceeds mxFrame.
+//  20. findFrame (walFindFrame) reads the entries of frames in [minFrame,
+//     maxFrame] only: maxFrame is the reader's header's mxFrame, minFrame
+//     nBackfill+1 as the reader read it after taking its READ lock; the
+//     reader holds READ(i) shared, i > 0, with aReadMark[i] <= maxFrame, so
+//     no restart clears the blocks it reads. A reader holding READ(0) reads
+//     the database file alone, and no frame.
+//  21. Locks are tried, never waited for: one held elsewhere is ErrLocked
+//     (SQLITE_BUSY), and waiting is the protocol's. A connection goes from
+//     shared to exclusive, or back, through unlocked (unixShmLock), and
+//     takes shared locks one byte at a time. With Linux's OFD locks each
+//     open walIndex is a connection of its own, in one process too; where
+//     locks belong to the process (vfs.FileLocks false) two in one process
+//     do not exclude each other, and a process must keep one per database.
+//  22. Closing (close) releases every lock with the file. The connection
+//     that can lock the database file exclusively as it closes is the last
+//     (sqlite3WalClose): it checkpoints, then removes the WAL and the -shm
+//     file (close with remove).
+//
 // The pager is the one package that uses unsafe: to align its huge-page
-// arenas (arena_linux.go), and to view a page's bytes as a string and back
-// (view.go), which lets a Record fit the four words Go keeps in registers.
+// arenas (arena_linux.go), to view a page's bytes as a string and back
+// (view.go), which lets a Record fit the four words Go keeps in registers,
+// and to view the -shm file's mapped regions as words (walindex.go), which
+// its readers and writers in other processes load and store atomically.
 package pager

@@ -194,7 +194,7 @@ func TestWALHonoured(t *testing.T) {
 	if err != nil && !(errors.Is(err, fs.ErrNotExist) && !ofdLocks) {
 		t.Fatal(err)
 	}
-	for i, b := range shm[:min(len(shm), shmReadMarks)] {
+	for i, b := range shm[:min(len(shm), shmOffReadMarks)] {
 		if b != 0 {
 			t.Fatalf("-shm byte %d is %#x: the pager wrote a wal-index header", i, b)
 		}

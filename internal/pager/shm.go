@@ -1,7 +1,6 @@
 package pager
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -37,25 +36,9 @@ import (
 // handle would drop sqlite3's: there the pager does without (see
 // vfs.FileLocks).
 //
-// The -shm file's first 136 bytes, in the machine's byte order:
-//
-//	offset  size  field
-//	0       48    the wal-index header
-//	48      48    its copy
-//	96      4     nBackfill: WAL frames copied into the database file
-//	100     20    aReadMark[0..4]: the read marks, 0xffffffff when unused
-//	120     8     (lock bytes, never read or written: locked with fcntl)
-//	128     8     nBackfillAttempted, unused
-//
-// The lock bytes: WRITE 120, CKPT 121, RECOVER 122, READ(0..4) 123..127,
-// DMS 128.
-const (
-	shmReadMarks    = 100          // aReadMark[0]
-	shmLocks        = 120          // the first lock byte, WRITE
-	shmReadLock0    = shmLocks + 3 // READ(0)
-	shmReaders      = 5            // read-lock bytes and marks: READ(0)..READ(4)
-	readMarkNotUsed = uint32(1<<32 - 1)
-)
+// The -shm file's layout, its read marks and lock bytes, is drawn in
+// walindex.go. The pager reads and writes its mark with pread and pwrite:
+// it does not map the file.
 
 // shmPatience is the least time joinShm waits for locks held elsewhere.
 const shmPatience = 100 * time.Millisecond
@@ -117,15 +100,15 @@ func (p *Pager) joinShm() error {
 func tryJoinShm(f vfs.File, writable bool) (slot int, err error) {
 	if writable {
 		for i := 1; i < shmReaders; i++ {
-			if f.LockRange(shmReadLock0+int64(i), 1, true) != nil {
+			if f.LockRange(walLockRead(i).offset(), 1, true) != nil {
 				continue
 			}
 			err := writeReadMark(f, i, 0)
 			if err == nil {
-				err = f.LockRange(shmReadLock0+int64(i), 1, false)
+				err = f.LockRange(walLockRead(i).offset(), 1, false)
 			}
 			if err != nil {
-				f.UnlockRange(shmReadLock0+int64(i), 1)
+				f.UnlockRange(walLockRead(i).offset(), 1)
 				return 0, err
 			}
 			return i, nil
@@ -136,13 +119,13 @@ func tryJoinShm(f vfs.File, writable bool) (slot int, err error) {
 		if err != nil || m == readMarkNotUsed {
 			continue
 		}
-		if f.LockRange(shmReadLock0+int64(i), 1, false) != nil {
+		if f.LockRange(walLockRead(i).offset(), 1, false) != nil {
 			continue
 		}
 		if again, err := readMark(f, i); err == nil && again == m {
 			return i, nil
 		}
-		f.UnlockRange(shmReadLock0+int64(i), 1)
+		f.UnlockRange(walLockRead(i).offset(), 1)
 	}
 	return 0, fmt.Errorf("no read slot free: %w", ErrLocked)
 }
@@ -150,18 +133,18 @@ func tryJoinShm(f vfs.File, writable bool) (slot int, err error) {
 // readMark reads aReadMark[i]; bytes past the end of the file read as 0.
 func readMark(f vfs.File, i int) (uint32, error) {
 	var b [4]byte
-	n, err := f.ReadAt(b[:], shmReadMarks+4*int64(i))
+	n, err := f.ReadAt(b[:], shmOffReadMarks+4*int64(i))
 	if n < len(b) && err != nil && !errors.Is(err, io.EOF) {
 		return 0, err
 	}
-	return binary.NativeEndian.Uint32(b[:]), nil
+	return shmWord(b[:]), nil
 }
 
 // writeReadMark sets aReadMark[i] to m.
 func writeReadMark(f vfs.File, i int, m uint32) error {
 	var b [4]byte
-	binary.NativeEndian.PutUint32(b[:], m)
-	_, err := f.WriteAt(b[:], shmReadMarks+4*int64(i))
+	putShmWord(b[:], m)
+	_, err := f.WriteAt(b[:], shmOffReadMarks+4*int64(i))
 	return err
 }
 
@@ -170,7 +153,7 @@ func (p *Pager) leaveShm() error {
 	if p.shm == nil {
 		return nil
 	}
-	err := errors.Join(p.shm.UnlockRange(shmReadLock0+int64(p.shmSlot), 1), p.shm.Close())
+	err := errors.Join(p.shm.UnlockRange(walLockRead(p.shmSlot).offset(), 1), p.shm.Close())
 	p.shm = nil
 	return err
 }

@@ -79,7 +79,7 @@ func TestShmStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mark := shmReadMarks + 4*p.shmSlot
+	mark := shmOffReadMarks + 4*p.shmSlot
 	if !bytes.Equal(shm[:mark], junk[:mark]) || !bytes.Equal(shm[mark+4:], junk[mark+4:]) {
 		t.Error("the reader changed the -shm file beyond its read mark")
 	}
@@ -105,7 +105,7 @@ func TestShmBusy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	if err := other.LockRange(shmReadLock0+1, shmReaders-1, true); err != nil {
+	if err := other.LockRange(walLockRead(1).offset(), shmReaders-1, true); err != nil {
 		t.Fatal(err)
 	}
 	if p, err := Open(path, Options{ReadOnly: true}); !errors.Is(err, ErrLocked) {
@@ -114,7 +114,7 @@ func TestShmBusy(t *testing.T) {
 		}
 		t.Fatalf("Open beside exclusive read locks: %v, want ErrLocked", err)
 	}
-	if err := other.UnlockRange(shmReadLock0+1, shmReaders-1); err != nil {
+	if err := other.UnlockRange(walLockRead(1).offset(), shmReaders-1); err != nil {
 		t.Fatal(err)
 	}
 	p := mustOpen(t, path, Options{ReadOnly: true})
@@ -134,7 +134,7 @@ func TestShmReadOnly(t *testing.T) {
 	path := sqltest.WithWAL(t, []string{"CREATE TABLE t(a)"}, []string{"INSERT INTO t VALUES (1)"})
 	shm := make([]byte, 136)
 	for i := range shmReaders {
-		binary.NativeEndian.PutUint32(shm[shmReadMarks+4*i:], readMarkNotUsed)
+		binary.NativeEndian.PutUint32(shm[shmOffReadMarks+4*i:], readMarkNotUsed)
 	}
 	if err := os.WriteFile(shmPath(path), shm, 0o644); err != nil {
 		t.Fatal(err)
@@ -146,7 +146,7 @@ func TestShmReadOnly(t *testing.T) {
 		}
 		t.Fatalf("every mark unused: %v, want ErrLocked", err)
 	}
-	binary.NativeEndian.PutUint32(shm[shmReadMarks+4*2:], 1) // a reader at frame 1
+	binary.NativeEndian.PutUint32(shm[shmOffReadMarks+4*2:], 1) // a reader at frame 1
 	if err := os.WriteFile(shmPath(path), shm, 0o644); err != nil {
 		t.Fatal(err)
 	}
