@@ -30,6 +30,22 @@ func openTestIndex(t *testing.T) (x *walIndex, dbPath string) {
 	return x, dbPath
 }
 
+// joinTestIndex opens the -shm file of dbPath beside a connection that has
+// it open, which makes this one not the first: the file is used as it is.
+// It is closed when the test ends.
+func joinTestIndex(t *testing.T, dbPath string) *walIndex {
+	t.Helper()
+	x, first, err := openWalIndex(vfs.OS, dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.close(false) })
+	if first {
+		t.Fatal("beside an open connection, openWalIndex found itself the first (and emptied the file)")
+	}
+	return x
+}
+
 // TestWalIndexHdrEncoding: a header round-trips through its 48 bytes, the
 // checksum covers exactly the first 40, and the page size takes szPage's
 // form (65536 as 1).
@@ -344,14 +360,7 @@ func TestWalIndexLocks(t *testing.T) {
 	if _, err := a.writeHdr(walIndexHdr{mxFrame: 1}); err != nil {
 		t.Fatal(err)
 	}
-	b, first, err := openWalIndex(vfs.OS, dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.close(false)
-	if first {
-		t.Fatal("a second connection found itself the first")
-	}
+	b := joinTestIndex(t, dbPath)
 	if _, ok, _ := b.readHdr(); !ok {
 		t.Fatal("the second connection emptied the file")
 	}
