@@ -579,8 +579,8 @@ func (x *walIndex) writeHdr(h walIndexHdr) (walIndexHdr, error) {
 // (wal.c's AtomicLoad and AtomicStore). Who may change which is rule 19.
 type walCkptInfo struct{ blk *walBlock }
 
-// ckptInfo returns the file's WalCkptInfo: errNoRegion before region 0
-// exists (before a header was written).
+// ckptInfo returns the file's WalCkptInfo, valid until close: errNoRegion
+// before region 0 exists (before any header was written).
 func (x *walIndex) ckptInfo() (walCkptInfo, error) {
 	blk, err := x.block(0, false)
 	return walCkptInfo{blk}, err
