@@ -598,5 +598,6 @@ func (f *faultFile) LockRange(start, n int64, exclusive bool) error {
 // Unlock, UnlockRange and Close release the real resources whatever
 // happened: a dead process holds no locks and no files.
 func (f *faultFile) Unlock() error                    { return f.base.Unlock() }
+func (f *faultFile) Downgrade() error                 { return f.base.Downgrade() }
 func (f *faultFile) UnlockRange(start, n int64) error { return f.base.UnlockRange(start, n) }
 func (f *faultFile) Close() error                     { return f.base.Close() }

@@ -9,6 +9,12 @@ func (f *osFile) Lock(level LockLevel) error {
 	return nil
 }
 
+// Downgrade does nothing but note the level (see Lock).
+func (f *osFile) Downgrade() error {
+	f.level = min(f.level, LockShared)
+	return nil
+}
+
 // Unlock does nothing (see Lock).
 func (f *osFile) Unlock() error {
 	f.level = LockNone

@@ -72,6 +72,19 @@ func (f *osFile) lockExclusive() error {
 	return nil
 }
 
+// Downgrade goes from EXCLUSIVE to SHARED (see File): the SHARED range
+// becomes a read lock, then RESERVED and PENDING go.
+func (f *osFile) Downgrade() error {
+	if f.level != LockExclusive {
+		return nil
+	}
+	if err := f.setlk(unix.F_RDLCK, SharedFirst, SharedSize); err != nil {
+		return err
+	}
+	f.level = LockShared
+	return errors.Join(f.setlk(unix.F_UNLCK, PendingByte, 1), f.setlk(unix.F_UNLCK, ReservedByte, 1))
+}
+
 // Unlock releases every lock byte.
 func (f *osFile) Unlock() error {
 	if f.level == LockNone {

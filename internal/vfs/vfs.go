@@ -58,6 +58,10 @@ type File interface {
 	Lock(level LockLevel) error
 	// Unlock releases every lock the file holds.
 	Unlock() error
+	// Downgrade goes from LockExclusive back to LockShared in one step,
+	// as sqlite3's unlock to SHARED does: no other holder can take
+	// EXCLUSIVE in between. At LockShared or below it does nothing.
+	Downgrade() error
 	// LockRange takes a shared lock (or with exclusive, an exclusive one)
 	// on n bytes from start without waiting, as sqlite3 locks the bytes of
 	// its -shm file: a conflicting lock held elsewhere fails at once with

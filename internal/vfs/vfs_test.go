@@ -170,6 +170,21 @@ func TestLocks(t *testing.T) {
 	// Closing b releases it.
 	b.Close()
 	mustLock(a, LockExclusive)
+	// Downgrade keeps SHARED: readers may come, writers may not.
+	if err := a.Downgrade(); err != nil {
+		t.Fatal(err)
+	}
+	mustLock(ro, LockShared)
+	d := openRW(t, OS, name)
+	mustFail(d, LockExclusive)
+	if err := ro.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	mustFail(d, LockExclusive) // a still reads
+	if err := a.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	mustLock(d, LockExclusive)
 }
 
 // TestFaultCounts: every operation is counted, and each kind of fault hits
