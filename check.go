@@ -77,7 +77,9 @@ func (db *DB) checkWithoutCatalog() error {
 		return fmt.Errorf("pagoda: database is closed: %w", ErrTxClosed)
 	}
 	var snap pager.Snapshot
-	db.pager.InitSnapshot(&snap)
+	if err := db.pager.InitSnapshot(&snap); err != nil {
+		return fmt.Errorf("pagoda: %w", err)
+	}
 	defer snap.Release()
 	return checkResult(check.Run(&snap, nil, nil))
 }

@@ -40,25 +40,26 @@ type DB struct {
 // A `-wal` file beside it is recovered as sqlite3 would: its committed
 // transactions are visible.
 //
-// Open locks the file with sqlite3's own locks until Close. A writable DB
-// holds sqlite3's EXCLUSIVE lock, as sqlite3 does in
-// PRAGMA locking_mode=EXCLUSIVE: no other DB and no sqlite3 process can read
-// or write the file meanwhile (sqlite3 reports "database is locked"). A
-// ReadOnly DB holds SHARED: other readers may open the file, writing DBs
-// may not. While a lock that excludes this one is held elsewhere Open
-// tries again until Options.Timeout has passed, then fails with an error
-// wrapping ErrLocked.
+// A WAL-mode database is shared, as sqlite3 shares it: Open holds sqlite3's
+// SHARED lock on the file until Close and takes part in the `-shm`
+// wal-index, so that sqlite3 processes, Litestream and other pagoda DBs
+// read and write the file beside this one. Each read transaction sees the
+// last commit of any of them as of its start; a write transaction takes the
+// WAL's write lock from Begin to Commit or Rollback, waiting up to
+// Options.Timeout for another connection's transaction to end, then fails
+// with an error wrapping ErrBusy. This needs locks that belong to the open
+// file: Linux's. Elsewhere, and with Options.Exclusive, a writable DB holds
+// sqlite3's EXCLUSIVE lock from Open to Close instead (as sqlite3's
+// locking_mode=EXCLUSIVE): no other DB and no sqlite3 process can read or
+// write the file meanwhile ("database is locked").
 //
-// On Linux, a ReadOnly DB of a WAL-mode file also holds a read slot of its
-// -shm file (creating the file if need be, as sqlite3's readers do): sqlite3
-// processes may go on writing the file beside it, but their checkpoints
-// leave alone what it reads until it closes (their WAL grows meanwhile).
-// The DB reads the file as of Open and does not see their later commits:
-// open it again to see them.
+// A rollback-journal database (sqlite3's default mode) opened writable is
+// held EXCLUSIVE from Open to Close, and its first write turns it into a
+// WAL-mode database. A ReadOnly DB holds SHARED on such a file: sqlite3
+// cannot write it meanwhile.
 //
-// Caveats: on unix systems other than Linux the locks are POSIX locks,
-// which belong to the process, so two DBs of one process do not exclude
-// each other there; on other systems there are no locks.
+// While a lock Open needs is held elsewhere Open tries again until
+// Options.Timeout has passed, then fails with an error wrapping ErrLocked.
 func Open(path string, opts *Options) (*DB, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -70,6 +71,7 @@ func Open(path string, opts *Options) (*DB, error) {
 		CacheSize:       opts.CacheSize,
 		CheckpointPages: opts.CheckpointPages,
 		Timeout:         opts.Timeout,
+		Exclusive:       opts.Exclusive,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("pagoda: %w", err)
@@ -128,7 +130,13 @@ func (db *DB) Begin(writable bool) (*Tx, error) {
 		}
 		tx.w = w
 	}
-	db.pager.InitSnapshot(&tx.snap)
+	if err := db.pager.InitSnapshot(&tx.snap); err != nil {
+		if tx.w != nil {
+			tx.w.Rollback()
+		}
+		db.txs.RUnlock()
+		return nil, fmt.Errorf("pagoda: %w", err)
+	}
 	cat, err := db.catalog(tx.pages())
 	if err != nil {
 		tx.end()
@@ -174,15 +182,43 @@ func (db *DB) Update(fn func(*Tx) error) (err error) {
 	return tx.Commit()
 }
 
+// CheckpointMode says how far DB.Checkpoint goes, as sqlite3's
+// PRAGMA wal_checkpoint modes.
+type CheckpointMode uint8
+
+const (
+	// CheckpointPassive copies what it can without waiting for anyone:
+	// what the oldest read transaction, in any connection, still reads
+	// stays in the WAL. Commits checkpoint this way on their own.
+	CheckpointPassive = CheckpointMode(pager.CheckpointPassive)
+	// CheckpointFull waits (up to Options.Timeout) for other writers and
+	// for readers of older commits, then copies every frame.
+	CheckpointFull = CheckpointMode(pager.CheckpointFull)
+	// CheckpointRestart is Full, and waits for every reader of the WAL to
+	// finish, so that the next commit starts the WAL over.
+	CheckpointRestart = CheckpointMode(pager.CheckpointRestart)
+	// CheckpointTruncate is Restart, and then cuts the WAL file to 0
+	// bytes.
+	CheckpointTruncate = CheckpointMode(pager.CheckpointTruncate)
+)
+
 // Checkpoint copies the pages committed to the WAL into the database file,
-// as far as open read transactions allow, and syncs it. Commits and Close
-// checkpoint on their own; call it to bound the WAL at a moment of your
-// choosing.
-func (db *DB) Checkpoint() error {
+// as far as open read transactions in any connection allow, syncs it, and
+// returns how many of the WAL's frames are not in the file yet. Commits
+// and Close checkpoint on their own; call it to bound the WAL at a moment
+// of your choosing. A mode other than CheckpointPassive that cannot finish
+// within Options.Timeout (writers or readers of other connections, or
+// read transactions of this DB, hold the WAL) returns an error wrapping
+// ErrBusy, with what it did.
+func (db *DB) Checkpoint(mode CheckpointMode) (remaining int, err error) {
 	if db.readOnly {
-		return ErrReadOnly
+		return 0, ErrReadOnly
 	}
-	return db.pager.Checkpoint()
+	res, err := db.pager.Checkpoint(pager.CheckpointMode(mode))
+	if err != nil {
+		err = fmt.Errorf("pagoda: checkpoint: %w", err)
+	}
+	return int(res.Frames - res.Copied), err
 }
 
 // View runs fn in a read transaction and returns its error, or the first

@@ -1,10 +1,10 @@
 package pagoda
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -169,12 +169,20 @@ func TestViewAndClose(t *testing.T) {
 }
 
 // TestReadBesideSQLiteWriter reads a WAL-mode file while a SQLite
-// connection (modernc, in this process, with its own POSIX locks) writes
-// it: the read-only DB keeps the snapshot it opened with, because it holds
-// a read slot of the -shm file that keeps SQLite's checkpoints from
-// copying pages into the database file or starting the WAL over.
+// connection (another process) writes it and checkpoints in every mode: a
+// read transaction keeps its snapshot, its read mark keeping the
+// checkpoints from copying pages into the database file or starting the
+// WAL over; the next read transaction sees the last commit. An exclusive
+// read-only DB holds its read slot from Open to Close, and reads the file
+// as of Open.
 func TestReadBesideSQLiteWriter(t *testing.T) {
 	requireFileLocks(t)
+	for _, exclusive := range []bool{false, true} {
+		t.Run(fmt.Sprintf("exclusive=%v", exclusive), func(t *testing.T) { readBesideSQLiteWriter(t, exclusive) })
+	}
+}
+
+func readBesideSQLiteWriter(t *testing.T, exclusive bool) {
 	path := filepath.Join(t.TempDir(), "live.db")
 	w := sqltest.Open(t, path)
 	sqltest.Run(t, w,
@@ -186,34 +194,24 @@ func TestReadBesideSQLiteWriter(t *testing.T) {
 		"UPDATE t SET v = randomblob(1500) WHERE id % 3 = 0", // and a third of them in the WAL
 	)
 
-	db, err := Open(path, &Options{ReadOnly: true})
+	db := openChecked(t, path, &Options{ReadOnly: true, Exclusive: exclusive})
+	tx, err := db.Begin(false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	digest := func(db *DB) (rows int, sum [32]byte) {
-		t.Helper()
-		h := sha256.New()
-		err := db.View(func(tx *Tx) error {
-			tbl, err := tx.Table("t")
-			if err != nil {
-				return err
-			}
-			for id, rec := range tbl.All() {
-				fmt.Fprintf(h, "%d:%x;", id, rec.Column(1).Blob())
-				rows++
-			}
-			return nil
-		})
+	rows0, sum0 := digestTable(t, tx)
+	if rows0 != 300 {
+		t.Fatalf("%d rows, want 300", rows0)
+	}
+	// The frames the reader's snapshot holds: checkpoints may copy them
+	// (its read mark), and none after. An exclusive reader's mark is 0.
+	seen := 0
+	if !exclusive {
+		st, err := os.Stat(path + "-wal")
 		if err != nil {
 			t.Fatal(err)
 		}
-		copy(sum[:], h.Sum(nil))
-		return rows, sum
-	}
-	rows0, sum0 := digest(db)
-	if rows0 != 300 {
-		t.Fatalf("%d rows, want 300", rows0)
+		seen = int((st.Size() - 32) / (4096 + 24))
 	}
 
 	// SQLite writes on: every row changes, rows are added, and it tries
@@ -228,12 +226,27 @@ func TestReadBesideSQLiteWriter(t *testing.T) {
 		if err := w.QueryRow("PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &logFrames, &done); err != nil {
 			t.Fatalf("checkpoint %s: %v", mode, err)
 		}
-		if done != 0 {
-			t.Errorf("checkpoint %s copied %d of %d frames beside the reader", mode, done, logFrames)
+		if done > seen {
+			t.Errorf("checkpoint %s copied %d of %d frames beside the reader, whose snapshot has %d", mode, done, logFrames, seen)
 		}
 	}
-	if rows, sum := digest(db); rows != rows0 || sum != sum0 {
+	if rows, sum := digestTable(t, tx); rows != rows0 || sum != sum0 {
 		t.Fatalf("the reader's snapshot changed: %d rows (want %d), same digest %v", rows, rows0, sum == sum0)
+	}
+	tx.Rollback()
+	want := sqlOne(t, path, "SELECT count(*) FROM t")
+	err = db.View(func(tx *Tx) error {
+		rows, _ := digestTable(t, tx)
+		switch {
+		case exclusive && rows != rows0:
+			t.Errorf("an exclusive reader's next transaction sees %d rows, want those of Open, %d", rows, rows0)
+		case !exclusive && fmt.Sprint(rows) != want:
+			t.Errorf("the next read transaction sees %d rows, want the last commit's %s", rows, want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	if err := db.Check(); err != nil {
 		t.Fatal(err)
@@ -248,19 +261,39 @@ func TestReadBesideSQLiteWriter(t *testing.T) {
 	if err := w.QueryRow("PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logFrames, &done); err != nil || busy != 0 {
 		t.Fatalf("checkpoint after the reader closed: busy %d, %v", busy, err)
 	}
-	db2, err := Open(path, &Options{ReadOnly: true})
+	db2 := openChecked(t, path, &Options{ReadOnly: true, Exclusive: exclusive})
+	err = db2.View(func(tx *Tx) error {
+		if rows, _ := digestTable(t, tx); fmt.Sprint(rows) != want {
+			t.Errorf("the new reader sees %d rows, want %s", rows, want)
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer db2.Close()
-	want := sqlOne(t, path, "SELECT count(*) FROM t")
-	if rows, _ := digest(db2); fmt.Sprint(rows) != want {
-		t.Fatalf("the new reader sees %d rows, want %s", rows, want)
 	}
 	var ic string
 	if err := w.QueryRow("PRAGMA integrity_check").Scan(&ic); err != nil || ic != "ok" {
 		t.Fatalf("integrity_check: %s %v", ic, err)
 	}
+}
+
+// digestTable returns the rows of table t in tx and a digest of them.
+func digestTable(t *testing.T, tx *Tx) (rows int, sum [32]byte) {
+	t.Helper()
+	tbl, err := tx.Table("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	for id, rec := range tbl.All() {
+		fmt.Fprintf(h, "%d:%x;", id, rec.Column(1).Blob())
+		rows++
+	}
+	if err := tx.Err(); err != nil {
+		t.Fatal(err)
+	}
+	copy(sum[:], h.Sum(nil))
+	return rows, sum
 }
 
 // requireFileLocks skips a test where locks belong to the process, where a
@@ -269,82 +302,6 @@ func requireFileLocks(t *testing.T) {
 	t.Helper()
 	if !vfs.FileLocks {
 		t.Skip("a read-only DB holds a -shm read slot only where locks belong to the open file (Linux)")
-	}
-}
-
-// TestReadBesideSQLite3Process is TestReadBesideSQLiteWriter with the
-// sqlite3 command line tool writing from another process.
-func TestReadBesideSQLite3Process(t *testing.T) {
-	requireFileLocks(t)
-	sqlite3, err := exec.LookPath("sqlite3")
-	if err != nil {
-		t.Skip("the sqlite3 command line tool is not installed (CI installs it)")
-	}
-	path := filepath.Join(t.TempDir(), "live.db")
-	run := func(sql string) string {
-		t.Helper()
-		out, err := exec.Command(sqlite3, path, sql).CombinedOutput()
-		if err != nil {
-			t.Fatalf("sqlite3 %s: %v\n%s", sql, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	run("PRAGMA journal_mode=WAL; CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB); " +
-		"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<300) INSERT INTO t SELECT x, randomblob(1500) FROM c;")
-
-	db, err := Open(path, &Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	digest := func() (rows int, sum string) {
-		t.Helper()
-		var b bytes.Buffer
-		err := db.View(func(tx *Tx) error {
-			tbl, err := tx.Table("t")
-			if err != nil {
-				return err
-			}
-			for id, rec := range tbl.All() {
-				fmt.Fprintf(&b, "%d:%x;", id, rec.Column(1).Blob())
-				rows++
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rows, fmt.Sprintf("%x", sha256.Sum256(b.Bytes()))
-	}
-	rows0, sum0 := digest()
-	// Every commit tries a checkpoint (wal_autocheckpoint=1), then one in
-	// TRUNCATE mode; sqlite3 exits, which checkpoints too when it can.
-	out := run("PRAGMA wal_autocheckpoint=1; UPDATE t SET v = randomblob(1500); " +
-		"WITH RECURSIVE c(x) AS (SELECT 301 UNION ALL SELECT x+1 FROM c WHERE x<450) INSERT INTO t SELECT x, randomblob(1500) FROM c; " +
-		"DELETE FROM t WHERE id % 5 = 0; PRAGMA wal_checkpoint(TRUNCATE);")
-	if f := strings.Fields(strings.ReplaceAll(out, "|", " ")); len(f) < 3 || f[len(f)-1] != "0" {
-		t.Errorf("sqlite3's TRUNCATE checkpoint beside the reader: %q, want 0 frames copied", out)
-	}
-	if rows, sum := digest(); rows != rows0 || sum != sum0 {
-		t.Fatalf("the reader's snapshot changed: %d rows (want %d), digest %s (want %s)", rows, rows0, sum, sum0)
-	}
-	if err := db.Check(); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if got := run("PRAGMA integrity_check; SELECT count(*) FROM t;"); got != "ok\n360" {
-		t.Fatalf("sqlite3 after the reader closed: %q", got)
-	}
-	db2, err := Open(path, &Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db2.Close()
-	db = db2
-	if rows, _ := digest(); rows != 360 {
-		t.Fatalf("a new reader sees %d rows, want 360", rows)
 	}
 }
 
@@ -436,7 +393,7 @@ func TestOpenLocked(t *testing.T) {
 		t.Skip("two DBs of one process exclude each other only with Linux's OFD locks")
 	}
 	path := filepath.Join(t.TempDir(), "l.db")
-	db := openChecked(t, path, nil)
+	db := openChecked(t, path, &Options{Exclusive: true})
 	start := time.Now()
 	if _, err := Open(path, &Options{Timeout: 100 * time.Millisecond}); !errors.Is(err, ErrLocked) {
 		t.Fatalf("second Open: %v, want ErrLocked", err)
@@ -452,6 +409,99 @@ func TestOpenLocked(t *testing.T) {
 	}
 	db = openChecked(t, path, nil)
 	db.Close()
+}
+
+// TestTwoWritersShare: two DBs of one file (as two processes would have
+// it) take turns at writing: a write transaction waits for the other's
+// up to Options.Timeout, then fails with ErrBusy; each reads the other's
+// commits in its next transaction, and the last to close removes the WAL
+// and -shm.
+func TestTwoWritersShare(t *testing.T) {
+	requireFileLocks(t)
+	path := filepath.Join(t.TempDir(), "s.db")
+	a := openChecked(t, path, nil)
+	b, err := Open(path, &Options{Timeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustUpdate(t, a, func(tx *Tx) error {
+		_, err := tx.CreateTable("CREATE TABLE t(id INTEGER PRIMARY KEY, who TEXT)")
+		return err
+	})
+	insert := func(db *DB, who string) error {
+		return db.Update(func(tx *Tx) error {
+			tb, err := tx.Table("t")
+			if err != nil {
+				return err
+			}
+			_, err = tb.Insert(nil, who)
+			return err
+		})
+	}
+	count := func(db *DB) (n int) {
+		err := db.View(func(tx *Tx) error {
+			tb, err := tx.Table("t")
+			if err != nil {
+				return err
+			}
+			for range tb.All() {
+				n++
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for i := range 20 {
+		if err := insert(a, "a"); err != nil {
+			t.Fatal(err)
+		}
+		if err := insert(b, "b"); err != nil {
+			t.Fatal(err)
+		}
+		if n := count(a); n != 2*(i+1) {
+			t.Fatalf("a reads %d rows, want %d", n, 2*(i+1))
+		}
+		if n := count(b); n != 2*(i+1) {
+			t.Fatalf("b reads %d rows, want %d", n, 2*(i+1))
+		}
+	}
+	tx, err := a.Begin(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := b.Begin(true); !errors.Is(err, ErrBusy) {
+		t.Fatalf("Begin(true) beside another DB's write transaction: %v, want ErrBusy", err)
+	}
+	if took := time.Since(start); took < 100*time.Millisecond {
+		t.Errorf("gave up after %v, before the timeout", took)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if err := insert(b, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(a); n != 41 {
+		t.Fatalf("a reads %d rows, want 41", n)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path + "-wal"); err != nil {
+		t.Fatalf("b, not the last connection, removed the WAL: %v", err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, sfx := range []string{"-wal", "-shm"} {
+		if _, err := os.Stat(path + sfx); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("the last connection left %s: %v", sfx, err)
+		}
+	}
 }
 
 // openChecked opens path for a test; the test's cleanup closes it and,
@@ -496,4 +546,64 @@ func openDamaged(t testing.TB, path string, opts *Options) *DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// TestReadBesideSQLite3Process is TestReadBesideSQLiteWriter with the
+// sqlite3 command line tool writing from another process, and the DB
+// shared: a read transaction keeps its snapshot through sqlite3's commits
+// and checkpoints; the next one sees sqlite3's last commit.
+func TestReadBesideSQLite3Process(t *testing.T) {
+	requireFileLocks(t)
+	sqlite3, err := exec.LookPath("sqlite3")
+	if err != nil {
+		t.Skip("the sqlite3 command line tool is not installed (CI installs it)")
+	}
+	path := filepath.Join(t.TempDir(), "live.db")
+	run := func(sql string) string {
+		t.Helper()
+		out, err := exec.Command(sqlite3, path, sql).CombinedOutput()
+		if err != nil {
+			t.Fatalf("sqlite3 %s: %v\n%s", sql, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	run("PRAGMA journal_mode=WAL; CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB); " +
+		"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<300) INSERT INTO t SELECT x, randomblob(1500) FROM c;")
+
+	db := openChecked(t, path, &Options{ReadOnly: true})
+	tx, err := db.Begin(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows0, sum0 := digestTable(t, tx)
+	// Every commit tries a checkpoint (wal_autocheckpoint=1), then one in
+	// TRUNCATE mode; sqlite3 exits, which checkpoints too when it can.
+	out := run("PRAGMA wal_autocheckpoint=1; UPDATE t SET v = randomblob(1500); " +
+		"WITH RECURSIVE c(x) AS (SELECT 301 UNION ALL SELECT x+1 FROM c WHERE x<450) INSERT INTO t SELECT x, randomblob(1500) FROM c; " +
+		"DELETE FROM t WHERE id % 5 = 0; PRAGMA wal_checkpoint(TRUNCATE);")
+	if f := strings.Fields(strings.ReplaceAll(out, "|", " ")); len(f) < 3 || f[len(f)-1] != "0" {
+		t.Errorf("sqlite3's TRUNCATE checkpoint beside the reader: %q, want 0 frames copied", out)
+	}
+	if rows, sum := digestTable(t, tx); rows != rows0 || sum != sum0 {
+		t.Fatalf("the reader's snapshot changed: %d rows (want %d)", rows, rows0)
+	}
+	tx.Rollback()
+	err = db.View(func(tx *Tx) error {
+		if rows, _ := digestTable(t, tx); rows != 360 {
+			t.Errorf("the next read transaction sees %d rows, want sqlite3's 360", rows)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := run("PRAGMA integrity_check; SELECT count(*) FROM t;"); got != "ok\n360" {
+		t.Fatalf("sqlite3 after the reader closed: %q", got)
+	}
 }

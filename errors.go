@@ -29,6 +29,11 @@ var (
 	// ErrLocked: another process (or another DB of this process) holds a
 	// lock on the database file that excludes this Open: see Open.
 	ErrLocked = format.ErrLocked
+	// ErrBusy: another connection to the database, in this process or
+	// another (sqlite3, another DB), holds what a write transaction or a
+	// checkpoint needs, and did not let go within Options.Timeout
+	// (sqlite3's SQLITE_BUSY). Retry later.
+	ErrBusy = format.ErrBusy
 )
 
 // CorruptError says where a file is corrupt: page, byte offset and what is

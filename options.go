@@ -38,10 +38,17 @@ type Options struct {
 	// small. A negative value checkpoints only at Close and Checkpoint.
 	CheckpointPages int
 	// Timeout is how long Open waits for the database file's lock while
-	// another process, or another DB of this one, holds it (see Open); 0
-	// means no waiting. Past it Open fails with an error wrapping
-	// ErrLocked.
+	// another process, or another DB of this one, holds it, and how long a
+	// write transaction or a checkpoint of a shared database waits for
+	// another connection's (see Open); 0 means no waiting. Past it Open
+	// fails with an error wrapping ErrLocked, Begin and Checkpoint with
+	// one wrapping ErrBusy.
 	Timeout time.Duration
+	// Exclusive keeps the database file to this DB from Open to Close, as
+	// sqlite3's PRAGMA locking_mode=EXCLUSIVE: a writable DB holds
+	// sqlite3's EXCLUSIVE lock, and no -shm wal-index is used. By default
+	// a WAL-mode database is shared with other connections (see Open).
+	Exclusive bool
 }
 
 // SyncMode says when pagoda calls fsync.

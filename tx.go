@@ -165,7 +165,12 @@ func (tx *Tx) Renew() (same bool, err error) {
 			return false, err
 		}
 	}
-	same = db.pager.RenewSnapshot(&tx.snap)
+	same, err = db.pager.RenewSnapshot(&tx.snap)
+	if err != nil {
+		tx.closed = true
+		db.txs.RUnlock()
+		return false, fmt.Errorf("pagoda: Renew: %w", err)
+	}
 	tx.closed, tx.err = false, nil
 	if same {
 		return true, nil

@@ -85,7 +85,7 @@ func newBenchCommand() *cobra.Command {
 		Use:           "bench",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Short: "Benchmark pagoda against SQLite (mattn, modernc), bbolt, pebble and the OS's filesystem",
+		Short:         "Benchmark pagoda against SQLite (mattn, modernc), bbolt, pebble and the OS's filesystem",
 		Long: `Benchmark pagoda against mattn/go-sqlite3, modernc.org/sqlite, bbolt and
 pebble, in one process run, one peer after the other.
 

@@ -116,7 +116,7 @@ func child(path, config string) error {
 		}
 		switch p := r.IntN(100); {
 		case p < 3:
-			if err := db.Checkpoint(); err != nil {
+			if _, err := db.Checkpoint(pagoda.CheckpointPassive); err != nil {
 				return fmt.Errorf("checkpoint after %d: %w", k, err)
 			}
 			prev = db.Stats()

@@ -16,7 +16,9 @@ type recorder struct {
 
 func (r *recorder) Helper() {}
 
-func (r *recorder) Errorf(format string, args ...any) { r.errs = append(r.errs, fmt.Sprintf(format, args...)) }
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
 
 // TestCheck: a sound file passes; a file with a damaged page fails both
 // pagoda's check and SQLite's.

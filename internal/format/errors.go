@@ -17,6 +17,11 @@ var (
 	// one, holds a lock on the database file that excludes the one asked
 	// for.
 	ErrLocked = errors.New("database is locked")
+	// ErrBusy reports that another connection to the database, in this
+	// process or another, holds what a transaction or a checkpoint needs
+	// (the write lock of a shared WAL-mode database), and it did not let
+	// go in time: sqlite3's SQLITE_BUSY. Retry later.
+	ErrBusy = errors.New("database is busy")
 )
 
 // CorruptError says where a file breaks the format: the page (0 when the

@@ -7,19 +7,78 @@ import (
 	"slices"
 
 	"github.com/pagodadb/pagoda/internal/vfs"
+	"github.com/pagodadb/pagoda/internal/wal"
 )
 
+// CheckpointMode is how far a checkpoint goes, as sqlite3_wal_checkpoint_v2's
+// modes: all of them copy what no reader needs from the WAL into the
+// database file.
+type CheckpointMode uint8
+
+const (
+	// CheckpointPassive copies what it can without waiting for anyone.
+	CheckpointPassive CheckpointMode = iota
+	// CheckpointFull waits (up to Options.Timeout) for writers to finish
+	// and for readers of older commits to move on, then copies every frame.
+	CheckpointFull
+	// CheckpointRestart is Full, and then waits for every reader of the
+	// WAL to finish, so that the next commit starts the WAL over.
+	CheckpointRestart
+	// CheckpointTruncate is Restart, and then cuts the WAL file to 0 bytes.
+	CheckpointTruncate
+)
+
+// CheckpointResult is what a checkpoint leaves: the frames the WAL holds
+// and how many of them are in the database file.
+type CheckpointResult struct {
+	Frames, Copied uint32
+}
+
 // Checkpoint copies committed WAL frames into the database file, never past
-// the oldest live snapshot (whose pages must not change under it), and
-// syncs the file. When every frame has been copied the WAL may restart at
-// the next commit. It waits for the write transaction to end.
-func (p *Pager) Checkpoint() error {
+// the oldest live snapshot, in any connection (whose pages must not change
+// under it), and syncs the file; mode says how long it waits for others
+// (CheckpointMode). A mode other than CheckpointPassive that cannot do all
+// it asks within Options.Timeout returns what it did and an error wrapping
+// ErrBusy. It waits for this pager's write transaction to end.
+func (p *Pager) Checkpoint(mode CheckpointMode) (CheckpointResult, error) {
 	if p.readOnly {
-		return ErrReadOnly
+		return CheckpointResult{}, ErrReadOnly
 	}
 	p.writer.Lock()
 	defer p.writer.Unlock()
-	return p.checkpoint()
+	if p.sh != nil {
+		return p.checkpointShared(mode)
+	}
+	err := p.checkpoint()
+	if err == nil && mode == CheckpointTruncate {
+		err = p.truncateWAL()
+	}
+	return p.checkpointResult(), err
+}
+
+// checkpointResult reports the WAL's frames and those copied.
+func (p *Pager) checkpointResult() CheckpointResult {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.wal == nil {
+		return CheckpointResult{}
+	}
+	return CheckpointResult{Frames: p.wal.Log().MaxFrame, Copied: p.wal.Backfilled()}
+}
+
+// truncateWAL cuts the WAL file to 0 bytes when the database file holds
+// all of it and no snapshot reads it: the next commit writes a new header.
+func (p *Pager) truncateWAL() error {
+	p.mu.Lock()
+	ok := p.wal != nil && p.wal.Backfilled() == p.wal.Log().MaxFrame && p.walReaders == 0
+	if ok {
+		p.restarts++
+	}
+	p.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	return p.wal.Truncate()
 }
 
 func (p *Pager) checkpoint() error {
@@ -37,6 +96,19 @@ func (p *Pager) checkpoint() error {
 	if safe <= from {
 		return nil
 	}
+	if err := p.copyFrames(l, walData, from, safe, nPages, safe == l.MaxFrame); err != nil {
+		return err
+	}
+	p.wal.SetBackfilled(safe)
+	p.count(func(s *Stats) { s.Checkpoints++ })
+	return nil
+}
+
+// copyFrames copies into the database file, for every page changed by the
+// frames in (from, safe] of log l (mapped as walData), its newest frame at
+// or before safe, then syncs the file; all says that safe is the last
+// commit, whose size (nPages) the file then takes.
+func (p *Pager) copyFrames(l *wal.Log, walData []byte, from, safe, nPages uint32, all bool) error {
 	// The frames must be durable before the database file changes:
 	// were they lost in a crash afterwards, an older prefix of them would
 	// be replayed over newer pages. A WAL this pager synced at every
@@ -63,7 +135,7 @@ func (p *Pager) checkpoint() error {
 	}
 	slices.SortFunc(ops, func(a, b copyOp) int { return int(a.pgno) - int(b.pgno) })
 	size := nPages
-	if safe < l.MaxFrame {
+	if !all {
 		size = 0 // the file only grows to cover what is copied
 	}
 	runs := p.runs()
@@ -76,7 +148,7 @@ func (p *Pager) checkpoint() error {
 	if err := runs.flush(); err != nil {
 		return err
 	}
-	if safe == l.MaxFrame {
+	if all {
 		// The whole WAL is in the file: the file is the last commit's
 		// size, as sqlite3 truncates it, a commit that shrank the
 		// database leaving no pages after it. Every live snapshot reads
@@ -104,8 +176,6 @@ func (p *Pager) checkpoint() error {
 			return err
 		}
 	}
-	p.wal.SetBackfilled(safe)
-	p.count(func(s *Stats) { s.Checkpoints++ })
 	return nil
 }
 
@@ -133,6 +203,9 @@ func (p *Pager) checkpointPages() int {
 // database file, removes it, as sqlite3 does when its last connection
 // closes. Called by Close with no snapshot alive.
 func (p *Pager) closeWAL() error {
+	if p.sh != nil {
+		return p.closeSharedWAL()
+	}
 	if p.readOnly || p.wal == nil {
 		return nil
 	}

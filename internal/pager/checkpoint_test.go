@@ -33,7 +33,7 @@ func TestCheckpointSyncsFoundWAL(t *testing.T) {
 		setUserVersion(t, p, 3)
 	})
 	session(SyncFull, func(p *Pager) {
-		if err := p.Checkpoint(); err != nil {
+		if _, err := p.Checkpoint(CheckpointPassive); err != nil {
 			t.Fatal(err)
 		}
 	})

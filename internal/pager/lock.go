@@ -3,6 +3,7 @@ package pager
 import (
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/pagodadb/pagoda/internal/format"
@@ -40,13 +41,48 @@ var ErrLocked = format.ErrLocked
 // lockRetryMax is the longest pause between two attempts to lock.
 const lockRetryMax = 50 * time.Millisecond
 
-// lock takes the pager's lock on the database file, retrying until
-// opts.Timeout.
-func (p *Pager) lock() error {
-	level := vfs.LockExclusive
-	if p.readOnly {
-		level = vfs.LockShared
+// lockFile takes the pager's lock on the database file, deciding whether
+// the pager shares it (shareWAL). A read-only pager takes SHARED. A
+// writable one takes SHARED, then reads the file's header: a WAL-mode
+// database (or a new, empty file, which becomes one) that the pager may
+// share (sharing) keeps SHARED, as a WAL-mode sqlite3 connection does, and
+// takes EXCLUSIVE for the moment Open writes (a hot journal rolled back, a
+// new file's first page: Open downgrades it after); any other keeps
+// EXCLUSIVE until Close.
+func (p *Pager) lockFile() error {
+	if err := p.lock(vfs.LockShared); err != nil {
+		return err
 	}
+	var hdr [format.HeaderSize]byte
+	n, _ := p.f.ReadAt(hdr[:], 0)
+	empty := n == 0
+	walMode := n == len(hdr) && format.Header(hdr[:]).ReadVersion() == format.FileFormatWAL
+	p.shareWAL = p.sharing(walMode || (empty && !p.readOnly))
+	if p.readOnly {
+		if p.shareWAL {
+			// Without the right to write the -shm file, a reader takes a
+			// read slot the old way (shm.go).
+			f, err := p.fs.OpenFile(shmPath(p.path), os.O_RDWR|os.O_CREATE, 0o644)
+			if err != nil {
+				p.shareWAL = false
+			} else {
+				f.Close()
+			}
+		}
+		return nil
+	}
+	if p.shareWAL {
+		_, jerr := p.fs.Stat(JournalPath(p.path))
+		if jerr != nil && !empty {
+			return nil // nothing to write at Open
+		}
+	}
+	return p.lock(vfs.LockExclusive)
+}
+
+// lock takes the lock level on the database file, retrying until
+// opts.Timeout.
+func (p *Pager) lock(level vfs.LockLevel) error {
 	deadline := time.Now().Add(p.opts.Timeout)
 	pause := time.Millisecond
 	for {

@@ -39,11 +39,11 @@ func mustOpen(t *testing.T, path string, opts Options) *Pager {
 func TestLockTwoWriters(t *testing.T) {
 	requireOFD(t)
 	path := filepath.Join(t.TempDir(), "w.db")
-	p := mustOpen(t, path, Options{})
+	p := mustOpen(t, path, Options{Exclusive: true})
 	setUserVersion(t, p, 1)
 	for _, timeout := range []time.Duration{0, 200 * time.Millisecond} {
 		start := time.Now()
-		q, err := Open(path, Options{Timeout: timeout})
+		q, err := Open(path, Options{Exclusive: true, Timeout: timeout})
 		took := time.Since(start)
 		if !errors.Is(err, ErrLocked) {
 			if q != nil {
@@ -63,7 +63,7 @@ func TestLockTwoWriters(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	q := mustOpen(t, path, Options{})
+	q := mustOpen(t, path, Options{Exclusive: true})
 	defer q.Close()
 	setUserVersion(t, q, 2)
 }
@@ -73,12 +73,12 @@ func TestLockTwoWriters(t *testing.T) {
 func TestLockWaits(t *testing.T) {
 	requireOFD(t)
 	path := filepath.Join(t.TempDir(), "w.db")
-	p := mustOpen(t, path, Options{})
+	p := mustOpen(t, path, Options{Exclusive: true})
 	go func() {
 		time.Sleep(100 * time.Millisecond)
 		p.Close()
 	}()
-	q, err := Open(path, Options{Timeout: 10 * time.Second})
+	q, err := Open(path, Options{Exclusive: true, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,22 +90,22 @@ func TestLockWaits(t *testing.T) {
 func TestLockReadersAndWriter(t *testing.T) {
 	requireOFD(t)
 	path := makeDB(t, "CREATE TABLE t(a)")
-	r1 := mustOpen(t, path, Options{ReadOnly: true})
-	r2 := mustOpen(t, path, Options{ReadOnly: true})
-	if _, err := Open(path, Options{}); !errors.Is(err, ErrLocked) {
+	r1 := mustOpen(t, path, Options{Exclusive: true, ReadOnly: true})
+	r2 := mustOpen(t, path, Options{Exclusive: true, ReadOnly: true})
+	if _, err := Open(path, Options{Exclusive: true}); !errors.Is(err, ErrLocked) {
 		t.Fatalf("writer beside readers: %v, want ErrLocked", err)
 	}
 	r1.Close()
-	if _, err := Open(path, Options{}); !errors.Is(err, ErrLocked) {
+	if _, err := Open(path, Options{Exclusive: true}); !errors.Is(err, ErrLocked) {
 		t.Fatalf("writer beside a reader: %v, want ErrLocked", err)
 	}
 	r2.Close()
-	w := mustOpen(t, path, Options{})
-	if _, err := Open(path, Options{ReadOnly: true}); !errors.Is(err, ErrLocked) {
+	w := mustOpen(t, path, Options{Exclusive: true})
+	if _, err := Open(path, Options{Exclusive: true, ReadOnly: true}); !errors.Is(err, ErrLocked) {
 		t.Fatalf("reader beside a writer: %v, want ErrLocked", err)
 	}
 	w.Close()
-	mustOpen(t, path, Options{ReadOnly: true}).Close()
+	mustOpen(t, path, Options{Exclusive: true, ReadOnly: true}).Close()
 }
 
 // TestLockReleasedOnFailedOpen: an Open that fails after locking (here on
@@ -114,13 +114,13 @@ func TestLockReleasedOnFailedOpen(t *testing.T) {
 	requireOFD(t)
 	good := makeDB(t, "CREATE TABLE t(a)")
 	bad := mutate(t, good, func(b []byte) []byte { b[0] = 'X'; return b })
-	if _, err := Open(bad, Options{}); err == nil {
+	if _, err := Open(bad, Options{Exclusive: true}); err == nil {
 		t.Fatal("opened a corrupt file")
 	}
 	if err := os.WriteFile(bad, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mustOpen(t, bad, Options{}).Close()
+	mustOpen(t, bad, Options{Exclusive: true}).Close()
 }
 
 func sqlite3CLI(t *testing.T) string {
@@ -146,7 +146,7 @@ func runSQLite(t *testing.T, bin, path, sql string) (string, bool) {
 func TestLockAgainstSQLite3(t *testing.T) {
 	bin := sqlite3CLI(t)
 	path := filepath.Join(t.TempDir(), "p.db")
-	p := mustOpen(t, path, Options{})
+	p := mustOpen(t, path, Options{Exclusive: true})
 	setUserVersion(t, p, 7)
 	before := snapshotCopy(t, path)
 	for _, sql := range []string{
@@ -237,31 +237,31 @@ func TestSQLite3LocksPagodaOut(t *testing.T) {
 		path := makeDB(t, "CREATE TABLE t(a)")
 		release := holdWithSQLite3(t, bin, path, "BEGIN EXCLUSIVE; INSERT INTO t VALUES(1);")
 		for _, ro := range []bool{false, true} {
-			if _, err := Open(path, Options{ReadOnly: ro, Timeout: 50 * time.Millisecond}); !errors.Is(err, ErrLocked) {
+			if _, err := Open(path, Options{Exclusive: true, ReadOnly: ro, Timeout: 50 * time.Millisecond}); !errors.Is(err, ErrLocked) {
 				t.Fatalf("Open (read-only %v) beside sqlite3's EXCLUSIVE: %v, want ErrLocked", ro, err)
 			}
 		}
 		release()
-		p := mustOpen(t, path, Options{})
+		p := mustOpen(t, path, Options{Exclusive: true})
 		defer p.Close()
 		setUserVersion(t, p, 3)
 	})
 	t.Run("WAL, reading", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "w.db")
-		p := mustOpen(t, path, Options{})
+		p := mustOpen(t, path, Options{Exclusive: true})
 		setUserVersion(t, p, 1)
 		p.Close()
 		// sqlite3 in WAL mode holds SHARED on the database file for as
 		// long as it has it open, once it has read it.
 		release := holdWithSQLite3(t, bin, path, "SELECT count(*) FROM sqlite_schema;")
-		if _, err := Open(path, Options{}); !errors.Is(err, ErrLocked) {
+		if _, err := Open(path, Options{Exclusive: true}); !errors.Is(err, ErrLocked) {
 			t.Fatalf("writable Open beside a sqlite3 reader: %v, want ErrLocked", err)
 		}
 		// A read-only pager shares the file with it.
-		r := mustOpen(t, path, Options{ReadOnly: true})
+		r := mustOpen(t, path, Options{Exclusive: true, ReadOnly: true})
 		r.Close()
 		release()
-		mustOpen(t, path, Options{}).Close()
+		mustOpen(t, path, Options{Exclusive: true}).Close()
 	})
 }
 
@@ -271,7 +271,7 @@ func TestSQLite3LocksPagodaOut(t *testing.T) {
 func TestLockAgainstModernc(t *testing.T) {
 	requireOFD(t)
 	path := filepath.Join(t.TempDir(), "m.db")
-	p := mustOpen(t, path, Options{})
+	p := mustOpen(t, path, Options{Exclusive: true})
 	setUserVersion(t, p, 5)
 	db := sqltest.Open(t, path)
 	var n int
@@ -289,9 +289,9 @@ func TestLockAgainstModernc(t *testing.T) {
 	}
 	// Now modernc holds SHARED (WAL mode, connection open): pagoda cannot
 	// write.
-	if _, err := Open(path, Options{}); !errors.Is(err, ErrLocked) {
+	if _, err := Open(path, Options{Exclusive: true}); !errors.Is(err, ErrLocked) {
 		t.Fatalf("Open beside a modernc connection: %v, want ErrLocked", err)
 	}
 	db.Close()
-	mustOpen(t, path, Options{}).Close()
+	mustOpen(t, path, Options{Exclusive: true}).Close()
 }

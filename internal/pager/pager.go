@@ -39,6 +39,11 @@ type Options struct {
 	// FS is the file layer, for tests that inject faults; nil means
 	// vfs.OS.
 	FS vfs.FS
+	// Exclusive keeps a WAL-mode database to this pager from Open to
+	// Close, as sqlite3's locking_mode=EXCLUSIVE: no -shm wal-index, and
+	// no other connection (lock.go). Without it a WAL-mode database is
+	// shared (shared.go), where locks belong to the open file (Linux).
+	Exclusive bool
 }
 
 // SyncMode says which writes are followed by fsync.
@@ -106,7 +111,20 @@ type Pager struct {
 	wal     *wal.File
 	shm     vfs.File // a read-only pager's -shm file (shm.go), nil without
 	shmSlot int      // the read slot it holds there
-	nPages  uint32   // committed database size
+	// sh is the pager's part in the wal-index protocol when it shares the
+	// database (shared.go), nil otherwise.
+	sh *shared
+	// shareWAL says that the file is (or becomes, new) a WAL-mode
+	// database that the pager shares (lockFile).
+	shareWAL bool
+	// lastConn is set by Close when the pager found itself the last
+	// connection to a shared database: it removes the -shm file.
+	lastConn bool
+	// adopted counts the states the pager took from the wal-index: its
+	// own commits and others'. With commits and restarts, it tells a
+	// snapshot's identity.
+	adopted uint64
+	nPages  uint32 // committed database size
 	// marks counts live snapshots by the frame they read up to (0 for
 	// those that read the database file alone); walReaders counts those
 	// that read frames from the WAL.
@@ -166,7 +184,7 @@ func Open(path string, opts Options) (*Pager, error) {
 		return nil, err
 	}
 	p := &Pager{path: path, fs: fsys, f: f, readOnly: opts.ReadOnly, opts: opts, marks: map[uint32]int{}}
-	if err := p.lock(); err != nil {
+	if err := p.lockFile(); err != nil {
 		p.Close()
 		return nil, err
 	}
@@ -176,6 +194,13 @@ func Open(path string, opts Options) (*Pager, error) {
 	}
 	if !opts.ReadOnly {
 		if err := p.initNew(); err != nil {
+			p.Close()
+			return nil, err
+		}
+	}
+	if p.shareWAL {
+		// EXCLUSIVE was only for the journal or the new file (lockFile).
+		if err := p.f.Downgrade(); err != nil {
 			p.Close()
 			return nil, err
 		}
@@ -192,7 +217,7 @@ func Open(path string, opts Options) (*Pager, error) {
 func (p *Pager) ReadOnly() bool { return p.readOnly }
 
 func (p *Pager) load() error {
-	if p.readOnly && vfs.FileLocks {
+	if p.readOnly && vfs.FileLocks && !p.shareWAL {
 		// A WAL-mode file may have sqlite3 writers beside the pager: hold
 		// a read slot before reading anything (shm.go).
 		var hdr [format.HeaderSize]byte
@@ -258,6 +283,11 @@ func (p *Pager) load() error {
 	}
 	if p.wal, err = wal.Open(p.fs, WALPath(p.path), p.walOptions()); err != nil {
 		return err
+	}
+	if p.shareWAL {
+		if err := p.openShared(); err != nil {
+			return err
+		}
 	}
 	frames := p.WALFrames()
 	if walPage1 && (frames == 0 || p.wal.Log().Index.Find(1, frames) == 0) {
@@ -346,18 +376,26 @@ func (p *Pager) zeroPage() []byte {
 	return p.zero
 }
 
-// Snapshot returns a read view of the last committed state.
+// Snapshot returns a read view of the last committed state. Where
+// InitSnapshot fails, every page of it fails with that error.
 func (p *Pager) Snapshot() *Snapshot {
 	s := &Snapshot{}
-	p.InitSnapshot(s)
+	if err := p.InitSnapshot(s); err != nil {
+		*s = Snapshot{err: err}
+	}
 	return s
 }
 
 // InitSnapshot fills s with a read view of the last committed state, so that
 // callers can embed a Snapshot without an allocation. The snapshot pins the
 // pages it sees: checkpoints do not overwrite them in the database file and
-// the WAL does not restart under it until s.Release is called.
-func (p *Pager) InitSnapshot(s *Snapshot) {
+// the WAL does not restart under it until s.Release is called. A pager that
+// shares the database takes a read slot of the wal-index for it (rule 25),
+// which fails with ErrBusy when none comes free in time.
+func (p *Pager) InitSnapshot(s *Snapshot) error {
+	if p.sh != nil {
+		return p.initShared(s)
+	}
 	p.mu.Lock()
 	*s = Snapshot{
 		p:        p,
@@ -370,7 +408,7 @@ func (p *Pager) InitSnapshot(s *Snapshot) {
 	if p.journal != nil {
 		s.journal = p.journal.pages
 	}
-	s.commits, s.restarts = p.stats.Commits, p.restarts
+	s.commits, s.restarts, s.adopted = p.stats.Commits, p.restarts, p.adopted
 	if w := p.wal; w != nil && w.Log().MaxFrame > w.Backfilled() {
 		s.log, s.walData, s.maxFrame = w.Log(), w.Data(), w.Log().MaxFrame
 		s.mark = s.maxFrame
@@ -388,6 +426,7 @@ func (p *Pager) InitSnapshot(s *Snapshot) {
 	p.marks[s.mark]++
 	s.live = true
 	p.mu.Unlock()
+	return nil
 }
 
 // RenewSnapshot moves s, live or released, to the latest commit, as
@@ -406,9 +445,34 @@ func (p *Pager) InitSnapshot(s *Snapshot) {
 //
 // That lets a reader in short transactions keep its place from one to the
 // next while nobody writes.
-func (p *Pager) RenewSnapshot(s *Snapshot) (same bool) {
+func (p *Pager) RenewSnapshot(s *Snapshot) (same bool, err error) {
 	p.mu.Lock()
-	if s.p == p && !p.closed && s.commits == p.stats.Commits && s.restarts == p.restarts {
+	if s.p == p && p.sh != nil && !p.closed {
+		// Another connection's commit shows in the wal-index's header.
+		if h, ok, _ := p.sh.x.readHdr(); !ok || h != p.sh.hdr {
+			p.mu.Unlock()
+			s.Release()
+			return false, p.InitSnapshot(s)
+		}
+	}
+	if s.p == p && !p.closed && s.commits == p.stats.Commits && s.restarts == p.restarts && s.adopted == p.adopted {
+		if !s.live && p.sh != nil {
+			err := p.holdSlot(s.slot)
+			if err == nil && s.slot > 0 && p.sh.info.readMark(s.slot) != s.mark {
+				p.dropSlot(s.slot) // a checkpoint moved the mark meanwhile
+				err = errRetry
+			}
+			if err != nil {
+				p.mu.Unlock()
+				s.Release()
+				return false, p.InitSnapshot(s)
+			}
+			p.marks[s.mark]++
+			if s.maxFrame != 0 {
+				p.walReaders++
+			}
+			s.live = true
+		}
 		if !s.live {
 			p.marks[s.mark]++
 			if s.maxFrame != 0 {
@@ -417,12 +481,11 @@ func (p *Pager) RenewSnapshot(s *Snapshot) (same bool) {
 			s.live = true
 		}
 		p.mu.Unlock()
-		return true
+		return true, nil
 	}
 	p.mu.Unlock()
 	s.Release()
-	p.InitSnapshot(s)
-	return false
+	return false, p.InitSnapshot(s)
 }
 
 // release unregisters snapshot s.
@@ -435,6 +498,9 @@ func (p *Pager) release(s *Snapshot) {
 	}
 	if s.maxFrame != 0 {
 		p.walReaders--
+	}
+	if p.sh != nil {
+		p.dropSlot(s.slot)
 	}
 	p.mu.Unlock()
 }
@@ -460,7 +526,7 @@ func (p *Pager) Close() error {
 		return nil
 	}
 	var errs []error
-	if p.wal != nil {
+	if p.wal != nil || p.sh != nil {
 		errs = append(errs, p.closeWAL())
 	}
 	p.writer.Lock()
@@ -482,7 +548,7 @@ func (p *Pager) Close() error {
 	p.wstate.arena.trim(0)
 	// The locks go last, once the final checkpoint is durable and the
 	// WAL gone: until then another process must not touch the files.
-	errs = append(errs, p.leaveShm(), p.f.Unlock(), p.f.Close())
+	errs = append(errs, p.closeShared(p.lastConn), p.leaveShm(), p.f.Unlock(), p.f.Close())
 	return errors.Join(errs...)
 }
 

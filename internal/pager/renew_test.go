@@ -50,16 +50,16 @@ func TestRenewSnapshot(t *testing.T) {
 	held := bytes.Clone(page1)
 
 	// Live, nothing committed: the same snapshot, nothing re-registered.
-	if !p.RenewSnapshot(&s) {
+	if !renew(t, p, &s) {
 		t.Fatal("a live snapshot with nothing committed was renewed as a new one")
 	}
 	// Released, checkpointed in full, nothing committed: the same, and it
 	// reads the WAL again, so the next commit must not restart it.
 	s.Release()
-	if err := p.Checkpoint(); err != nil {
+	if _, err := p.Checkpoint(CheckpointPassive); err != nil {
 		t.Fatal(err)
 	}
-	if !p.RenewSnapshot(&s) {
+	if !renew(t, p, &s) {
 		t.Fatal("a released snapshot with nothing committed was renewed as a new one")
 	}
 	frames := p.WALFrames()
@@ -71,7 +71,7 @@ func TestRenewSnapshot(t *testing.T) {
 		t.Fatal("a renewed snapshot's page changed under it")
 	}
 	// A commit since: a new snapshot.
-	if p.RenewSnapshot(&s) {
+	if renew(t, p, &s) {
 		t.Fatal("a snapshot was renewed as the same after a commit")
 	}
 	if v, _ := uv(&s); v != 2 {
@@ -81,7 +81,7 @@ func TestRenewSnapshot(t *testing.T) {
 	// A WAL that starts over beneath a released snapshot, with no commit:
 	// a write transaction spills frames over the old ones, then rolls back.
 	s.Release()
-	if err := p.Checkpoint(); err != nil {
+	if _, err := p.Checkpoint(CheckpointPassive); err != nil {
 		t.Fatal(err)
 	}
 	if w, err = p.BeginWrite(); err != nil {
@@ -98,11 +98,21 @@ func TestRenewSnapshot(t *testing.T) {
 		}
 	}
 	w.Rollback()
-	if p.RenewSnapshot(&s) {
+	if renew(t, p, &s) {
 		t.Fatal("a snapshot was renewed as the same after its WAL started over")
 	}
 	if v, _ := uv(&s); v != 2 {
 		t.Fatalf("renewed snapshot reads user version %d, want 2", v)
 	}
 	s.Release()
+}
+
+// renew is RenewSnapshot, failing t on an error.
+func renew(t *testing.T, p *Pager, s *Snapshot) bool {
+	t.Helper()
+	same, err := p.RenewSnapshot(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return same
 }

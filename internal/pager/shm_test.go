@@ -25,7 +25,7 @@ func TestShmManyReaders(t *testing.T) {
 	var readers []*Pager
 	slots := map[int]int{}
 	for range 2 * shmReaders {
-		p := mustOpen(t, path, Options{ReadOnly: true})
+		p := mustOpen(t, path, Options{Exclusive: true, ReadOnly: true})
 		readers = append(readers, p)
 		slots[p.shmSlot]++
 		if p.shmSlot < 1 || p.shmSlot >= shmReaders {
@@ -74,7 +74,7 @@ func TestShmStale(t *testing.T) {
 	if err := os.WriteFile(shmPath(path), junk, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := mustOpen(t, path, Options{ReadOnly: true})
+	p := mustOpen(t, path, Options{Exclusive: true, ReadOnly: true})
 	shm, err := os.ReadFile(shmPath(path))
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +108,7 @@ func TestShmBusy(t *testing.T) {
 	if err := other.LockRange(walLockRead(1).offset(), shmReaders-1, true); err != nil {
 		t.Fatal(err)
 	}
-	if p, err := Open(path, Options{ReadOnly: true}); !errors.Is(err, ErrLocked) {
+	if p, err := Open(path, Options{Exclusive: true, ReadOnly: true}); !errors.Is(err, ErrLocked) {
 		if p != nil {
 			p.Close()
 		}
@@ -117,7 +117,7 @@ func TestShmBusy(t *testing.T) {
 	if err := other.UnlockRange(walLockRead(1).offset(), shmReaders-1); err != nil {
 		t.Fatal(err)
 	}
-	p := mustOpen(t, path, Options{ReadOnly: true})
+	p := mustOpen(t, path, Options{Exclusive: true, ReadOnly: true})
 	if p.WALFrames() == 0 {
 		t.Error("the reader sees no WAL frame")
 	}
@@ -139,7 +139,7 @@ func TestShmReadOnly(t *testing.T) {
 	if err := os.WriteFile(shmPath(path), shm, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ro := Options{ReadOnly: true, FS: deniedFS{vfs.OS, fs.ErrPermission}}
+	ro := Options{Exclusive: true, ReadOnly: true, FS: deniedFS{vfs.OS, fs.ErrPermission}}
 	if p, err := Open(path, ro); !errors.Is(err, ErrLocked) {
 		if p != nil {
 			p.Close()

@@ -26,7 +26,13 @@ type Snapshot struct {
 	journal map[uint32][]byte
 	// The pager's commits and WAL restarts when the snapshot was taken:
 	// its identity, for RenewSnapshot.
-	commits, restarts uint64
+	commits, restarts, adopted uint64
+	// slot is the wal-index read slot the snapshot holds, with a pager
+	// that shares the database (rule 25).
+	slot int
+	// err is why the snapshot could not be taken (Pager.Snapshot): every
+	// page fails with it.
+	err error
 }
 
 // Release ends the snapshot: its pages may be reused by checkpoints. The
@@ -51,6 +57,9 @@ func (s *Snapshot) UsableSize() int { return s.usable }
 // Page returns page pgno as of the snapshot, without copying.
 func (s *Snapshot) Page(pgno uint32) ([]byte, error) {
 	if pgno == 0 || pgno > s.nPages {
+		if s.err != nil {
+			return nil, s.err
+		}
 		return nil, format.Corruptf(pgno, "page number %d out of range 1..%d", pgno, s.nPages)
 	}
 	if s.maxFrame != 0 {

@@ -555,6 +555,20 @@ func (x *walIndex) readHdr() (h walIndexHdr, ok bool, err error) {
 	return h, true, nil
 }
 
+// torn reports whether the header's two copies differ (a writer between
+// its stores, or one that died there), as opposed to a header never
+// written or not valid.
+func (x *walIndex) torn() bool {
+	blk, err := x.block(0, false)
+	if err != nil {
+		return false
+	}
+	var c0, c1 [walIndexHdrSize]byte
+	blk.loadHdr(shmOffHdr0/4, &c0)
+	blk.loadHdr(shmOffHdr1/4, &c1)
+	return c0 != c1
+}
+
 // writeHdr writes h as walIndexWriteHdr does: isInit and the version set,
 // the checksum computed, then copy 1, then copy 0 (a reader between the
 // two sees copies that differ and reads again). It returns the header as
@@ -698,6 +712,21 @@ func (x *walIndex) findFrame(pgno, minFrame, maxFrame uint32) (uint32, error) {
 	return 0, nil
 }
 
+// framePage returns the page that frame f holds, as the index gives it
+// (aPgno). The caller holds a read mark or WRITE covering f.
+func (x *walIndex) framePage(f uint32) (uint32, error) {
+	b := walFramePage(f)
+	blk, err := x.block(b, false)
+	if err != nil {
+		return 0, err
+	}
+	pg := atomic.LoadUint32(&blk.pgnos(b)[f-walBlockZero(b)-1])
+	if pg == 0 {
+		return 0, format.Corruptf(0, "%s: no page for frame %d", x.path, f)
+	}
+	return pg, nil
+}
+
 // recover rebuilds the index from log, the WAL's committed log as
 // wal.Recover finds it (read with the page size the WAL's header gives,
 // as sqlite3's recovery reads it), as walIndexRecover does: every frame
@@ -720,7 +749,7 @@ func (x *walIndex) findFrame(pgno, minFrame, maxFrame uint32) (uint32, error) {
 //
 // The caller holds WRITE, CKPT and RECOVER exclusively and no READ lock
 // (rule 18).
-func (x *walIndex) recover(log *wal.Log) (walIndexHdr, error) {
+func (x *walIndex) recover(log *wal.Log, held func(i int) bool) (walIndexHdr, error) {
 	var h walIndexHdr
 	if log.Valid {
 		if log.Header.BigEndian() {
@@ -759,6 +788,9 @@ func (x *walIndex) recover(log *wal.Log) (walIndexHdr, error) {
 	info.setNBackfillAttempted(h.mxFrame)
 	info.setReadMark(0, 0)
 	for i := 1; i < shmReaders; i++ {
+		if held != nil && held(i) {
+			continue // the caller's own reader: its mark stays
+		}
 		err := x.lock(walLockRead(i), 1, true)
 		if errors.Is(err, ErrLocked) {
 			continue

@@ -153,7 +153,7 @@ func recoverIndex(t *testing.T, path string, log *wal.Log, keepWrite bool) (*wal
 	if err := x.lock(walLockCkpt, 2, true); err != nil { // CKPT, RECOVER
 		t.Fatal(err)
 	}
-	h, err := x.recover(log)
+	h, err := x.recover(log, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

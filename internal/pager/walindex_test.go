@@ -390,7 +390,7 @@ func TestWalIndexLocks(t *testing.T) {
 		info.setReadMark(i, 1000+uint32(i))
 	}
 	log := &wal.Log{Valid: true, Header: wal.Header{Magic: wal.MagicLE, Salt1: 5, Salt2: 6}}
-	h, err := a.recover(log)
+	h, err := a.recover(log, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -311,7 +311,7 @@ func TestCheckpointPastLastCommit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := p.Checkpoint(); err != nil {
+		if _, err := p.Checkpoint(CheckpointPassive); err != nil {
 			t.Fatal(err)
 		}
 		if got := readFile(t, path); !bytes.Equal(got, wantBytes) {
@@ -336,7 +336,7 @@ func TestCheckpointPastLastCommit(t *testing.T) {
 		if err := w.Commit(); err != nil {
 			t.Fatal(err)
 		}
-		if err := p.Checkpoint(); err != nil {
+		if _, err := p.Checkpoint(CheckpointPassive); err != nil {
 			t.Fatal(err)
 		}
 		s := p.Snapshot()

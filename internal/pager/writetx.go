@@ -63,8 +63,18 @@ func (p *Pager) BeginWrite() (*WriteTx, error) {
 		p.writer.Unlock()
 		return nil, fs.ErrClosed
 	}
+	if p.sh != nil {
+		if err := p.takeWrite(); err != nil {
+			p.writer.Unlock()
+			return nil, err
+		}
+	}
 	w := &WriteTx{p: p, pages: &p.wstate.pages}
-	p.InitSnapshot(&w.base)
+	if err := p.InitSnapshot(&w.base); err != nil {
+		p.releaseWrite()
+		p.writer.Unlock()
+		return nil, err
+	}
 	w.nPages = w.base.nPages
 	if err := w.writable(); err != nil {
 		w.finish()
@@ -259,7 +269,9 @@ func (w *WriteTx) Settle() error {
 func (w *WriteTx) directOK() bool {
 	p := w.p
 	data := p.db.Bytes()
-	if p.opts.Sync == SyncNormal || len(data) < format.HeaderSize {
+	// Shared, another connection's checkpoint may cut the file to the last
+	// commit's size, pages written past it included.
+	if p.sh != nil || p.opts.Sync == SyncNormal || len(data) < format.HeaderSize {
 		return false
 	}
 	h := format.Header(data)
@@ -322,6 +334,7 @@ func (w *WriteTx) finish() {
 		ws.arena.trim(arenaKeep)
 	}
 	w.base.Release()
+	w.p.releaseWrite()
 	w.p.writer.Unlock()
 }
 
@@ -381,7 +394,7 @@ func (w *WriteTx) Commit() error {
 	w.finish()
 	if limit := p.checkpointPages(); limit > 0 && p.WALFrames() >= uint32(limit) {
 		// The commit is durable; a failed checkpoint only delays the copy.
-		_ = p.Checkpoint()
+		_, _ = p.Checkpoint(CheckpointPassive)
 	}
 	return nil
 }
@@ -396,6 +409,7 @@ func (p *Pager) appendCommit(w *WriteTx) error {
 	}
 	var last uint32 // the commit frame's page
 	w.pages.each(func(pgno uint32, _ *pageSlot) { last = pgno })
+	first := p.wal.Log().MaxFrame + 1
 	var err error
 	w.pages.each(func(pgno uint32, s *pageSlot) {
 		if err != nil {
@@ -407,6 +421,10 @@ func (p *Pager) appendCommit(w *WriteTx) error {
 		}
 		_, err = p.wal.Append(pgno, s.buf, commit)
 	})
+	if err == nil && p.sh != nil {
+		// The index's regions for the frames, before the commit point.
+		err = p.reserveShared(first + uint32(p.wal.Pending()) - 1)
+	}
 	if err == nil {
 		err = p.wal.Commit(p.opts.Sync == SyncFull)
 	}
@@ -416,6 +434,14 @@ func (p *Pager) appendCommit(w *WriteTx) error {
 	// Publish: new snapshots see the frames and the new size together.
 	p.mu.Lock()
 	frames := p.wal.Publish()
+	if p.sh != nil {
+		// In the wal-index too, for every connection. The commit is
+		// durable: a failure here (a damaged -shm) is the next
+		// reader's to repair, by recovery.
+		if perr := p.publishShared(first, first+frames-1, w.nPages); perr != nil {
+			p.sh.fresh = false
+		}
+	}
 	p.nPages = w.nPages
 	p.stats.Commits++
 	p.stats.Frames += uint64(frames)
@@ -446,6 +472,10 @@ func (w *WriteTx) prepareWAL() error {
 		p.mu.Unlock()
 	}
 	p.wal.SetBuffer(p.ioBuffer())
+	if p.sh != nil {
+		_, err := p.restartShared()
+		return err
+	}
 	l := p.wal.Log()
 	p.mu.Lock()
 	restart := !l.Valid || (l.MaxFrame > 0 && p.wal.Backfilled() == l.MaxFrame && p.walReaders == 0)

@@ -98,7 +98,7 @@ func TestSnapshotIsolation(t *testing.T) {
 	setUserVersion(t, p, 1)
 	mid := p.Snapshot()
 	setUserVersion(t, p, 2)
-	if err := p.Checkpoint(); err != nil {
+	if _, err := p.Checkpoint(CheckpointPassive); err != nil {
 		t.Fatal(err)
 	}
 	setUserVersion(t, p, 3)
@@ -115,7 +115,7 @@ func TestSnapshotIsolation(t *testing.T) {
 	}
 	old.Release()
 	mid.Release()
-	if err := p.Checkpoint(); err != nil {
+	if _, err := p.Checkpoint(CheckpointPassive); err != nil {
 		t.Fatal(err)
 	}
 	if uv(now) != 3 {
@@ -123,7 +123,7 @@ func TestSnapshotIsolation(t *testing.T) {
 	}
 	now.Release()
 	// With no reader, the next commit restarts the WAL.
-	if err := p.Checkpoint(); err != nil {
+	if _, err := p.Checkpoint(CheckpointPassive); err != nil {
 		t.Fatal(err)
 	}
 	setUserVersion(t, p, 4)
@@ -438,7 +438,7 @@ func TestWALRestartCrash(t *testing.T) {
 		for v := range uint32(5) { // five commits of one frame each
 			setUserVersion(t, p, v+1)
 		}
-		if err := p.Checkpoint(); err != nil {
+		if _, err := p.Checkpoint(CheckpointPassive); err != nil {
 			t.Fatal(err)
 		}
 		// The process dies at the restarting commit's first sync.
@@ -496,7 +496,7 @@ func TestSyncNormalWALDirectory(t *testing.T) {
 	}
 	setUserVersion(t, p, 2)
 	setUserVersion(t, p, 3)
-	if err := p.Checkpoint(); err != nil {
+	if _, err := p.Checkpoint(CheckpointPassive); err != nil {
 		t.Fatal(err)
 	}
 	p.Close()
@@ -549,7 +549,7 @@ func TestSnapshotAcrossWALRestart(t *testing.T) {
 	for v := range uint32(5) { // frames 1..5 in the WAL
 		setUserVersion(t, p, 10+v)
 	}
-	if err := p.Checkpoint(); err != nil {
+	if _, err := p.Checkpoint(CheckpointPassive); err != nil {
 		t.Fatal(err)
 	}
 	s := p.Snapshot() // reads the file alone, user_version 14
@@ -565,14 +565,14 @@ func TestSnapshotAcrossWALRestart(t *testing.T) {
 	if p.WALFrames() != 1 {
 		t.Fatalf("WAL has %d frames: want a restart", p.WALFrames())
 	}
-	if err := p.Checkpoint(); err != nil {
+	if _, err := p.Checkpoint(CheckpointPassive); err != nil {
 		t.Fatal(err)
 	}
 	if got := uv(); got != 14 {
 		t.Fatalf("the snapshot reads user_version %d after a checkpoint of the restarted WAL, want 14", got)
 	}
 	s.Release()
-	if err := p.Checkpoint(); err != nil {
+	if _, err := p.Checkpoint(CheckpointPassive); err != nil {
 		t.Fatal(err)
 	}
 	if got := query(t, path, "PRAGMA user_version"); got != "99" {

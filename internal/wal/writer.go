@@ -268,3 +268,21 @@ func (w *File) count() {
 	w.syncs++
 	w.mu.Unlock()
 }
+
+// Truncate cuts the file to 0 bytes (sqlite3's checkpoint in TRUNCATE
+// mode): the log is then empty and not valid, and the next commit starts
+// it over (Restart). No frame may be pending, and no reader may read the
+// log. The file's size is made durable unless NoSync.
+func (w *File) Truncate() error {
+	if err := w.f.Truncate(0); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	w.m.Truncate(0, nopLocker{})
+	w.log.Index.Reset()
+	w.log.Valid, w.log.MaxFrame, w.log.DBSize = false, 0, 0
+	w.backfill = 0
+	w.mu.Unlock()
+	w.unspoiled = 0
+	return w.syncFile()
+}

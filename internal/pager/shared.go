@@ -1,0 +1,864 @@
+package pager
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"sync/atomic"
+	"time"
+
+	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/vfs"
+	"github.com/pagodadb/pagoda/internal/wal"
+)
+
+// Sharing a WAL-mode database with other connections: sqlite3 processes,
+// other pagoda processes, other pagers of this one. The rules are in
+// doc.go (23 to 31); this file keeps them.
+
+// ErrBusy is the error, wrapped, of a write transaction or checkpoint that
+// could not take the locks it needs in time.
+var ErrBusy = format.ErrBusy
+
+// idleSlotHold is how long a read slot no snapshot uses stays held (rule
+// 25): back-to-back read transactions take it up again without a system
+// call, and a checkpoint elsewhere waits at most this long for it.
+const idleSlotHold = 20 * time.Millisecond
+
+// busyRetryMax is the longest pause between two attempts at a lock held
+// elsewhere.
+const busyRetryMax = 20 * time.Millisecond
+
+// errRetry says that the shared state changed under an attempt, which
+// starts over (wal.c's WAL_RETRY).
+var errRetry = errors.New("pager: the wal-index changed: retry")
+
+// readSlot is one READ(i) lock byte as this pager holds it.
+type readSlot struct {
+	held      bool      // READ(i) is held shared
+	refs      int       // live snapshots reading by it
+	idleSince time.Time // when refs last went to 0
+}
+
+// shared is a pager's part in the wal-index protocol. Its fields are
+// guarded by the pager's mu, but for write, which belongs to the writer.
+type shared struct {
+	x     *walIndex
+	info  walCkptInfo
+	hdr   walIndexHdr // the header as this pager last read or wrote it
+	fresh bool        // hdr has been read or written since Open
+	// backfill is nBackfill as this pager last saw it: when it moves,
+	// another connection's checkpoint may have grown or cut the file.
+	backfill uint32
+	slots    [shmReaders]readSlot
+	idle     *time.Timer // releases idle slots (releaseIdle)
+	armed    bool        // idle is set to fire
+	write    atomic.Bool // WRITE is held (set and cleared by the writer)
+}
+
+// sharing reports whether the pager takes part in the wal-index protocol
+// for the file: a WAL-mode database, where locks belong to the open file
+// (Linux), unless Options.Exclusive asks for the file to itself.
+func (p *Pager) sharing(walMode bool) bool {
+	return walMode && vfs.FileLocks && !p.opts.Exclusive
+}
+
+// openShared opens the -shm file and takes the state it publishes (rules
+// 23, 24). It runs from load, before anything else uses the pager.
+func (p *Pager) openShared() error {
+	deadline := time.Now().Add(max(p.opts.Timeout, shmPatience))
+	pause := time.Millisecond
+	var x *walIndex
+	for {
+		var err error
+		x, _, err = openWalIndex(p.fs, p.path)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, ErrLocked) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, busyRetryMax)
+	}
+	p.sh = &shared{x: x}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h, err := p.sharedHeader(deadline)
+	if err != nil {
+		return err
+	}
+	return p.adopt(h)
+}
+
+// closeShared lets go of the -shm file; remove as the last connection.
+// p.mu is held (Close).
+func (p *Pager) closeShared(remove bool) error {
+	sh := p.sh
+	if sh == nil {
+		return nil
+	}
+	if sh.idle != nil {
+		sh.idle.Stop()
+	}
+	var errs []error
+	for i := range sh.slots {
+		if sh.slots[i].held {
+			errs = append(errs, sh.x.unlock(walLockRead(i), 1))
+			sh.slots[i] = readSlot{}
+		}
+	}
+	errs = append(errs, sh.x.close(remove))
+	return errors.Join(errs...)
+}
+
+// sharedHeader returns the wal-index header (rule 24): it reads it, again
+// while the two copies differ (a writer between them), and once they have
+// differed past a moment, or say nothing was ever written, rebuilds the
+// index from the WAL (recoverShared). p.mu is held.
+func (p *Pager) sharedHeader(deadline time.Time) (walIndexHdr, error) {
+	pause := time.Duration(0)
+	for tries := 0; ; tries++ {
+		h, ok, err := p.sh.x.readHdr()
+		if err != nil {
+			return h, err
+		}
+		if ok {
+			if p.sh.info.blk == nil {
+				if p.sh.info, err = p.sh.x.ckptInfo(); err != nil {
+					return h, err
+				}
+			}
+			return h, nil
+		}
+		// Copies that differ are a writer between them: a moment. A header
+		// never written (a first connection emptied the file, or none yet)
+		// or whose checksum fails is rebuilt at once.
+		if tries >= 8 || !p.sh.x.torn() {
+			switch err := p.recoverShared(); {
+			case err == nil:
+				continue
+			case !errors.Is(err, errRetry):
+				return h, err
+			}
+		}
+		if time.Now().After(deadline) {
+			return h, fmt.Errorf("pager: %s: the wal-index stays torn or unwritten, and another connection holds what rebuilding it needs: %w", p.sh.x.path, ErrBusy)
+		}
+		p.mu.Unlock()
+		if pause == 0 {
+			time.Sleep(time.Microsecond)
+			pause = time.Millisecond
+		} else {
+			time.Sleep(pause)
+			pause = min(2*pause, busyRetryMax)
+		}
+		p.mu.Lock()
+	}
+}
+
+// recoverShared rebuilds the wal-index from the WAL file (rule 26), taking
+// WRITE (unless the writer holds it), CKPT and RECOVER; errRetry when
+// another connection holds one of them. p.mu is held.
+func (p *Pager) recoverShared() error {
+	sh, x := p.sh, p.sh.x
+	var took []walLock
+	defer func() {
+		for _, l := range took {
+			_ = x.unlock(l, 1)
+		}
+	}()
+	for _, l := range []walLock{walLockWrite, walLockCkpt, walLockRecover} {
+		if l == walLockWrite && sh.write.Load() {
+			continue
+		}
+		if err := x.lock(l, 1, true); err != nil {
+			if errors.Is(err, ErrLocked) {
+				return errRetry
+			}
+			return err
+		}
+		took = append(took, l)
+	}
+	// Another connection may have rebuilt it meanwhile.
+	if _, ok, err := x.readHdr(); err != nil || ok {
+		return err
+	}
+	log, err := p.walOnDisk()
+	if err != nil {
+		return err
+	}
+	_, err = x.recover(log, func(i int) bool { return sh.slots[i].held })
+	if err == nil {
+		sh.info, err = x.ckptInfo()
+	}
+	return err
+}
+
+// walOnDisk returns the committed log of the WAL file as it is now, read as
+// recovery reads it (an empty log without a WAL).
+func (p *Pager) walOnDisk() (*wal.Log, error) {
+	f, err := wal.Open(p.fs, WALPath(p.path), wal.Options{ReadOnly: true, PageSize: p.pageSize, Lock: nopLock{}})
+	if err != nil || f == nil {
+		return &wal.Log{}, err
+	}
+	defer f.Close()
+	return f.Log(), nil
+}
+
+// nopLock is a lock for a File no other goroutine sees.
+type nopLock struct{}
+
+func (nopLock) Lock()   {}
+func (nopLock) Unlock() {}
+
+// adopt makes the pager's view the state header h publishes (rule 24): the
+// WAL's frames up to mxFrame (opening the WAL when the pager has none),
+// the database size, and the database file's size when another
+// connection's checkpoint may have changed it. p.mu is held.
+func (p *Pager) adopt(h walIndexHdr) error {
+	sh := p.sh
+	if h.mxFrame > 0 && p.wal == nil {
+		w, err := wal.Open(p.fs, WALPath(p.path), p.walOptions())
+		if err != nil {
+			return err
+		}
+		if w == nil {
+			return format.Corruptf(0, "%s publishes %d WAL frames, and there is no WAL", sh.x.path, h.mxFrame)
+		}
+		p.wal = w
+	}
+	if p.wal != nil {
+		if h.mxFrame > 0 && h.pageSize() != p.pageSize {
+			return format.Corruptf(0, "%s: WAL page size %d, the database's is %d", sh.x.path, h.pageSize(), p.pageSize)
+		}
+		replaced, err := p.wal.Adopt(wal.Published{
+			Salt1: h.salt[0], Salt2: h.salt[1],
+			MaxFrame: h.mxFrame, DBSize: h.nPage,
+			Cksum1: h.frameCksum[0], Cksum2: h.frameCksum[1],
+			PageOf: sh.x.framePage,
+		})
+		if err != nil {
+			return err
+		}
+		if replaced {
+			p.restarts++
+		}
+	}
+	backfill := uint32(0)
+	if sh.info.blk != nil {
+		backfill = min(sh.info.nBackfill(), h.mxFrame)
+	}
+	if p.wal != nil {
+		p.wal.SetBackfilledLocked(backfill)
+	}
+	// Another connection's checkpoint may have grown the database file,
+	// or cut it to the last commit: an fstat for each state taken up.
+	if err := p.refreshDBFile(); err != nil {
+		return err
+	}
+	if h.mxFrame > 0 {
+		p.nPages = h.nPage
+	} else if pg1 := p.db.Bytes(); len(pg1) >= format.HeaderSize && format.Header(pg1).SizeIsValid() {
+		p.nPages = min(format.Header(pg1).DatabaseSize(), p.dbPages)
+	} else {
+		p.nPages = p.dbPages
+	}
+	sh.hdr, sh.fresh, sh.backfill = h, true, backfill
+	p.adopted++
+	return nil
+}
+
+// refreshDBFile makes the mapping of the database file cover what the file
+// holds now: another connection's checkpoint grows it, and cuts it to the
+// last commit's size. No snapshot of this pager reads past the new end (a
+// checkpoint cuts the file only up to the newest commit, which every reader
+// then reads: rule 28). p.mu is held.
+func (p *Pager) refreshDBFile() error {
+	size, err := p.f.Size()
+	if err != nil {
+		return err
+	}
+	pages := uint32(size / int64(p.pageSize))
+	if pages > p.dbPages || vfs.MapCopies {
+		if err := p.db.Grow(p.f, int(pages)*p.pageSize, nopLock{}); err != nil {
+			return fmt.Errorf("pager: map %s: %w", p.path, err)
+		}
+	} else if pages < p.dbPages {
+		p.db.Truncate(int(pages)*p.pageSize, nopLock{})
+	}
+	p.dbPages = pages
+	return nil
+}
+
+// initShared is InitSnapshot for a shared pager (rule 25, walTryBeginRead):
+// the latest header, adopted; a read slot whose mark no checkpoint passes;
+// the header checked again once the slot is held.
+func (p *Pager) initShared(s *Snapshot) error {
+	deadline := time.Now().Add(max(p.opts.Timeout, time.Second))
+	pause := time.Duration(0)
+	for {
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return fmt.Errorf("pager: %s is closed", p.path)
+		}
+		err := p.tryShared(s, deadline)
+		p.mu.Unlock()
+		if !errors.Is(err, errRetry) {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("pager: %s: no read slot of the wal-index came free: %w", p.path, ErrBusy)
+		}
+		if pause == 0 {
+			pause = 50 * time.Microsecond
+		} else {
+			time.Sleep(pause)
+			pause = min(2*pause, busyRetryMax)
+		}
+	}
+}
+
+// tryShared is one attempt of initShared. p.mu is held.
+func (p *Pager) tryShared(s *Snapshot, deadline time.Time) error {
+	sh := p.sh
+	h, err := p.sharedHeader(deadline)
+	if err != nil {
+		return err
+	}
+	if h != sh.hdr || !sh.fresh {
+		if err := p.adopt(h); err != nil {
+			return err
+		}
+	}
+	slot, err := p.takeSlot(h)
+	if err != nil {
+		return err
+	}
+	if again, ok, err := sh.x.readHdr(); err != nil || !ok || again != h {
+		p.dropSlot(slot)
+		if err != nil {
+			return err
+		}
+		return errRetry
+	}
+	*s = Snapshot{
+		p:        p,
+		data:     p.db.Bytes(),
+		dbPages:  p.dbPages,
+		nPages:   p.nPages,
+		pageSize: p.pageSize,
+		usable:   p.usable,
+		slot:     slot,
+	}
+	s.commits, s.restarts, s.adopted = p.stats.Commits, p.restarts, p.adopted
+	if slot > 0 {
+		w := p.wal
+		s.log, s.walData, s.maxFrame = w.Log(), w.Data(), h.mxFrame
+		s.mark = h.mxFrame
+		p.walReaders++
+	}
+	p.marks[s.mark]++
+	s.live = true
+	return nil
+}
+
+// takeSlot takes a read slot for a snapshot of header h (rule 25) and
+// returns it: READ(0) when the database file holds every frame, else a
+// READ(i) whose mark is at most mxFrame, set to mxFrame where a slot can be
+// had. A slot this pager already holds at the right mark is taken up with
+// no system call. errRetry when none can be had now. p.mu is held.
+func (p *Pager) takeSlot(h walIndexHdr) (int, error) {
+	sh := p.sh
+	info, x := sh.info, sh.x
+	if h.mxFrame == info.nBackfill() {
+		if err := p.holdSlot(0); err != nil {
+			return 0, err
+		}
+		return 0, nil
+	}
+	for i := 1; i < shmReaders; i++ {
+		if sh.slots[i].held && info.readMark(i) == h.mxFrame {
+			sh.slots[i].refs++
+			return i, nil
+		}
+	}
+	best, mark := 0, uint32(0)
+	for i := 1; i < shmReaders; i++ {
+		if m := info.readMark(i); m != readMarkNotUsed && mark <= m && m <= h.mxFrame {
+			best, mark = i, m
+		}
+	}
+	if best == 0 || mark < h.mxFrame {
+		// Set a slot to mxFrame: one no snapshot of ours reads by.
+		for i := 1; i < shmReaders; i++ {
+			if sh.slots[i].refs > 0 {
+				continue
+			}
+			if err := x.lock(walLockRead(i), 1, true); err != nil {
+				if errors.Is(err, ErrLocked) {
+					continue
+				}
+				return 0, err
+			}
+			info.setReadMark(i, h.mxFrame)
+			if err := x.lock(walLockRead(i), 1, false); err != nil {
+				sh.slots[i].held = false
+				_ = x.unlock(walLockRead(i), 1)
+				return 0, err
+			}
+			sh.slots[i].held = true
+			best, mark = i, h.mxFrame
+			break
+		}
+	}
+	if best == 0 {
+		return 0, errRetry
+	}
+	if err := p.holdSlot(best); err != nil {
+		return 0, err
+	}
+	if info.readMark(best) != mark {
+		p.dropSlot(best)
+		return 0, errRetry
+	}
+	return best, nil
+}
+
+// holdSlot takes READ(i) shared, unless held already, and counts a
+// snapshot on it. p.mu is held.
+func (p *Pager) holdSlot(i int) error {
+	sl := &p.sh.slots[i]
+	if !sl.held {
+		if err := p.sh.x.lock(walLockRead(i), 1, false); err != nil {
+			if errors.Is(err, ErrLocked) {
+				return errRetry
+			}
+			return err
+		}
+		sl.held = true
+	}
+	sl.refs++
+	return nil
+}
+
+// dropSlot counts a snapshot off slot i; once none reads by it, it is
+// released after idleSlotHold (releaseIdle). p.mu is held.
+func (p *Pager) dropSlot(i int) {
+	sh := p.sh
+	sl := &sh.slots[i]
+	sl.refs--
+	if sl.refs > 0 {
+		return
+	}
+	sl.idleSince = time.Now()
+	if !sh.armed {
+		sh.armed = true
+		if sh.idle == nil {
+			sh.idle = time.AfterFunc(idleSlotHold, p.releaseIdle)
+		} else {
+			sh.idle.Reset(idleSlotHold)
+		}
+	}
+}
+
+// releaseIdle releases the slots no snapshot has read by for idleSlotHold.
+func (p *Pager) releaseIdle() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	sh := p.sh
+	sh.armed = false
+	if p.closed {
+		return
+	}
+	now := time.Now()
+	var next time.Duration
+	for i := range sh.slots {
+		sl := &sh.slots[i]
+		if !sl.held || sl.refs > 0 {
+			continue
+		}
+		if idle := now.Sub(sl.idleSince); idle < idleSlotHold {
+			next = max(next, idleSlotHold-idle)
+			continue
+		}
+		_ = p.releaseSlot(i)
+	}
+	if next > 0 {
+		sh.armed = true
+		sh.idle.Reset(next)
+	}
+}
+
+// releaseSlot lets READ(i) go, now; no snapshot may read by it. p.mu is
+// held.
+func (p *Pager) releaseSlot(i int) error {
+	sl := &p.sh.slots[i]
+	if !sl.held {
+		return nil
+	}
+	sl.held = false
+	return p.sh.x.unlock(walLockRead(i), 1)
+}
+
+// waitLock takes lock l (n bytes, shared or exclusive), trying again while
+// another connection holds it until the pager's Timeout has passed: then
+// an error wrapping ErrBusy. p.mu is not held.
+func (p *Pager) waitLock(l walLock, n int, exclusive bool, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	pause := 100 * time.Microsecond
+	for {
+		err := p.sh.x.lock(l, n, exclusive)
+		if err == nil || !errors.Is(err, ErrLocked) {
+			return err
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return fmt.Errorf("pager: %s: another connection holds the %s lock: %w", p.path, l, ErrBusy)
+		}
+		time.Sleep(min(pause, left))
+		pause = min(2*pause, busyRetryMax)
+	}
+}
+
+// takeWrite takes WRITE for a write transaction (rule 27), waiting up to
+// the pager's Timeout. The caller holds the pager's writer lock.
+func (p *Pager) takeWrite() error {
+	if err := p.waitLock(walLockWrite, 1, true, p.opts.Timeout); err != nil {
+		return err
+	}
+	p.sh.write.Store(true)
+	return nil
+}
+
+// releaseWrite lets WRITE go.
+func (p *Pager) releaseWrite() {
+	if p.sh != nil && p.sh.write.Load() {
+		p.sh.write.Store(false)
+		_ = p.sh.x.unlock(walLockWrite, 1)
+	}
+}
+
+// restartShared starts the WAL over for the next frames when its every
+// frame is in the database file and no reader, in any connection, reads
+// by a mark past READ(0) (rule 27, walRestartLog): READ(1..4) held
+// exclusively for the moment, the WAL's header written with new salts,
+// then the wal-index's header and marks. It reports whether it did. The
+// writer holds WRITE; p.mu is not held.
+func (p *Pager) restartShared() (bool, error) {
+	sh, x := p.sh, p.sh.x
+	p.mu.Lock()
+	h := sh.hdr
+	valid := p.wal.Log().Valid
+	// With nothing committed the WAL's header is written again whatever
+	// it holds, as sqlite3's first frame writes it (sqlite3WalFrames): the
+	// chain of checksums starts from it, not from the index's, which
+	// recovery leaves at 0 for an empty log.
+	if valid && h.mxFrame > 0 && sh.info.nBackfill() != h.mxFrame {
+		p.mu.Unlock()
+		return false, nil
+	}
+	for i := 1; i < shmReaders; i++ {
+		if sh.slots[i].refs > 0 {
+			// A snapshot of this pager reads the WAL. (Its lock would not
+			// stop the one below: the index's own locks never conflict.)
+			p.mu.Unlock()
+			return false, nil
+		}
+		_ = p.releaseSlot(i)
+	}
+	p.mu.Unlock()
+	if h.mxFrame > 0 {
+		if err := x.lock(walLockRead(1), shmReaders-1, true); err != nil {
+			if errors.Is(err, ErrLocked) {
+				return false, nil
+			}
+			return false, err
+		}
+		defer x.unlock(walLockRead(1), shmReaders-1)
+	}
+	if err := p.wal.Restart(); err != nil {
+		return false, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.wal.Log()
+	h.mxFrame = 0
+	h.salt = [2]uint32{l.Header.Salt1, l.Header.Salt2}
+	h.frameCksum = [2]uint32{l.Cksum1, l.Cksum2}
+	h.szPage = walIndexSzPage(p.pageSize)
+	h.bigEndCksum = 0
+	if l.Header.BigEndian() {
+		h.bigEndCksum = 1
+	}
+	h, err := x.writeHdr(h)
+	if err != nil {
+		return false, err
+	}
+	sh.info.setNBackfill(0)
+	sh.info.setNBackfillAttempted(0)
+	sh.info.setReadMark(1, 0)
+	for i := 2; i < shmReaders; i++ {
+		sh.info.setReadMark(i, readMarkNotUsed)
+	}
+	sh.hdr, sh.backfill = h, 0
+	p.restarts++
+	return true, nil
+}
+
+// publishShared makes a commit visible to every connection (rule 27,
+// walIndexAppend and walIndexWriteHdr): each of its frames in the hash
+// index, then the header. The frames are committed (durable); the regions
+// they need were mapped before the commit point (reserveShared). p.mu is
+// held, and WRITE.
+func (p *Pager) publishShared(first, last, nPages uint32) error {
+	sh, x := p.sh, p.sh.x
+	l := p.wal.Log()
+	for f := first; f <= last; f++ {
+		if err := x.appendFrame(f, l.Index.PageOf(f)); err != nil {
+			return err
+		}
+	}
+	h := sh.hdr
+	h.change++
+	h.mxFrame, h.nPage = last, nPages
+	h.frameCksum = [2]uint32{l.Cksum1, l.Cksum2}
+	h.salt = [2]uint32{l.Header.Salt1, l.Header.Salt2}
+	h.szPage = walIndexSzPage(p.pageSize)
+	h.bigEndCksum = 0
+	if l.Header.BigEndian() {
+		h.bigEndCksum = 1
+	}
+	h, err := x.writeHdr(h)
+	if err != nil {
+		return err
+	}
+	sh.hdr = h
+	p.adopted++
+	return nil
+}
+
+// reserveShared maps the index regions that frames up to last need, before
+// a commit point: publishing then does not fail for want of memory.
+func (p *Pager) reserveShared(last uint32) error {
+	_, err := p.sh.x.block(walFramePage(last), true)
+	return err
+}
+
+// checkpointShared is Checkpoint for a shared database (rule 28,
+// walCheckpoint): with CKPT held, it brings every read mark it can to the
+// last commit, copies the frames up to the oldest mark that readers hold
+// (READ(0) held exclusively while it does, so that no reader of the file
+// alone starts meanwhile), and records them in nBackfill. Modes other than
+// passive wait for locks up to the pager's Timeout, hold WRITE (no commit
+// moves the target), and, for Restart and Truncate, wait for every reader
+// of the WAL to finish; Truncate then starts the WAL over and cuts its
+// file. The caller holds the pager's writer lock; p.mu is not held.
+func (p *Pager) checkpointShared(mode CheckpointMode) (res CheckpointResult, err error) {
+	sh, x := p.sh, p.sh.x
+	var wait time.Duration
+	if mode != CheckpointPassive {
+		wait = p.opts.Timeout
+	}
+	if err := p.waitLock(walLockCkpt, 1, true, wait); err != nil {
+		return p.checkpointResult(), err
+	}
+	defer x.unlock(walLockCkpt, 1)
+	if mode != CheckpointPassive && !sh.write.Load() {
+		if err := p.takeWrite(); err != nil {
+			return p.checkpointResult(), err
+		}
+		defer p.releaseWrite()
+	}
+	p.mu.Lock()
+	h, err := p.sharedHeader(time.Now().Add(max(wait, shmPatience)))
+	if err == nil && h != sh.hdr {
+		err = p.adopt(h)
+	}
+	if err != nil {
+		p.mu.Unlock()
+		return p.checkpointResult(), err
+	}
+	info := sh.info
+	safe := h.mxFrame
+	// The marks behind the last commit: each moved up to it where its
+	// slot is free, else the copy stops at it. This pager's own live
+	// readers are among those it stops at.
+	type behind struct {
+		i    int
+		mark uint32
+	}
+	var marks []behind
+	for i := 1; i < shmReaders; i++ {
+		y := info.readMark(i)
+		if y >= safe {
+			continue
+		}
+		if sl := &sh.slots[i]; sl.held {
+			if sl.refs > 0 {
+				safe = y
+				continue
+			}
+			_ = p.releaseSlot(i)
+		}
+		marks = append(marks, behind{i, y})
+	}
+	for i := range sh.slots {
+		if i == 0 && sh.slots[0].held && sh.slots[0].refs == 0 {
+			_ = p.releaseSlot(0)
+		}
+	}
+	own0 := sh.slots[0].refs > 0
+	p.mu.Unlock()
+	for _, m := range marks {
+		if m.mark >= safe {
+			continue
+		}
+		if err := p.waitLock(walLockRead(m.i), 1, true, wait); err != nil {
+			if !errors.Is(err, ErrBusy) {
+				return p.checkpointResult(), err
+			}
+			safe = m.mark
+			continue
+		}
+		mark := uint32(readMarkNotUsed)
+		if m.i == 1 {
+			mark = safe
+		}
+		info.setReadMark(m.i, mark)
+		_ = x.unlock(walLockRead(m.i), 1)
+	}
+	var busy error
+	from := min(info.nBackfill(), safe)
+	if from < safe {
+		if own0 {
+			busy = fmt.Errorf("pager: %s: this pager reads the database file: %w", p.path, ErrBusy)
+		} else if err := p.waitLock(walLockRead(0), 1, true, wait); err != nil {
+			busy = err
+		} else {
+			p.mu.Lock()
+			l, walData, nPages := p.wal.Log(), p.wal.Data(), p.nPages
+			p.mu.Unlock()
+			info.setNBackfillAttempted(safe)
+			err := p.copyFrames(l, walData, from, safe, nPages, safe == h.mxFrame)
+			if err == nil {
+				info.setNBackfill(safe)
+				p.mu.Lock()
+				p.wal.SetBackfilledLocked(safe)
+				sh.backfill = safe
+				p.mu.Unlock()
+				p.count(func(s *Stats) { s.Checkpoints++ })
+			}
+			_ = x.unlock(walLockRead(0), 1)
+			if err != nil {
+				return p.checkpointResult(), err
+			}
+		}
+	}
+	if busy == nil && safe < h.mxFrame {
+		busy = fmt.Errorf("pager: %s: readers of older commits hold the WAL's frames after %d: %w", p.path, safe, ErrBusy)
+	}
+	if busy == nil && mode >= CheckpointRestart {
+		busy = p.waitReaders(mode, wait)
+	}
+	res = p.checkpointResult()
+	if mode == CheckpointPassive && errors.Is(busy, ErrBusy) {
+		busy = nil // a passive checkpoint does what it can
+	}
+	return res, busy
+}
+
+// waitReaders waits until no reader holds a mark on the WAL (READ(1..4)
+// free), so that the next commit starts it over; for Truncate it then
+// starts it over itself and cuts the file to 0 bytes (rule 28). The caller
+// holds CKPT and WRITE, and every frame is in the database file.
+func (p *Pager) waitReaders(mode CheckpointMode, wait time.Duration) error {
+	sh, x := p.sh, p.sh.x
+	p.mu.Lock()
+	for i := 1; i < shmReaders; i++ {
+		if sh.slots[i].refs > 0 {
+			p.mu.Unlock()
+			return fmt.Errorf("pager: %s: this pager reads the WAL: %w", p.path, ErrBusy)
+		}
+		_ = p.releaseSlot(i)
+	}
+	p.mu.Unlock()
+	if err := p.waitLock(walLockRead(1), shmReaders-1, true, wait); err != nil {
+		return err
+	}
+	defer x.unlock(walLockRead(1), shmReaders-1)
+	if mode != CheckpointTruncate || p.wal == nil {
+		return nil
+	}
+	p.mu.Lock()
+	h := sh.hdr
+	h.mxFrame = 0
+	h.salt[0]++
+	h, err := x.writeHdr(h)
+	if err == nil {
+		sh.info.setNBackfill(0)
+		sh.info.setNBackfillAttempted(0)
+		sh.info.setReadMark(1, 0)
+		for i := 2; i < shmReaders; i++ {
+			sh.info.setReadMark(i, readMarkNotUsed)
+		}
+		sh.hdr, sh.backfill = h, 0
+		p.restarts++
+	}
+	p.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return p.wal.Truncate()
+}
+
+// closeSharedWAL is Close's part for a shared database (rule 29): the last
+// connection, the one that can lock the database file exclusively (every
+// other connection holds SHARED), checkpoints the WAL whole and removes it
+// and, once Close is done, the -shm file, as sqlite3's last connection
+// does; a read-only one leaves them. Any other lets its locks go.
+func (p *Pager) closeSharedWAL() error {
+	p.writer.Lock()
+	defer p.writer.Unlock()
+	p.mu.Lock()
+	for i := range p.sh.slots {
+		if p.sh.slots[i].refs == 0 {
+			_ = p.releaseSlot(i)
+		}
+	}
+	p.mu.Unlock()
+	if p.readOnly || p.f.Lock(vfs.LockExclusive) != nil {
+		return nil
+	}
+	p.lastConn = true
+	if p.wal == nil {
+		return nil
+	}
+	if err := p.takeWrite(); err != nil {
+		return err
+	}
+	defer p.releaseWrite()
+	// A failed commit of this pager's may still be valid past the last
+	// commit: nobody has written over it since (no connection is left).
+	if err := p.wal.RetrySpoil(); err != nil {
+		p.lastConn = false
+		return fmt.Errorf("pager: close: the WAL may still hold a transaction whose commit failed: %w", err)
+	}
+	if _, err := p.checkpointShared(CheckpointPassive); err != nil {
+		p.lastConn = false
+		return err
+	}
+	p.mu.Lock()
+	done := p.wal.Backfilled() == p.wal.Log().MaxFrame
+	p.mu.Unlock()
+	if !done {
+		p.lastConn = false
+		return nil
+	}
+	if err := p.fs.Remove(WALPath(p.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		p.lastConn = false
+		return err
+	}
+	return nil
+}
