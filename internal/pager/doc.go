@@ -139,6 +139,63 @@
 //     (sqlite3WalClose): it checkpoints, then removes the WAL and the -shm
 //     file (close with remove).
 //
+// # Sharing a WAL-mode database (shared.go)
+//
+// A pager shares a WAL-mode database with other connections (sqlite3
+// processes, other pagers) unless Options.Exclusive asks otherwise or
+// locks belong to the process (vfs.FileLocks false); then rules 8 to 13
+// hold as written, under EXCLUSIVE from Open to Close. Shared:
+//
+//  23. Open holds SHARED on the database file until Close, EXCLUSIVE only
+//     while it rolls back a hot journal or writes a new file's first page
+//     (lockFile, then Downgrade). It opens the -shm file (rule 14) before
+//     it reads the WAL's state.
+//  24. The pager's view of the WAL (its frame index, the last commit, the
+//     database size) is the wal-index header's: a header that differs from
+//     the one it last read or wrote is adopted (wal.File.Adopt): frames
+//     after its own are added from the index's page array; a log that
+//     started over elsewhere (other salts) is taken up afresh; the
+//     database file's size is taken again, since another connection's
+//     checkpoint grows the file and cuts it to the last commit. A header
+//     whose copies differ is read again; one never written or not valid is
+//     rebuilt from the WAL (rule 26).
+//  25. Every snapshot holds a read slot for its life (walTryBeginRead):
+//     READ(0) when nBackfill equals mxFrame (it reads the database file
+//     alone, and no checkpoint runs meanwhile), else a READ(i) whose mark
+//     is at most mxFrame, set to mxFrame when a slot can be had
+//     exclusively; the header is read again once the slot is held, and a
+//     change starts over. Snapshots of one pager share a slot, which stays
+//     held idleSlotHold after its last reader ends.
+//  26. Recovery holds WRITE (unless this pager's writer does), CKPT and
+//     RECOVER, reads the WAL file as it is, and leaves the marks of the
+//     pager's own slots alone.
+//  27. A write transaction holds WRITE from BeginWrite to Commit or
+//     Rollback, waiting up to Options.Timeout (ErrBusy), so its snapshot
+//     is the last commit of any connection. Its first frame restarts the
+//     WAL (new salts, header synced first, rule 11) when nothing is
+//     committed, or when every frame is in the database file and
+//     READ(1..4) can all be had exclusively (no reader of the WAL, in any
+//     connection). It writes no page into the database file (rule 11's
+//     direct writes). Its commit maps the index regions it needs before
+//     the commit point, then indexes its frames and writes the header
+//     before WRITE goes.
+//  28. A checkpoint holds CKPT; it moves every free read mark behind the
+//     last commit up to it (READ(i) exclusive for the moment), stops at
+//     the marks it cannot, copies frames up to that point with READ(0)
+//     held exclusively, and then sets nBackfill. Modes past passive wait
+//     up to Options.Timeout and hold WRITE; Restart and Truncate then wait
+//     for READ(1..4), and Truncate starts the WAL over (mxFrame 0,
+//     salt-1 + 1) and cuts its file to 0 bytes.
+//  29. The pager's own locks never stop it (the -shm file's locks are one
+//     connection's): before it takes READ(i) exclusively, or restarts, it
+//     checks that none of its own snapshots reads by slot i.
+//  30. Close: the pager that can lock the database file exclusively is
+//     the last connection (rule 22); a writable one checkpoints, removes
+//     the WAL and, once its locks go, the -shm file. Any other leaves both.
+//  31. A failed commit is spoiled as under rule 9; its frames lie past
+//     mxFrame, where no connection reads and the next writer writes over
+//     them. Only the last connection retries a spoil at Close.
+//
 // The pager is the one package that uses unsafe: to align its huge-page
 // arenas (arena_linux.go), to view a page's bytes as a string and back
 // (view.go), which lets a Record fit the four words Go keeps in registers,
