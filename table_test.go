@@ -350,3 +350,59 @@ func sharedPages(t *testing.T, withoutRowid bool) {
 		t.Errorf("Count = %d, %v; want ErrCorrupt", n, err)
 	}
 }
+
+// BenchmarkViewGet is a request handler's read: one View per lookup
+// (Table, Get, Column), on a WAL-mode database opened writable, shared (the
+// default: each read transaction holds a read mark of the wal-index) and
+// exclusive.
+func BenchmarkViewGet(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "view.db")
+	sqltest.Exec(b, path,
+		"PRAGMA journal_mode=WAL",
+		"CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)",
+		fmt.Sprintf("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<%d) INSERT INTO t SELECT x, randomblob(100) FROM c", benchRows))
+	for _, exclusive := range []bool{false, true} {
+		name := "shared"
+		if exclusive {
+			name = "exclusive"
+		}
+		b.Run(name, func(b *testing.B) {
+			db, err := Open(path, &Options{Exclusive: exclusive})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			// A commit first: the WAL holds frames, as in use.
+			if err := db.Update(func(tx *Tx) error {
+				t, err := tx.Table("t")
+				if err != nil {
+					return err
+				}
+				return t.Put(1, nil, []byte("x"))
+			}); err != nil {
+				b.Fatal(err)
+			}
+			var sum int
+			id := int64(1)
+			b.ReportAllocs()
+			for b.Loop() {
+				err := db.View(func(tx *Tx) error {
+					t, err := tx.Table("t")
+					if err != nil {
+						return err
+					}
+					rec, err := t.Get(id)
+					if err != nil {
+						return err
+					}
+					sum += len(rec.Column(1).Blob())
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				id = id%benchRows + 1
+			}
+		})
+	}
+}

@@ -992,3 +992,41 @@ func liteObjects(t *testing.T, lite *sql.DB) string {
 	t.Helper()
 	return liteRows(t, lite, "SELECT type, name, tbl_name, rootpage, coalesce(sql, '') FROM sqlite_schema ORDER BY rowid")
 }
+
+// BenchmarkCommitOne is a durable one-row commit (SyncFull), shared (the
+// default: the WAL's write lock and the wal-index) and exclusive.
+func BenchmarkCommitOne(b *testing.B) {
+	for _, exclusive := range []bool{false, true} {
+		name := "shared"
+		if exclusive {
+			name = "exclusive"
+		}
+		b.Run(name, func(b *testing.B) {
+			db, err := Open(filepath.Join(b.TempDir(), "c.db"), &Options{Exclusive: exclusive})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			if err := db.Update(func(tx *Tx) error {
+				_, err := tx.CreateTable("CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)")
+				return err
+			}); err != nil {
+				b.Fatal(err)
+			}
+			v := make([]byte, 100)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := db.Update(func(tx *Tx) error {
+					t, err := tx.Table("t")
+					if err != nil {
+						return err
+					}
+					_, err = t.Insert(nil, v)
+					return err
+				}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -35,9 +35,11 @@ var errRetry = errors.New("pager: the wal-index changed: retry")
 
 // readSlot is one READ(i) lock byte as this pager holds it.
 type readSlot struct {
-	held      bool      // READ(i) is held shared
-	refs      int       // live snapshots reading by it
-	idleSince time.Time // when refs last went to 0
+	held bool // READ(i) is held shared
+	refs int  // live snapshots reading by it
+	// used is set when a snapshot stops reading by it; releaseIdle
+	// clears it, and releases the slot that stayed unused since.
+	used bool
 }
 
 // shared is a pager's part in the wal-index protocol. Its fields are
@@ -46,6 +48,7 @@ type shared struct {
 	x     *walIndex
 	info  walCkptInfo
 	hdr   walIndexHdr // the header as this pager last read or wrote it
+	raw   [hdrWords]uint32 // hdr's words (hdrWordsEqual)
 	fresh bool        // hdr has been read or written since Open
 	// backfill is nBackfill as this pager last saw it: when it moves,
 	// another connection's checkpoint may have grown or cut the file.
@@ -117,6 +120,9 @@ func (p *Pager) closeShared(remove bool) error {
 // differed past a moment, or say nothing was ever written, rebuilds the
 // index from the WAL (recoverShared). p.mu is held.
 func (p *Pager) sharedHeader(deadline time.Time) (walIndexHdr, error) {
+	if p.sh.fresh && p.sh.x.hdrWordsEqual(&p.sh.raw) {
+		return p.sh.hdr, nil
+	}
 	pause := time.Duration(0)
 	for tries := 0; ; tries++ {
 		h, ok, err := p.sh.x.readHdr()
@@ -264,7 +270,7 @@ func (p *Pager) adopt(h walIndexHdr) error {
 	} else {
 		p.nPages = p.dbPages
 	}
-	sh.hdr, sh.fresh, sh.backfill = h, true, backfill
+	sh.hdr, sh.raw, sh.fresh, sh.backfill = h, h.words(), true, backfill
 	p.adopted++
 	return nil
 }
@@ -336,11 +342,8 @@ func (p *Pager) tryShared(s *Snapshot, deadline time.Time) error {
 	if err != nil {
 		return err
 	}
-	if again, ok, err := sh.x.readHdr(); err != nil || !ok || again != h {
+	if !sh.x.hdrWordsEqual(&sh.raw) {
 		p.dropSlot(slot)
-		if err != nil {
-			return err
-		}
 		return errRetry
 	}
 	*s = Snapshot{
@@ -452,7 +455,7 @@ func (p *Pager) dropSlot(i int) {
 	if sl.refs > 0 {
 		return
 	}
-	sl.idleSince = time.Now()
+	sl.used = true
 	if !sh.armed {
 		sh.armed = true
 		if sh.idle == nil {
@@ -463,7 +466,9 @@ func (p *Pager) dropSlot(i int) {
 	}
 }
 
-// releaseIdle releases the slots no snapshot has read by for idleSlotHold.
+// releaseIdle releases the slots no snapshot has read by since its last
+// run: a slot is released between idleSlotHold and twice that after its
+// last reader ended.
 func (p *Pager) releaseIdle() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -472,22 +477,20 @@ func (p *Pager) releaseIdle() {
 	if p.closed {
 		return
 	}
-	now := time.Now()
-	var next time.Duration
+	again := false
 	for i := range sh.slots {
 		sl := &sh.slots[i]
-		if !sl.held || sl.refs > 0 {
-			continue
+		switch {
+		case !sl.held || sl.refs > 0:
+		case sl.used:
+			sl.used, again = false, true
+		default:
+			_ = p.releaseSlot(i)
 		}
-		if idle := now.Sub(sl.idleSince); idle < idleSlotHold {
-			next = max(next, idleSlotHold-idle)
-			continue
-		}
-		_ = p.releaseSlot(i)
 	}
-	if next > 0 {
+	if again {
 		sh.armed = true
-		sh.idle.Reset(next)
+		sh.idle.Reset(idleSlotHold)
 	}
 }
 
@@ -602,7 +605,7 @@ func (p *Pager) restartShared() (bool, error) {
 	for i := 2; i < shmReaders; i++ {
 		sh.info.setReadMark(i, readMarkNotUsed)
 	}
-	sh.hdr, sh.backfill = h, 0
+	sh.hdr, sh.raw, sh.backfill = h, h.words(), 0
 	p.restarts++
 	return true, nil
 }
@@ -634,7 +637,7 @@ func (p *Pager) publishShared(first, last, nPages uint32) error {
 	if err != nil {
 		return err
 	}
-	sh.hdr = h
+	sh.hdr, sh.raw = h, h.words()
 	p.adopted++
 	return nil
 }
@@ -803,7 +806,7 @@ func (p *Pager) waitReaders(mode CheckpointMode, wait time.Duration) error {
 		for i := 2; i < shmReaders; i++ {
 			sh.info.setReadMark(i, readMarkNotUsed)
 		}
-		sh.hdr, sh.backfill = h, 0
+		sh.hdr, sh.raw, sh.backfill = h, h.words(), 0
 		p.restarts++
 	}
 	p.mu.Unlock()

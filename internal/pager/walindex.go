@@ -522,6 +522,39 @@ func (blk *walBlock) storeHdr(w int, b *[walIndexHdrSize]byte) {
 	}
 }
 
+// hdrWordsEqual reports whether both copies of the header are, word for
+// word, the words of h's encoding (raw): the header is the one the caller
+// last read or wrote, unchanged, with no decoding and no checksum to
+// compute (walIndexTryHdr's memcmp against the connection's copy).
+func (x *walIndex) hdrWordsEqual(raw *[hdrWords]uint32) bool {
+	p := x.blocks.Load()
+	if p == nil || len(*p) == 0 {
+		return false
+	}
+	blk := (*p)[0]
+	for i := range hdrWords {
+		if atomic.LoadUint32(&blk[shmOffHdr0/4+i]) != raw[i] {
+			return false
+		}
+	}
+	for i := range hdrWords {
+		if atomic.LoadUint32(&blk[shmOffHdr1/4+i]) != raw[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// words returns h's encoding as native words, what hdrWordsEqual compares.
+func (h *walIndexHdr) words() (w [hdrWords]uint32) {
+	var b [walIndexHdrSize]byte
+	h.encode(b[:])
+	for i := range w {
+		w[i] = binary.NativeEndian.Uint32(b[4*i:])
+	}
+	return w
+}
+
 // readHdr reads the header as walIndexTryHdr does: copy 0, then copy 1
 // (Go's atomics are sequentially consistent: the loads of copy 0 happen
 // before those of copy 1, the barrier wal.c puts between them). ok is
