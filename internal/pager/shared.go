@@ -47,9 +47,9 @@ type readSlot struct {
 type shared struct {
 	x     *walIndex
 	info  walCkptInfo
-	hdr   walIndexHdr // the header as this pager last read or wrote it
+	hdr   walIndexHdr      // the header as this pager last read or wrote it
 	raw   [hdrWords]uint32 // hdr's words (hdrWordsEqual)
-	fresh bool        // hdr has been read or written since Open
+	fresh bool             // hdr has been read or written since Open
 	// backfill is nBackfill as this pager last saw it: when it moves,
 	// another connection's checkpoint may have grown or cut the file.
 	backfill uint32
