@@ -191,7 +191,7 @@ func (wr *Writer) parse(data []byte, pgno uint32) (format.Page, error) {
 }
 
 func (wr *Writer) parseInto(pg *format.Page, data []byte, pgno uint32) error {
-	if err := format.ParsePageInto(pg, data, pgno, wr.usable); err != nil {
+	if err := pg.Load(data, pgno, wr.usable); err != nil {
 		return err
 	}
 	if pg.Type.IsTable() != wr.table {
