@@ -97,93 +97,40 @@ func (t *Table) All() iter.Seq2[int64, Record] {
 	}
 }
 
-// scanBatch is how many cells of a table leaf scanLeaves decodes at once.
-const scanBatch = 32
-
 // scanLeaves hands yield the rowid and record (read through ctx, nil for
 // a bucket's) of each entry from the one c is on (when more) to the end of
-// its tree, until yield returns false. It reads each leaf's cells in one
-// loop, loading the next leaf as it goes, and checks at each leaf that tx
-// still holds the snapshot of epoch: a loop body that ends or renews tx
-// stops the scan with ErrTxClosed instead of reading pages tx no longer
-// holds. An error is kept by tx, as is one yield gave c (Fail) before it
-// returned false.
+// its tree, until yield returns false, with a btree.Scan: the leaves'
+// cells in one loop, the next leaf loaded as it goes. It checks at each
+// leaf that tx still holds the snapshot of epoch: a loop body that ends or
+// renews tx stops the scan with ErrTxClosed instead of reading pages tx no
+// longer holds. An error is kept by tx, as is one yield gave c (Fail)
+// before it returned false.
 func scanLeaves(c *btree.Cursor, more bool, tx *Tx, epoch uint64, ctx *recordCtx, yield func(int64, Record) bool) {
-	var cells [scanBatch]format.TableCell
+	var s btree.Scan
+	s.Start(c, more)
 leaves:
-	for ; more; more = c.Next() {
+	for s.NextPage() {
 		if err := tx.checkEpoch(epoch); err != nil {
-			c.Fail(err)
+			s.Fail(err)
 			break
 		}
-		pg, i, ahead, ok := c.Leaf()
-		if !ok { // an entry in an index interior cell
-			rowid, payload, _, err := c.Entry()
-			if err != nil {
-				c.Fail(err)
-				break
+		for first, ok := s.NextBatch(); ok; first, ok = s.NextBatch() {
+			if ctx != nil && first != nil && !ctx.shape.Fits(first) {
+				// A batch that opens with a row of another header: the
+				// shape is dropped, so that Column does not compare rows
+				// of varied headers with it, and learnt again from the
+				// row when due.
+				ctx.shape = format.RecordShape{}
+				ctx.missed(first)
 			}
-			if !yield(rowid, Record{data: pager.AsString(payload), rowid: rowid, ctx: ctx}) {
-				break leaves
-			}
-			continue
-		}
-		// The leaf's cells in one loop, loading the next leaf as it goes:
-		// on a table leaf, decoded in batches while they are plain.
-		line := 0
-		for i < pg.NCells {
-			if pg.Type == format.PageTableLeaf {
-				n := pg.TableLeafCells(i, cells[:])
-				if ctx != nil && n > 0 && !ctx.shape.Fits(cells[0].Payload) {
-					// A batch that opens with a row of another header: the
-					// shape is dropped, so that Column does not compare
-					// rows of varied headers with it, and learnt again
-					// from the row when due.
-					ctx.shape = format.RecordShape{}
-					ctx.missed(cells[0].Payload)
-				}
-				for k := range cells[:n] {
-					// Keep per row: one add to the cursor, where a sum
-					// kept across yield costs a spill and two reloads.
-					var s byte
-					line, s = btree.LoadAhead(ahead, line)
-					c.Keep(s)
-					cell := &cells[k]
-					if !yield(cell.Rowid, Record{data: pager.AsString(cell.Payload), rowid: cell.Rowid, ctx: ctx}) {
-						break leaves
-					}
-				}
-				if i += n; n == len(cells) || i >= pg.NCells {
-					continue
+			for rowid, payload, ok := s.Next(); ok; rowid, payload, ok = s.Next() {
+				if !yield(rowid, Record{data: pager.AsString(payload), rowid: rowid, ctx: ctx}) {
+					break leaves
 				}
 			}
-			// One cell the general way: an index leaf's, or one that
-			// TableLeafCells left (it spills, its payload is empty or its
-			// length takes three bytes or more, it ends the page, or it is
-			// malformed).
-			var s byte
-			line, s = btree.LoadAhead(ahead, line)
-			c.Keep(s)
-			rowid, payload, overflow, err := pg.LeafEntry(i)
-			if err == nil && overflow {
-				c.SetLeafIndex(i)
-				rowid, payload, _, err = c.Entry()
-			}
-			if err != nil {
-				c.Fail(err)
-				break
-			}
-			if !yield(rowid, Record{data: pager.AsString(payload), rowid: rowid, ctx: ctx}) {
-				break leaves
-			}
-			i++
 		}
-		if c.Err() != nil {
-			break
-		}
-		c.SetLeafIndex(pg.NCells - 1)
 	}
-	if err := c.Err(); err != nil {
+	if err := s.Err(); err != nil {
 		tx.setErr(err)
 	}
 }

@@ -50,37 +50,45 @@ func (tx *Tx) leafDir(root uint32) *leafDirState {
 	return nil
 }
 
-// find looks rowid up for Get and OpenBlob, as btree's FindRowid: through
+// find looks rowid up for Get and OpenBlob with btree's FindRowid: through
 // the table's leaf directory when the transaction has one, building it
 // when the lookups have come to pay for it.
 func (t *Table) find(rowid int64) ([]byte, uint32, btree.FindStatus) {
-	if t.dir != nil {
-		// t.cur was set for the snapshot when t took dir: nothing but
-		// find inits it on a rowid table in a read transaction.
-		return t.cur.FindRowidIn(t.dir, rowid)
+	if t.dir == nil {
+		t.cur.Init(t.tx.pages(), t.root, true, nil)
+		t.takeDir()
 	}
-	t.cur.Init(t.tx.pages(), t.root, true, nil)
-	if ld := t.ld; ld != nil {
-		if ld.root != t.root {
-			// The transaction ended, which freed its slots, and Renew
-			// took it up again on the same snapshot (t is still valid):
-			// the slot may be another table's now.
-			if ld = t.tx.leafDir(t.root); ld == nil {
-				t.ld = nil
-				return t.cur.FindRowid(rowid)
-			}
-			t.ld = ld
-		}
-		if ld.dir == nil && ld.dirAt >= 0 {
-			if ld.lookups++; ld.lookups >= dirMinLookups && ld.lookups >= ld.dirAt {
-				ld.build(t.tx.pages())
-			}
-		}
-		if t.dir = ld.dir; t.dir != nil {
-			return t.cur.FindRowidIn(t.dir, rowid)
-		}
-	}
+	// Once t has dir, t.cur reads through it: nothing but find inits it
+	// on a rowid table in a read transaction.
 	return t.cur.FindRowid(rowid)
+}
+
+// takeDir counts a lookup towards the table's leaf directory, builds the
+// directory when due, and has t.cur (just set for the snapshot) use it
+// once there is one.
+func (t *Table) takeDir() {
+	ld := t.ld
+	if ld == nil {
+		return
+	}
+	if ld.root != t.root {
+		// The transaction ended, which freed its slots, and Renew took
+		// it up again on the same snapshot (t is still valid): the slot
+		// may be another table's now.
+		if ld = t.tx.leafDir(t.root); ld == nil {
+			t.ld = nil
+			return
+		}
+		t.ld = ld
+	}
+	if ld.dir == nil && ld.dirAt >= 0 {
+		if ld.lookups++; ld.lookups >= dirMinLookups && ld.lookups >= ld.dirAt {
+			ld.build(t.tx.pages())
+		}
+	}
+	if t.dir = ld.dir; t.dir != nil {
+		t.cur.UseLeafDir(t.dir)
+	}
 }
 
 // build builds the directory of the table in src, or sets when to: see

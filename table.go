@@ -22,7 +22,7 @@ type Table struct {
 	cur   btree.Cursor // for Get
 	// A read transaction's leaf directory of the table (leafdir.go): ld
 	// is the transaction's state, shared by its handles on the table; dir
-	// is ld's directory once t.cur is set to read through it.
+	// is ld's directory once t.cur reads through it (UseLeafDir).
 	ld  *leafDirState
 	dir *btree.LeafDir
 	rc  recordCtx // its rows'
@@ -118,7 +118,7 @@ func (t *Table) Get(rowid int64) (Record, error) {
 		// The row found whole is returned here, the rest by get: a row of
 		// the shape the rows before it had is known whole without a walk
 		// of its header (recordCtx.shape).
-		payload, pgno, st := t.cur.FindRowidIn(t.dir, rowid)
+		payload, pgno, st := t.cur.FindRowid(rowid)
 		if st == btree.FindFound {
 			data := pager.AsString(payload)
 			if t.rc.shape.Fits(payload) {

@@ -193,8 +193,8 @@ func (v *view) open(tx *pagoda.Tx) error {
 	v.tx, v.present, v.ix, v.tab, v.covering, v.warm = tx, false, nil, nil, false, false
 	v.epoch = tx.Epoch()
 	v.forget()
-	// The listing decodes index records itself, as UTF-8: the names of a
-	// UTF-16 database would read wrong.
+	// The listing reads index records' bytes as UTF-8 names: the names of
+	// a UTF-16 database would read wrong.
 	if h, err := tx.Header(); err != nil {
 		return err
 	} else if h.TextEncoding == 2 || h.TextEncoding == 3 {
@@ -284,164 +284,42 @@ func (v *view) seek(c *pagoda.IndexCursor, key []byte) bool {
 // key is one decoded index entry: the name, and on the listing index the
 // metadata too.
 type key struct {
-	name  []byte // aliases the page
-	kind  format.Kind
+	name  []byte      // aliases the page
+	kind  format.Kind // the name's: TEXT, or else a BLOB or a number or NULL
 	st    int64
 	mtime int64
 	sz    int64
 	rowid int64
 }
 
-// decode reads the cursor's entry in one pass over its record: name, then
-// (listing index) mode, mtime, sz, then the rowid. It is the listing's
-// inner loop, so it decodes the record's bytes itself:
+// decode reads the cursor's entry in one pass over its record
+// (format.ValueInts): the name, then (listing index) mode, mtime, sz, then
+// the rowid, integers as SQLite reads them (a REAL's integer part, 0 for
+// TEXT, a BLOB or NULL). It is the listing's inner loop.
 //
-//	header: header length (varint), one serial type per field (varints)
-//	body:   the fields' bytes in order; integers big-endian, 1 to 8 bytes
 //	listing index entry: name TEXT | mode | mtime | sz | rowid
 //	name index entry:    name TEXT | rowid
 func (v *view) decode(c *pagoda.IndexCursor, k *key) error {
-	rec := c.Raw()
-	if v.covering && len(rec) > 0 && rec[0] == listingHeader && k.listing(rec) {
-		return nil
+	var ints [4]int64
+	n := 1
+	if v.covering {
+		n = 4
 	}
-	return k.fields(rec, v.covering)
-}
-
-// fields is decode's general loop: an entry of the listing index
-// (covering) or of the name index.
-func (k *key) fields(rec []byte, covering bool) error {
-	h, pos := format.Uvarint(rec)
-	if pos == 0 || h < uint64(pos) || h > uint64(len(rec)) {
+	name, ok := format.ValueInts(c.Raw(), ints[:n])
+	if !ok {
 		return errEntry
 	}
-	hdr, body := rec[:h], int(h)
-	var types [5]uint64
-	nf := 2
-	if covering {
-		nf = 5
-	}
-	for i := range nf {
-		if pos >= len(hdr) {
-			return errEntry
-		}
-		t, n := uint64(hdr[pos]), 1
-		if t >= 0x80 {
-			if t, n = format.Uvarint(hdr[pos:]); n == 0 {
-				return errEntry
-			}
-		}
-		types[i], pos = t, pos+n
-	}
-	// The name.
-	t := types[0]
-	size, ok := format.SerialTypeSize(t)
-	if !ok || size > int64(len(rec)-body) {
-		return errEntry
-	}
-	k.kind = nameKind(t)
-	k.name = rec[body : body+int(size)]
-	body += int(size)
-	// The integers.
-	for i := 1; i < nf; i++ {
-		t := types[i]
-		size, ok := format.SerialTypeSize(t)
-		if !ok || size > int64(len(rec)-body) {
-			return errEntry
-		}
-		var x int64 // TEXT or a BLOB in an INT column reads as 0, as Value.Int has it
-		if t < 12 {
-			x = intField(t, rec[body:body+int(size)])
-		}
-		body += int(size)
-		switch {
-		case i == nf-1:
-			k.rowid = x
-		case i == 1:
-			k.st = x
-		case i == 2:
-			k.mtime = x
-		default:
-			k.sz = x
-		}
+	k.kind, k.name = name.Kind, name.Bytes
+	if v.covering {
+		k.st, k.mtime, k.sz, k.rowid = ints[0], ints[1], ints[2], ints[3]
+	} else {
+		k.rowid = ints[0]
 	}
 	return nil
 }
 
-// listingHeader is the header length of a listing index entry whose five
-// serial types take a byte each: names under 57 bytes, integers in the
-// mode, mtime, sz and rowid fields.
-const listingHeader = 6
-
-// listing decodes a listing index entry of header length listingHeader
-// whose fields are a name (TEXT, BLOB or a number) and four integers, the
-// usual entry, in straight-line code; ok is false for any other, which
-// decode's general loop reads (or finds malformed).
-func (k *key) listing(rec []byte) (ok bool) {
-	if len(rec) < listingHeader {
-		return false
-	}
-	t0 := uint64(rec[1])
-	t1, t2, t3, t4 := uint64(rec[2]), uint64(rec[3]), uint64(rec[4]), uint64(rec[5])
-	if t0|t1|t2|t3|t4 >= 0x80 || t1 >= 10 || t2 >= 10 || t3 >= 10 || t4 >= 10 || t0 == 10 || t0 == 11 {
-		return false // a multi-byte varint, reserved types, or text in an INT field
-	}
-	n0, _ := format.SerialTypeSize(t0)
-	n1, _ := format.SerialTypeSize(t1)
-	n2, _ := format.SerialTypeSize(t2)
-	n3, _ := format.SerialTypeSize(t3)
-	n4, _ := format.SerialTypeSize(t4)
-	b := rec[listingHeader:]
-	if n0+n1+n2+n3+n4 > int64(len(b)) {
-		return false
-	}
-	k.kind = nameKind(t0)
-	k.name, b = b[:n0], b[n0:]
-	k.st, b = intField(t1, b[:n1]), b[n1:]
-	k.mtime, b = intField(t2, b[:n2]), b[n2:]
-	k.sz, b = intField(t3, b[:n3]), b[n3:]
-	k.rowid = intField(t4, b[:n4])
-	return true
-}
-
-// nameKind is the kind of a name of serial type t: TEXT, a BLOB, or a
-// number (KindInt for any: only its kind matters).
-func nameKind(t uint64) format.Kind {
-	switch {
-	case t >= 12 && t&1 == 0:
-		return format.KindBlob
-	case t < 12:
-		return format.KindInt
-	}
-	return format.KindText
-}
-
 // errEntry is a malformed index entry.
 var errEntry = fmt.Errorf("fsys: malformed entry in the archive's name index: %w", pagoda.ErrCorrupt)
-
-// intField decodes an integer field of serial type t; a REAL (7) reads as
-// its integer part, as SQLite's integer conversion does.
-func intField(t uint64, b []byte) int64 {
-	switch t {
-	case 1:
-		return int64(int8(b[0]))
-	case 2:
-		return int64(int16(uint16(b[0])<<8 | uint16(b[1])))
-	case 3:
-		return int64(int32(uint32(b[0])<<24|uint32(b[1])<<16|uint32(b[2])<<8) >> 8)
-	case 4:
-		return int64(int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])))
-	case 5:
-		return int64(uint64(b[0])<<56|uint64(b[1])<<48|uint64(b[2])<<40|uint64(b[3])<<32|uint64(b[4])<<24|uint64(b[5])<<16) >> 16
-	case 6:
-		return int64(uint64(b[0])<<56 | uint64(b[1])<<48 | uint64(b[2])<<40 | uint64(b[3])<<32 | uint64(b[4])<<24 | uint64(b[5])<<16 | uint64(b[6])<<8 | uint64(b[7]))
-	case 7:
-		return format.DecodeValue(t, b).Int()
-	case 9:
-		return 1
-	}
-	return 0 // NULL (0), the constant 0 (8)
-}
 
 // keyName returns the name of the cursor's entry, aliasing the page; ok is
 // false when the name is not TEXT.

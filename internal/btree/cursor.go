@@ -59,22 +59,24 @@ type Cursor struct {
 	// keys, and seeks counts seeks: see seekDown.
 	guessScore int
 	seeks      uint32
-	// FindRowid's hint: the cells and first and last keys of the root it
-	// last searched, page hintPgno. It is kept across Init (a Table's Get
+	// FindRowid's hint (rootHint). It is kept across Init (a Table's Get
 	// inits its cursor each call): it only places a first probe, so one
 	// from another tree or snapshot costs probes, never a wrong answer.
-	hintPgno            uint32
-	hintCells           int
-	hintFirst, hintLast int64
-	innerCells          int // cells of the last interior page below the root FindRowid read
-	leafCell            int // the cell size FindRowidIn guesses for a leaf: the last one's
-	maxLocal            int // the largest payload a table leaf holds whole: format.MaxLocal
+	hint       rootHint
+	at         int              // the cell whose key a seek's search could not read (search)
+	levels     int              // the levels of a seek's path
+	path       [MaxDepth]uint16 // and the cell or child taken on each
+	innerCells int              // cells of the last interior page below the root FindRowid read
+	dir        *LeafDir         // the tree's leaf directory, for FindRowid: see UseLeafDir
+	leafCell   int              // the cell size FindRowid guesses for a leaf: the last one's
+	maxLocal   int              // the largest payload a table leaf holds whole: format.MaxLocal
 	// The source's flat pages (FlatPages), for FindRowid: nil when it
 	// has none, or when the usable size is below format.MinUsableSize.
-	flat   []byte
-	flatPS int
-	stack  [inlineDepth]level
-	deep   []level // levels inlineDepth.. of a deeper tree: see inlineDepth
+	flat    []byte
+	flatPS  int
+	writing bool // a Writer's searches: see search
+	stack   [inlineDepth]level
+	deep    []level // levels inlineDepth.. of a deeper tree: see inlineDepth
 }
 
 // FlatPages is a Pages that may hold its pages in one slice: Flat returns
@@ -93,7 +95,7 @@ func (c *Cursor) Init(src Pages, root uint32, table bool, kinfo *format.KeyInfo)
 	c.usable = src.UsableSize()
 	c.maxLocal = format.MaxLocal(c.usable, true)
 	c.depth, c.valid, c.err = 0, false, nil
-	c.flat, c.flatPS = nil, 0
+	c.flat, c.flatPS, c.dir, c.writing = nil, 0, nil, false
 	if f, ok := src.(FlatPages); ok {
 		if data, ps := f.Flat(); ps >= c.usable && c.usable >= format.MinUsableSize {
 			c.flat, c.flatPS = data[:len(data)/ps*ps], ps
@@ -135,6 +137,9 @@ func (c *Cursor) arrive(forward bool) bool {
 
 // push reads page pgno and makes it the top of the stack.
 func (c *Cursor) push(pgno uint32) error {
+	if off := int(pgno-1) * c.flatPS; off < len(c.flat) && pgno > 0 {
+		return c.pushData(pgno, c.flat[off:off+c.flatPS:off+c.flatPS]) // see FlatPages
+	}
 	data, err := c.src.Page(pgno)
 	if err != nil {
 		return err
@@ -217,30 +222,15 @@ func (c *Cursor) child() (uint32, error) {
 	return child, nil
 }
 
-// pushChildAhead is pushChild for a seek that expects cell g of n on the
-// child: before reading the child's header it loads the cache lines where
-// that cell would sit if the child were a full leaf of equal cells laid out
-// from the page's end, as SQLite and pagoda write them. A random lookup then
-// waits for the header and the cell at once instead of one after the other.
-// On a table of similar rows the guess is exact nearly always (99.6% of the
-// lookups in pagoda bench's table); a wrong one costs three loads.
-func (c *Cursor) pushChildAhead(g, n int64) error {
-	child, err := c.child()
-	if err != nil {
-		return err
-	}
-	data, err := c.src.Page(child)
-	if err != nil {
-		return err
-	}
-	c.sink += loadGuessed(data, c.usable, g, n)
-	return c.pushData(child, data)
-}
-
 // loadGuessed loads the guessLines cache lines from where cell g of n
 // would start on data if it were a full leaf of equal cells laid out from
-// the end of its usable bytes, and returns their sum, for the caller to
-// keep in c.sink (a load whose value is unused may be dropped).
+// the end of its usable bytes, as SQLite and pagoda write them, and
+// returns their sum, for the caller to keep in c.sink (a load whose value
+// is unused may be dropped). A search that expects cell g loads them with
+// the page's header, so that a random lookup waits for the header and the
+// cell at once instead of one after the other. On a table of similar rows
+// the guess is exact nearly always (99.6% of the lookups in pagoda bench's
+// table); a wrong one costs three loads.
 func loadGuessed(data []byte, usable int, g, n int64) (sum byte) {
 	u := int64(min(usable, len(data)))
 	if sz := (u - format.PageHeaderSizeLeaf - 2*n) / n; sz > 0 {
@@ -255,7 +245,7 @@ func loadGuessed(data []byte, usable int, g, n int64) (sum byte) {
 	return sum
 }
 
-// guessLines is how many cache lines pushChildAhead loads from the guessed
+// guessLines is how many cache lines loadGuessed loads from the guessed
 // cell on: the cell's start, and the record header and value after it.
 const guessLines = 3
 
@@ -422,129 +412,20 @@ func (c *Cursor) Prev() bool {
 }
 
 // SeekRowid moves a table cursor to the first row whose rowid is >= rowid
-// and reports whether that row has exactly this rowid.
-//
-// Below the root, the separators of the parent bound the keys of a page:
-// they lie in (lo, hi]. Rowids are mostly dense, so the search first probes
-// where rowid would sit if the keys were evenly spread, then its neighbour,
-// and only then bisects what is left. On a dense table that finds the cell
-// in two probes instead of log2(cells): each probe into a page not in the
-// CPU cache is a miss, and misses are most of a random lookup's time. The
-// root has no parent: a root of many cells is bounded by its own first and
-// last keys. Where the bounds leave no more keys than one leaf holds, the
-// child is loaded with its guessed cell (pushChildAhead).
+// and reports whether that row has exactly this rowid. It makes FindRowid's
+// search (search), loading each page onto the stack with its checks, so
+// that it reports what is wrong where FindRowid answers FindUnsure.
 func (c *Cursor) SeekRowid(rowid int64) bool {
-	if !c.start() {
+	st := c.seekRowid(rowid)
+	if st == FindUnsure {
 		return false
 	}
-	var lo, hi int64 // the page's keys lie in (lo, hi] when bounded
-	bounded := false
-	for {
-		t := c.top()
-		pg := &t.page
-		n := pg.NCells
-		a, b := 0, n // the answer, the first key >= rowid, is in [a, b]
-		loKey, hiKey := lo, hi
-		loSeen, hiSeen := bounded, bounded
-		// Cells ga.. ga+gn-1 hold keys in (glo, ghi]: where to guess.
-		ga, gn, glo, ghi := 0, n, lo, hi
-		guess := bounded
-		if !bounded && n >= unboundedGuessCells {
-			// The root: its first and last keys bound the cells between.
-			k0, err := tableKey(pg, 0)
-			if err != nil {
-				return c.fail(err)
-			}
-			kl, err := tableKey(pg, n-1)
-			if err != nil {
-				return c.fail(err)
-			}
-			var inside bool
-			if a, b, loKey, hiKey, inside = rootRange(rowid, k0, kl, n, loKey, hiKey); inside {
-				ga, gn, glo, ghi, guess = 1, n-1, k0, kl, true
-			}
-		}
-		if guess && gn > 2 && rowid > glo && rowid <= ghi {
-			g := min(max(guessCell(rowid, glo, ghi, ga, gn), a), b-1)
-			k, err := tableKey(pg, g)
-			if err != nil {
-				return c.fail(err)
-			}
-			if k < rowid {
-				a, loKey = g+1, k
-				if a < b {
-					if k, err = tableKey(pg, a); err != nil {
-						return c.fail(err)
-					}
-					if k >= rowid {
-						b, hiKey = a, k
-					} else {
-						a, loKey = a+1, k
-					}
-				}
-			} else {
-				b, hiKey = g, k
-				if g > a {
-					if k, err = tableKey(pg, g-1); err != nil {
-						return c.fail(err)
-					}
-					if k < rowid {
-						a, loKey = g, k
-					} else {
-						b, hiKey = g-1, k
-					}
-				}
-			}
-		}
-		for a < b {
-			m := int(uint(a+b) >> 1)
-			k, err := tableKey(pg, m)
-			if err != nil {
-				return c.fail(err)
-			}
-			if k < rowid {
-				a, loKey = m+1, k
-			} else {
-				b, hiKey = m, k
-			}
-		}
-		t.idx = a
-		if !pg.Type.IsLeaf() {
-			// The child's keys lie between the separators around it.
-			lo, hi = loKey, hiKey
-			bounded = (a > 0 || loSeen) && (a < n || hiSeen)
-			var err error
-			// The child's keys are dense enough to be one leaf's cells.
-			if bounded && rowid > lo && rowid <= hi && uint64(hi)-uint64(lo) <= uint64(c.usable) {
-				err = c.pushChildAhead(rowid-lo-1, hi-lo)
-			} else {
-				err = c.pushChild()
-			}
-			if err != nil {
-				return c.fail(err)
-			}
-			continue
-		}
-		if a < n {
-			c.valid = true
-			return hiKey == rowid
-		}
-		c.climbForward()
-		return false
+	if t := c.top(); t.idx < t.page.NCells {
+		c.valid = true
+		return st == FindFound
 	}
-}
-
-// unboundedGuessCells is the fewest cells for which a search of a page
-// without bounds from a parent (the root) reads its first and last keys to
-// guess from: two probes that replace about log2(cells) - 2.
-const unboundedGuessCells = 16
-
-// tableKey returns the rowid key of cell i of a table page.
-func tableKey(pg *format.Page, i int) (int64, error) {
-	if pg.Type.IsLeaf() {
-		return pg.TableLeafRowid(i)
-	}
-	return pg.TableInteriorKey(i)
+	c.climbForward()
+	return false
 }
 
 // SeekKey moves an index cursor to the first entry that is >= key, where an
@@ -794,79 +675,9 @@ func (c *Cursor) compareCell(pg *format.Page, i int, key []format.Value) (int, e
 	return cmp, nil
 }
 
-// Leaf returns the leaf page the cursor is on and its index there, for a
-// scan that reads the rest of the leaf's cells in a loop of its own, then
-// calls SetLeafIndex and Next; and ahead, the next leaf's bytes when the
-// cursor is at the leaf's first cell, for the scan to load while it reads
-// this one (see format.LinesAhead). ok is false when the cursor is not on a
-// leaf: on an index interior cell, whose one entry Entry returns.
-func (c *Cursor) Leaf() (pg *format.Page, i int, ahead []byte, ok bool) {
-	t := c.cur
-	if !c.valid || !t.page.Type.IsLeaf() {
-		return nil, 0, nil, false
-	}
-	if t.idx == 0 {
-		ahead = c.nextLeafData()
-	}
-	return &t.page, t.idx, ahead, true
-}
-
-// LoadAhead loads format.LinesAhead cache lines of ahead (as Leaf returned
-// it) from byte line on, and returns where the next call starts and the sum
-// of the bytes loaded. A scan calls it once per cell and hands the sums to
-// Keep: a load whose value is never used may be dropped by the compiler.
-// The two lines are loaded without a loop: this runs once per row.
-func LoadAhead(ahead []byte, line int) (next int, sum byte) {
-	if line+format.CacheLine < len(ahead) {
-		return line + 2*format.CacheLine, ahead[line] + ahead[line+format.CacheLine]
-	}
-	if line < len(ahead) {
-		return line + format.CacheLine, ahead[line]
-	}
-	return line, 0
-}
-
-// LoadAhead is written for two lines a call: this fails to compile if
-// format.LinesAhead is changed without it.
-var _ = [1]struct{}{}[format.LinesAhead-2]
-
-// Keep keeps the sum of LoadAhead's loads.
-func (c *Cursor) Keep(sum byte) { c.sink += sum }
-
-// SetLeafIndex moves the cursor to cell i of the leaf it is on, as a scan
-// that read the leaf's cells itself leaves it: on the last cell it read, for
-// Next to continue after it, or on a cell for Entry to assemble.
-func (c *Cursor) SetLeafIndex(i int) {
-	if c.valid && uint(i) < uint(c.leafN) {
-		c.cur.idx = i
-	}
-}
-
 // Fail stops the cursor with err, for a caller that found a malformed cell
 // on a page the cursor handed out.
 func (c *Cursor) Fail(err error) { c.fail(err) }
-
-// nextLeafData returns the bytes of the page after the current leaf, when
-// its parent is on the stack, for a scan to load ahead; nil when there is
-// none or it cannot be read (the step to it will report the problem).
-func (c *Cursor) nextLeafData() []byte {
-	if c.depth < 2 {
-		return nil
-	}
-	parent := c.levelAt(c.depth - 2)
-	if parent.idx >= parent.page.NCells {
-		return nil
-	}
-	next, err := parent.page.Child(parent.idx + 1)
-	if err != nil || next == 0 || next > c.src.PageCount() {
-		return nil
-	}
-	data, err := c.src.Page(next)
-	if err != nil {
-		return nil
-	}
-	return data[:c.usable]
-}
 
 // Entry returns the current entry's rowid (table trees), payload and page
 // number, parsing the cell once. The payload aliases the page unless it

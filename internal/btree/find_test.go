@@ -46,10 +46,10 @@ func checkFindRowid(t testing.TB, c *Cursor, keys []int64, model tableModel) {
 }
 
 // checkLeafDir builds the leaf directory of c's tree and checks that
-// FindRowidIn answers every rowid that checkFindRowid looks up as
+// FindRowid through it (UseLeafDir) answers every rowid that checkFindRowid looks up as
 // FindRowid does (the same status, leaf and payload, and for a row that
 // spills the cursor on it), through c's pages and through a flat copy of
-// them, which takes FindRowidIn's short path.
+// them, which takes the directory's short path.
 func checkLeafDir(t testing.TB, c *Cursor, keys []int64) {
 	t.Helper()
 	d := BuildLeafDir(c.src, c.root, 1<<20)
@@ -71,18 +71,19 @@ func checkLeafDir(t testing.TB, c *Cursor, keys []int64) {
 		var plain, dir Cursor
 		plain.Init(src, c.root, true, nil)
 		dir.Init(src, c.root, true, nil)
+		dir.UseLeafDir(d)
 		for _, k := range seekTargets(keys) {
 			want, wat, wst := plain.FindRowid(k)
-			got, at, st := dir.FindRowidIn(d, k)
+			got, at, st := dir.FindRowid(k)
 			if st != wst || at != wat || !bytes.Equal(got, want) {
-				t.Fatalf("FindRowidIn(%d) = %d on page %d (%d bytes); FindRowid = %d on page %d (%d bytes)",
+				t.Fatalf("FindRowid(%d) through the directory = %d on page %d (%d bytes); FindRowid = %d on page %d (%d bytes)",
 					k, st, at, len(got), wst, wat, len(want))
 			}
 			if st == FindSpills {
 				r, p, _, err := dir.Entry()
 				wr, wp, _, werr := plain.Entry()
 				if err != nil || werr != nil || r != wr || !bytes.Equal(p, wp) {
-					t.Fatalf("FindRowidIn(%d) spills: Entry = %d with %d bytes (%v), FindRowid's %d with %d bytes (%v)",
+					t.Fatalf("FindRowid(%d) through the directory spills: Entry = %d with %d bytes (%v), FindRowid's %d with %d bytes (%v)",
 						k, r, len(p), err, wr, len(wp), werr)
 				}
 			}

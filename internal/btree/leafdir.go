@@ -10,7 +10,7 @@ import (
 // leaves in key order, each with the separator above it. A point lookup
 // finds its leaf in it with one or two probes of one array, instead of a
 // search of the root and of each interior page below it, so the leaf's
-// trip to memory starts at once (FindRowidIn).
+// trip to memory starts at once (UseLeafDir).
 //
 // It is the tree of one snapshot: pages that cannot change while it is
 // used (a read transaction's). BuildLeafDir reads every interior page once
@@ -92,102 +92,11 @@ func (d *LeafDir) search(rowid int64, a, b int) int {
 	return a
 }
 
-// FindRowidIn is FindRowid with the leaf found in d, the directory of the
-// cursor's tree in the same snapshot, instead of by a search from the root.
-// It answers as FindRowid does, from the same leaf.
-//
-// Its short path reads a leaf of the flat pages that holds one key a cell
-// (keys lo+1 .. hi: cell rowid-lo-1 holds rowid), where rowid's cell is
-// small enough to lie whole on the leaf, with its varints short (a payload
-// size of one or two bytes, a rowid of one to four). The lines where that
-// cell should start are loaded with the leaf's header, from the cell size
-// of the last leaf read. Anything else goes to FindRowid's loop from the
-// leaf, which answers for every page.
-func (c *Cursor) FindRowidIn(d *LeafDir, rowid int64) (payload []byte, pgno uint32, st FindStatus) {
-	c.depth, c.valid = 0, false
-	if c.err != nil {
-		c.err = nil
-	}
-	// The leaf: leaf's first guess, inline, or leaf. The guess's
-	// arithmetic may wrap for keys far apart: any g is checked.
-	var lo, hi int64
-	e := d.ents
-	if g := 1 + int(float64(rowid-d.k0-1)*d.scale); uint(g-1) < uint(len(e)-2) && e[g].key >= rowid && e[g-1].key < rowid {
-		pgno, lo, hi = e[g].page, e[g-1].key, e[g].key
-	} else {
-		pgno, lo, hi = d.leaf(rowid)
-	}
-	// The short path, every check on its way out to one call of the loop,
-	// and each read through one bounds check: what it keeps stays in
-	// registers, and a lookup runs fewer instructions between its trip to
-	// memory and the next lookup's.
-	usable := c.usable
-	off := int(pgno-1) * c.flatPS
-	if off >= len(c.flat) || pgno <= 1 || rowid <= lo || uint64(hi)-uint64(lo) >= uint64(usable) {
-		goto loop
-	}
-	{
-		data := c.flat[off : off+usable : off+usable]
-		n, m := int(hi-lo), int(rowid-lo-1) // cells, and the cell if dense: 0 <= m < n < usable
-		g := usable - (m+1)*c.leafCell
-		if uint(g) < uint(usable-format.CacheLine) {
-			c.sink += data[g] + data[g+format.CacheLine]
-		}
-		//	header: type (+0), cells (+3); pointers from +8
-		h := (*[format.PageHeaderSizeLeaf]byte)(data) // usable >= MinUsableSize
-		if format.PageType(h[0]) != format.PageTableLeaf || int(h[format.PageHdrNumCells])<<8|int(h[format.PageHdrNumCells+1]) != n {
-			goto loop
-		}
-		p := format.PageHeaderSizeLeaf + 2*m
-		if p > usable-2 {
-			goto loop
-		}
-		ptr := (*[2]byte)(data[p:])
-		cell := int(ptr[0])<<8 | int(ptr[1])
-		if cell < format.PageHeaderSizeLeaf+2*n || cell > usable-findCellView {
-			goto loop
-		}
-		// cell: payload size (1-2 bytes) | rowid (1-4 bytes) | payload
-		b := (*[findCellView]byte)(data[cell:])
-		size, at := int(b[0]), 1
-		if size >= 0x80 {
-			if b[1] >= 0x80 {
-				goto loop
-			}
-			size, at = int(b[0]&0x7f)<<7|int(b[1]), 2
-		}
-		r := (*[4]byte)(b[at:])
-		var k int64
-		switch {
-		case r[0] < 0x80:
-			k, at = int64(r[0]), at+1
-		case r[1] < 0x80:
-			k, at = int64(r[0]&0x7f)<<7|int64(r[1]), at+2
-		case r[2] < 0x80:
-			k, at = int64(r[0]&0x7f)<<14|int64(r[1]&0x7f)<<7|int64(r[2]), at+3
-		case r[3] < 0x80:
-			k, at = int64(r[0]&0x7f)<<21|int64(r[1]&0x7f)<<14|int64(r[2]&0x7f)<<7|int64(r[3]), at+4
-		default:
-			goto loop
-		}
-		start := cell + at
-		if k != rowid || size > c.maxLocal || size > usable-start {
-			goto loop
-		}
-		if uint(g)/format.CacheLine != uint(cell)/format.CacheLine {
-			// Guessed wrong: the next leaf's cells are guessed this
-			// one's size.
-			c.leafCell = (usable - cell) / (m + 1)
-		}
-		return data[start : start+size : start+size], pgno, FindFound
-	}
-loop:
-	return c.findRowid(rowid, pgno, lo, hi, true)
-}
-
-// findCellView is how many bytes of a cell FindRowidIn's short path reads
-// at once: a payload size of up to 2 bytes and a rowid of up to 4.
-const findCellView = 6
+// UseLeafDir makes FindRowid find its leaf in d, the directory of the
+// cursor's tree in the same snapshot, instead of by a search from the
+// root, until the next Init. FindRowid answers as it does without it,
+// from the same leaf.
+func (c *Cursor) UseLeafDir(d *LeafDir) { c.dir = d }
 
 // BuildLeafDir returns the directory of the table b-tree rooted at root in
 // src, or nil where it has none to give: a root that is a leaf, more than
@@ -220,7 +129,7 @@ type dirBuilder struct {
 	pages    uint32 // the snapshot's page count
 	interior int    // interior pages read
 	// The depth of the leaves, from the left-most path: pages there are
-	// taken for leaves unread (FindRowidIn checks each when it reads it).
+	// taken for leaves unread (FindRowid checks each when it reads it).
 	leafDepth int
 	open      bool // the last leaf appended had no upper bound: nothing may follow
 	ents      []dirEntry

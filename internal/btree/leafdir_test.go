@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestLeafDirShapes checks FindRowidIn against FindRowid (checkLeafDir) on
+// TestLeafDirShapes checks FindRowid through a leaf directory against FindRowid from the root (checkLeafDir) on
 // trees of every depth the page sizes give, with keys dense (one a cell:
 // the short path), sparse, negative, at the ends of int64, and with rows
 // that spill; and that the directory lists each leaf once, in key order.
@@ -27,7 +27,7 @@ func TestLeafDirShapes(t *testing.T) {
 		{"random", func(_ int64, r *rand.Rand) int64 { return r.Int64() - r.Int64() }, func(_ int64, r *rand.Rand) int { return r.IntN(80) }, 6000},
 		{"rowids-of-4-bytes", func(i int64, _ *rand.Rand) int64 { return 1<<22 + i }, func(int64, *rand.Rand) int { return 20 }, 6000},
 		// A two-byte payload size before a four-byte rowid: the longest cell
-		// start FindRowidIn's short path reads.
+		// start the directory's short path reads.
 		{"rowids-of-4-bytes-wide", func(i int64, _ *rand.Rand) int64 { return 1<<22 + i }, func(int64, *rand.Rand) int { return 200 }, 3000},
 		{"rowids-of-6-bytes", func(i int64, _ *rand.Rand) int64 { return 1<<40 + i }, func(int64, *rand.Rand) int { return 20 }, 6000},
 		{"spills", func(i int64, _ *rand.Rand) int64 { return i * 2 }, func(i int64, _ *rand.Rand) int {
@@ -107,7 +107,7 @@ func TestLeafDirShapes(t *testing.T) {
 
 // TestLeafDirDamaged damages every byte of a small tree's pages in turn and
 // builds its directory: building must not panic or loop, and where a
-// directory is built, FindRowidIn must not either, and what it finds lies
+// directory is built, FindRowid through it must not either, and what it finds lies
 // on a page of the file. (A damaged tree has no one answer: see
 // TestFindRowidDamaged. Where the interior pages are whole, the directory
 // is the tree's, and the lookups land on the leaves FindRowid reads.)
@@ -131,10 +131,11 @@ func TestLeafDirDamaged(t *testing.T) {
 					built++
 					var c Cursor
 					c.Init(src, root, true, nil)
+					c.UseLeafDir(d)
 					for _, k := range lookups {
-						payload, at, st := c.FindRowidIn(d, k)
+						payload, at, st := c.FindRowid(k)
 						if st == FindFound && (at < 1 || at > m.n || len(payload) > m.usable) {
-							t.Fatalf("page %d byte %d = %#x: FindRowidIn(%d) found %d bytes on page %d", pgno, off, v, k, len(payload), at)
+							t.Fatalf("page %d byte %d = %#x: FindRowid(%d) through the directory found %d bytes on page %d", pgno, off, v, k, len(payload), at)
 						}
 						if st == FindSpills {
 							c.Entry() // reads a damaged chain without panicking
@@ -152,7 +153,7 @@ func TestLeafDirDamaged(t *testing.T) {
 
 // FuzzFindRowidIn overwrites bytes of a small table tree's pages, builds
 // its leaf directory and looks rowids up through it: neither may panic or
-// loop, and what FindRowidIn finds lies on a page of the tree's file.
+// loop, and what FindRowid finds through it lies on a page of the tree's file.
 func FuzzFindRowidIn(f *testing.F) {
 	f.Add(uint8(1), uint16(0), []byte{0x0d}, int64(3))
 	f.Add(uint8(0), uint16(12), []byte{0, 0, 0, 2}, int64(-1))
@@ -168,10 +169,11 @@ func FuzzFindRowidIn(f *testing.F) {
 			}
 			var c Cursor
 			c.Init(src, root, true, nil)
+			c.UseLeafDir(d)
 			for _, k := range []int64{rowid, rowid + 1, 0, 111, 897} {
-				payload, at, st := c.FindRowidIn(d, k)
+				payload, at, st := c.FindRowid(k)
 				if st == FindFound && (at < 1 || at > m.n || len(payload) > m.usable) {
-					t.Fatalf("FindRowidIn(%d) found %d bytes on page %d", k, len(payload), at)
+					t.Fatalf("FindRowid(%d) through the directory found %d bytes on page %d", k, len(payload), at)
 				}
 				if st == FindSpills {
 					c.Entry()
@@ -182,9 +184,9 @@ func FuzzFindRowidIn(f *testing.F) {
 }
 
 // TestFindRowidInChecksTheKey changes the rowid of one cell of a leaf that
-// holds one key a cell (FindRowidIn's short path reads the cell where the
+// holds one key a cell (the directory's short path reads the cell where the
 // rowid should be) to its neighbour's: that rowid is gone from the tree,
-// and FindRowidIn must not find it in the cell it expected it in.
+// and FindRowid through the directory must not find it in the cell it expected it in.
 func TestFindRowidInChecksTheKey(t *testing.T) {
 	m := newMemPager(512, false)
 	wr := NewWriter(m)
@@ -220,11 +222,12 @@ func TestFindRowidInChecksTheKey(t *testing.T) {
 		}
 		var dc Cursor
 		dc.Init(src, root, true, nil)
-		if _, _, st := dc.FindRowidIn(d, gone); st == FindFound || st == FindSpills {
-			t.Fatalf("FindRowidIn(%d) = %d: found a row whose cell says %d", gone, st, gone+1)
+		dc.UseLeafDir(d)
+		if _, _, st := dc.FindRowid(gone); st == FindFound || st == FindSpills {
+			t.Fatalf("FindRowid(%d) through the directory = %d: found a row whose cell says %d", gone, st, gone+1)
 		}
-		if p, _, st := dc.FindRowidIn(d, gone-1); st != FindFound || !bytes.Equal(p, payloadFor(gone-1, 0, 40)) {
-			t.Fatalf("FindRowidIn(%d) beside the damage = %d", gone-1, st)
+		if p, _, st := dc.FindRowid(gone - 1); st != FindFound || !bytes.Equal(p, payloadFor(gone-1, 0, 40)) {
+			t.Fatalf("FindRowid(%d) through the directory beside the damage = %d", gone-1, st)
 		}
 	}
 }
@@ -284,14 +287,12 @@ func BenchmarkFindRowidIn(b *testing.B) {
 		b.Run(via, func(b *testing.B) {
 			var c Cursor
 			c.Init(src, root, true, nil)
+			if via == "dir" {
+				c.UseLeafDir(d)
+			}
 			i := 0
 			for b.Loop() {
-				var st FindStatus
-				if via == "dir" {
-					_, _, st = c.FindRowidIn(d, keys[i&4095])
-				} else {
-					_, _, st = c.FindRowid(keys[i&4095])
-				}
+				_, _, st := c.FindRowid(keys[i&4095])
 				if st != FindFound {
 					b.Fatal(st)
 				}

@@ -38,6 +38,8 @@ type Writer struct {
 	// at the time of the descent.
 	path  [MaxDepth]step
 	depth int
+	cur   Cursor           // the state of seekTable's searches: no page is loaded onto it
+	pages [MaxDepth][]byte // the pages of the path of the last search
 
 	cell    []byte         // a new cell that did not fit its page
 	scratch []byte         // defragmentation space
@@ -127,6 +129,11 @@ func (wr *Writer) Reset(w Writable) {
 	}
 	wr.depth = 0
 	wr.kinfo = nil
+	wr.cur.src = nil // nothing of the last transaction's
+	if w != nil {
+		wr.cur.Init(w, 0, true, nil)
+		wr.cur.writing = true
+	}
 	// Let go of the last transaction's page buffers and the caller's key.
 	clear(wr.bufs[:cap(wr.bufs)])
 	wr.bufs = wr.bufs[:0]
@@ -191,7 +198,7 @@ func (wr *Writer) parse(data []byte, pgno uint32) (format.Page, error) {
 }
 
 func (wr *Writer) parseInto(pg *format.Page, data []byte, pgno uint32) error {
-	if err := format.ParsePageInto(pg, data, pgno, wr.usable); err != nil {
+	if err := pg.Load(data, pgno, wr.usable); err != nil {
 		return err
 	}
 	if pg.Type.IsTable() != wr.table {
@@ -240,113 +247,46 @@ func (wr *Writer) rightEdge(l int) bool {
 
 // seekTable descends the table tree to the leaf where rowid is or belongs,
 // and reports whether it is there; *leaf is left parsed (read-only, see
-// makeWritable).
-//
-// Each page is searched as the read Cursor's SeekRowid does: the keys of a
-// page below the root lie between the separators around it in its parent,
-// so the search probes where rowid would sit if they were evenly spread,
-// then bisects what is left; on dense or uniformly random rowids that
-// takes two or three probes, each a likely cache miss, rather than
-// log2(cells). The last cell is probed first, so appends in rowid order
-// take one probe per level.
+// makeWritable). The search is the read cursor's (Cursor.search), which
+// probes where rowid would sit if a page's keys were evenly spread (on
+// dense or uniformly random rowids two or three probes, each a likely
+// cache miss, rather than log2(cells)) and, for a writer, probes the last
+// cell first on the right edge, so that appends in rowid order take one
+// probe per level. The path it took is then loaded with the writer's
+// checks, which report what is wrong.
 func (wr *Writer) seekTable(rowid int64, leaf *format.Page) (bool, error) {
+	c := &wr.cur
+	c.levels, c.at = 0, -1
+	_, _, st := c.search(rowid, wr.root, keyRange{}, true)
 	pgno := wr.root
-	var b bounds
-	for {
+	for d := 0; ; d++ {
 		if err := wr.loadPage(leaf, pgno); err != nil {
 			return false, err
 		}
-		i, exact, err := searchRowid(leaf, rowid, &b)
-		if err != nil {
-			return false, err
+		if d == c.levels {
+			break // the page the search stopped on
 		}
+		i := int(c.path[d])
 		if err := wr.push(pgno, i, leaf.NCells); err != nil {
 			return false, err
 		}
 		if leaf.Type.IsLeaf() {
-			return exact, nil
+			if d == c.levels-1 && st != FindUnsure {
+				return st == FindFound, nil
+			}
+			break // not reached: the search ends at a leaf
 		}
+		var err error
 		if pgno, err = wr.child(leaf, i); err != nil {
 			return false, err
 		}
 	}
-}
-
-// bounds are what a table search knows of the keys of a page: they lie in
-// (lo, hi], each end known or not.
-type bounds struct {
-	lo, hi     int64
-	loOK, hiOK bool
-}
-
-// searchRowid returns the first cell of pg whose rowid key is >= rowid
-// (NCells if none), and whether its key is rowid. b bounds the page's keys
-// on entry; on return it bounds the keys of child i.
-func searchRowid(pg *format.Page, rowid int64, b *bounds) (int, bool, error) {
-	n := pg.NCells
-	if n == 0 {
-		return 0, false, nil
+	// The page loads with the writer's checks: a key the search could not
+	// read.
+	if c.at >= 0 && c.at < leaf.NCells {
+		return false, keyErr(leaf, c.at)
 	}
-	last, err := tableKey(pg, n-1)
-	if err != nil {
-		return 0, false, err
-	}
-	if last < rowid { // the right edge
-		b.lo, b.loOK = last, true
-		return n, false, nil
-	}
-	// The answer is in [lo, hi]: key(hi) = hiKey >= rowid and, when lo > 0,
-	// key(lo-1) = loKey < rowid.
-	lo, hi, hiKey := 0, n-1, last
-	loKey, loOK := b.lo, b.loOK
-	if loOK && n > 2 && rowid > loKey {
-		g := int(float64(uint64(rowid)-uint64(loKey)-1) / float64(uint64(last)-uint64(loKey)) * float64(n))
-		g = min(max(g, 0), n-2)
-		k, err := tableKey(pg, g)
-		if err != nil {
-			return 0, false, err
-		}
-		if k < rowid {
-			lo, loKey = g+1, k
-			if k, err = tableKey(pg, lo); err != nil {
-				return 0, false, err
-			}
-			if k >= rowid {
-				hi, hiKey = lo, k
-			} else {
-				lo, loKey = lo+1, k
-			}
-		} else {
-			hi, hiKey = g, k
-			if g > 0 {
-				if k, err = tableKey(pg, g-1); err != nil {
-					return 0, false, err
-				}
-				if k < rowid {
-					lo, loKey = g, k
-				} else {
-					hi, hiKey = g-1, k
-				}
-			}
-		}
-	}
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		k, err := tableKey(pg, m)
-		if err != nil {
-			return 0, false, err
-		}
-		if k < rowid {
-			lo, loKey = m+1, k
-		} else {
-			hi, hiKey = m, k
-		}
-	}
-	if lo > 0 {
-		b.lo, b.loOK = loKey, true // else child 0 keeps the page's lower bound
-	}
-	b.hi, b.hiOK = hiKey, true
-	return lo, hiKey == rowid, nil
+	return false, format.Corruptf(pgno, "b-tree rooted at page %d: rowid %d not found in the table page", wr.root, rowid)
 }
 
 // seekIndex descends the index tree to the entry equal to key (on the

@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -73,6 +74,51 @@ func FuzzIndexBlobKey(f *testing.F) {
 		}
 		if got != want {
 			t.Fatalf("record % x against % x: IndexBlobKey says %d, CompareKey %d", record, key, got, want)
+		}
+	})
+}
+
+// TestIntField checks IntField against DecodeValue's Int, for every serial
+// type below 12 and random bodies, and for text and blobs.
+func TestIntField(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for typ := uint64(0); typ < 16; typ++ {
+		size, ok := SerialTypeSize(typ)
+		if !ok {
+			continue
+		}
+		for range 1000 {
+			b := make([]byte, size)
+			for i := range b {
+				b[i] = byte(r.Uint32())
+			}
+			want := DecodeValue(typ, b).Int()
+			if got := IntField(typ, b); got != want {
+				t.Fatalf("type %d, body %x: %d, want %d", typ, b, got, want)
+			}
+		}
+	}
+}
+
+// FuzzValueInts checks ValueInts, whose fast path reads a listing index
+// entry (name, mode, mtime, sz, rowid) in one pass, against RecordReader's
+// reading of the same fields (valueInts): they accept the same records and
+// read the same name and integers from them.
+func FuzzValueInts(f *testing.F) {
+	f.Add([]byte{6, 0x17, 1, 4, 2, 9, 'a', 'l', 'i', 'c', 'e', 0xed, 0x41, 0xa4, 0, 0, 0x10, 0x00}, uint8(4))
+	f.Add([]byte{6, 0x0c, 8, 9, 0, 7, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0}, uint8(4))
+	f.Add([]byte{6, 0x12, 6, 5, 3, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}, uint8(4))
+	f.Add([]byte{3, 0x81, 0x0d, 0x01}, uint8(1))
+	f.Fuzz(func(t *testing.T, rec []byte, n uint8) {
+		var fast, slow [8]int64
+		n %= 8
+		fv, fok := ValueInts(rec, fast[:n])
+		sv, sok := valueInts(rec, slow[:n])
+		if fok != sok {
+			t.Fatalf("%x: ValueInts %v, RecordReader %v", rec, fok, sok)
+		}
+		if fok && (fv.Kind != sv.Kind || fv.num != sv.num || string(fv.Bytes) != string(sv.Bytes) || fast != slow) {
+			t.Fatalf("%x: ValueInts %v %v, RecordReader %v %v", rec, fv, fast, sv, slow)
 		}
 	})
 }

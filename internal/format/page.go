@@ -121,8 +121,10 @@ func ParsePage(data []byte, pgno uint32, usable int) (Page, error) {
 }
 
 // Load makes p a view of page pgno, with ParsePage's checks. It fills p in
-// place: a cursor descending a tree loads each page into its stack without
-// copying the view through the call's results. On error p is unchanged.
+// place: a cursor descending a tree loads each page into its stack, and a
+// writer's descent into the one view it reuses from level to level,
+// without copying the view (a hundred bytes) through the call's results.
+// On error p is unchanged.
 func (p *Page) Load(data []byte, pgno uint32, usable int) error {
 	hdr := HeaderOffset(pgno)
 	if usable < MinUsableSize || usable > len(data) || hdr+PageHeaderSizeLeaf > usable {

@@ -405,25 +405,3 @@ func (p *Page) Defragment(scratch []byte) error {
 	p.setContentStart(top)
 	return nil
 }
-
-// ParsePageInto is ParsePage writing the view into *p, which the write
-// path's descent reuses from level to level (a Page is a hundred bytes, and
-// copying it out of a return value showed in profiles).
-func ParsePageInto(p *Page, data []byte, pgno uint32, usable int) error {
-	hdr := HeaderOffset(pgno)
-	if usable < MinUsableSize || usable > len(data) || hdr+PageHeaderSizeLeaf > usable {
-		return Corruptf(pgno, "page of %d bytes shorter than usable size %d", len(data), usable)
-	}
-	t := PageType(data[hdr+pageHdrType])
-	if !t.Valid() {
-		return CorruptAt(pgno, hdr, "invalid b-tree page type %d", byte(t))
-	}
-	n := int(binary.BigEndian.Uint16(data[hdr+PageHdrNumCells:]))
-	ptrs := hdr + t.HeaderSize()
-	if ptrs+2*n > usable {
-		return CorruptAt(pgno, hdr+PageHdrNumCells, "%d cells do not fit in the page", n)
-	}
-	p.Data, p.Pgno, p.Type, p.Hdr, p.NCells, p.Usable, p.cellPtrs = data, pgno, t, hdr, n, usable, ptrs
-	p.maxLocal = MaxLocal(usable, t == PageTableLeaf)
-	return nil
-}

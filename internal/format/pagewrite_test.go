@@ -290,9 +290,9 @@ func FuzzPageEdits(f *testing.F) {
 		img = img[:512]
 		pg, err := ParsePage(img, 2, 512)
 		var into Page
-		if err2 := ParsePageInto(&into, img, 2, 512); (err == nil) != (err2 == nil) || err == nil && (&into.Data[0] != &pg.Data[0] || into.Pgno != pg.Pgno || into.Type != pg.Type || into.Hdr != pg.Hdr ||
+		if err2 := into.Load(img, 2, 512); (err == nil) != (err2 == nil) || err == nil && (&into.Data[0] != &pg.Data[0] || into.Pgno != pg.Pgno || into.Type != pg.Type || into.Hdr != pg.Hdr ||
 			into.NCells != pg.NCells || into.Usable != pg.Usable || into.cellPtrs != pg.cellPtrs || into.maxLocal != pg.maxLocal) {
-			t.Fatalf("ParsePageInto differs from ParsePage: %v / %v", err, err2)
+			t.Fatalf("Load differs from ParsePage: %v / %v", err, err2)
 		}
 		if err != nil {
 			return
@@ -344,7 +344,7 @@ func TestPageEditsDoNotAllocate(t *testing.T) {
 			}
 		}
 		var p Page
-		if err := ParsePageInto(&p, data, 2, 4096); err != nil {
+		if err := p.Load(data, 2, 4096); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -116,7 +116,7 @@ func decodeSmall(t uint64, body []byte) Value {
 	case t == 0:
 		return Value{}
 	case t <= 6:
-		return IntValue(decodeInt(body))
+		return IntValue(IntField(t, body))
 	case t == 7:
 		u := binary.BigEndian.Uint64(body)
 		if math.IsNaN(math.Float64frombits(u)) {
@@ -133,21 +133,32 @@ func decodeSmall(t uint64, body []byte) Value {
 	return Value{}
 }
 
-// decodeInt sign-extends a 1..8 byte big-endian integer.
-func decodeInt(b []byte) int64 {
-	switch len(b) {
+// IntField returns the integer that a field of serial type t with body
+// body reads as, as Value.Int reads DecodeValue's: a big-endian two's
+// complement integer of 1 to 8 bytes (types 1 to 6), a REAL's integer
+// part, 0 and 1 (types 8 and 9), and 0 for NULL, TEXT and BLOB. body must
+// hold exactly SerialTypeSize(t) bytes. The integers are decoded without
+// a loop: a listing reads several a row.
+func IntField(t uint64, b []byte) int64 {
+	switch t {
 	case 1:
 		return int64(int8(b[0]))
 	case 2:
 		return int64(int16(binary.BigEndian.Uint16(b)))
-	case 8:
+	case 3:
+		return int64(int32(uint32(b[0])<<24|uint32(b[1])<<16|uint32(b[2])<<8) >> 8)
+	case 4:
+		return int64(int32(binary.BigEndian.Uint32(b)))
+	case 5:
+		return int64(uint64(b[0])<<56|uint64(b[1])<<48|uint64(b[2])<<40|uint64(b[3])<<32|uint64(b[4])<<24|uint64(b[5])<<16) >> 16
+	case 6:
 		return int64(binary.BigEndian.Uint64(b))
+	case 7:
+		return decodeSmall(t, b).Int()
+	case 9:
+		return 1
 	}
-	v := int64(int8(b[0]))
-	for _, c := range b[1:] {
-		v = v<<8 | int64(c)
-	}
-	return v
+	return 0
 }
 
 // RecordReader walks the fields of a record in order without allocating.
