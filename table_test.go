@@ -1,12 +1,17 @@
 package pagoda
 
 import (
+	"bytes"
+	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/pagodadb/pagoda/internal/sqltest"
@@ -404,5 +409,496 @@ func BenchmarkViewGet(b *testing.B) {
 				id = id%benchRows + 1
 			}
 		})
+	}
+}
+
+// leafDirModel reads table t's rows from SQLite: rowid -> v.
+func leafDirModel(t *testing.T, sdb *sql.DB) map[int64][]byte {
+	t.Helper()
+	rows, err := sdb.Query("SELECT rowid, v FROM t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	model := map[int64][]byte{}
+	for rows.Next() {
+		var k int64
+		var v []byte
+		if err := rows.Scan(&k, &v); err != nil {
+			t.Fatal(err)
+		}
+		model[k] = v
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return model
+}
+
+// leafDirFile makes a SQLite file with table t(id INTEGER PRIMARY KEY,
+// v BLOB) of rows rows, ids 1..rows, v random blobs of size bytes.
+func leafDirFile(t *testing.T, rows, size int) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "t.db")
+	sqltest.Exec(t, path, "CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)",
+		fmt.Sprintf("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < %d) INSERT INTO t SELECT i, randomblob(%d) FROM n", rows, size))
+	return path
+}
+
+// checkGets looks every rowid of model, and the rowids beside each, up
+// through tb with Get and OpenBlob, and compares them with model.
+func checkGets(t *testing.T, tb *Table, model map[int64][]byte) {
+	t.Helper()
+	targets := []int64{math.MinInt64, math.MaxInt64, 0}
+	for k := range model {
+		targets = append(targets, k)
+		if k > math.MinInt64 {
+			targets = append(targets, k-1)
+		}
+		if k < math.MaxInt64 {
+			targets = append(targets, k+1)
+		}
+	}
+	for _, k := range targets {
+		want, ok := model[k]
+		rec, err := tb.Get(k)
+		switch {
+		case !ok:
+			if !errors.Is(err, ErrNotFound) {
+				t.Fatalf("Get(%d) = %v, want ErrNotFound", k, err)
+			}
+			continue
+		case err != nil:
+			t.Fatalf("Get(%d): %v", k, err)
+		}
+		if got := rec.Column(1).Blob(); !bytes.Equal(got, want) {
+			t.Fatalf("Get(%d) = %d bytes, want SQLite's %d", k, len(got), len(want))
+		}
+		if k%7 == 0 {
+			b, err := tb.OpenBlob(k, 1)
+			if err != nil {
+				t.Fatalf("OpenBlob(%d): %v", k, err)
+			}
+			got, err := io.ReadAll(b)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("OpenBlob(%d) read %d bytes (%v), want SQLite's %d", k, len(got), err, len(want))
+			}
+		}
+	}
+}
+
+// TestGetThroughLeafDir checks Get and OpenBlob once a read transaction's
+// table has built its leaf directory, against SQLite: tables of dense,
+// sparse and random rowids (the ends of int64 among them), rows that
+// spill, leaves thinned by deletes, page sizes 512 to 65536, and a file
+// whose last commits sit in its WAL.
+func TestGetThroughLeafDir(t *testing.T) {
+	type table struct {
+		name  string
+		key   func(i int, r *rand.Rand) int64
+		size  func(i int, r *rand.Rand) int
+		rows  int
+		trim  bool // delete two rows in three after the load
+		inWAL bool // keep the last commits in the WAL
+	}
+	tables := []table{
+		{name: "dense", key: func(i int, _ *rand.Rand) int64 { return int64(i + 1) }, size: func(int, *rand.Rand) int { return 100 }, rows: 6000},
+		{name: "sparse", key: func(i int, _ *rand.Rand) int64 { return int64(i)*1000 - 2_000_000 }, size: func(_ int, r *rand.Rand) int { return r.IntN(200) }, rows: 4000},
+		{name: "random", key: func(_ int, r *rand.Rand) int64 { return r.Int64() - r.Int64() }, size: func(_ int, r *rand.Rand) int { return r.IntN(60) }, rows: 4000},
+		{name: "spills", key: func(i int, _ *rand.Rand) int64 { return int64(i * 3) }, size: func(i int, _ *rand.Rand) int {
+			if i%13 == 0 {
+				return 3000
+			}
+			return 40
+		}, rows: 3000},
+		{name: "deleted", key: func(i int, _ *rand.Rand) int64 { return int64(i + 1) }, size: func(int, *rand.Rand) int { return 50 }, rows: 6000, trim: true},
+		{name: "wal", key: func(i int, _ *rand.Rand) int64 { return int64(i + 1) }, size: func(int, *rand.Rand) int { return 80 }, rows: 5000, inWAL: true},
+	}
+	for _, ps := range []int{512, 4096, 65536} {
+		for _, tc := range tables {
+			t.Run(fmt.Sprintf("%s/%d", tc.name, ps), func(t *testing.T) {
+				path := filepath.Join(t.TempDir(), "d.db")
+				sdb := sqltest.Open(t, path)
+				stmts := []string{fmt.Sprintf("PRAGMA page_size=%d", ps), "CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)"}
+				if tc.inWAL {
+					stmts = append(stmts, "PRAGMA journal_mode=WAL", "PRAGMA wal_autocheckpoint=0")
+				}
+				sqltest.Run(t, sdb, stmts...)
+				r := rand.New(rand.NewPCG(uint64(ps), 5))
+				tx, err := sdb.Begin()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range tc.rows {
+					v := make([]byte, tc.size(i, r))
+					for j := range v {
+						v[j] = byte(r.Uint32())
+					}
+					if _, err := tx.Exec("INSERT OR REPLACE INTO t VALUES (?, ?)", tc.key(i, r), v); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if tc.name == "random" {
+					for _, k := range []int64{math.MinInt64, math.MaxInt64} {
+						if _, err := tx.Exec("INSERT OR REPLACE INTO t VALUES (?, x'01')", k); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				if err := tx.Commit(); err != nil {
+					t.Fatal(err)
+				}
+				if tc.trim {
+					sqltest.Run(t, sdb, "DELETE FROM t WHERE id % 3 <> 0")
+				}
+				if tc.inWAL {
+					sqltest.Run(t, sdb, "UPDATE t SET v = x'abcd' WHERE id % 10 = 0", "DELETE FROM t WHERE id % 17 = 0")
+				} else if err := sdb.Close(); err != nil {
+					t.Fatal(err)
+				}
+				model := leafDirModel(t, sqltest.Open(t, path))
+				db, err := Open(path, &Options{ReadOnly: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer db.Close()
+				err = db.View(func(tx *Tx) error {
+					tb, err := tx.Table("t")
+					if err != nil {
+						return err
+					}
+					checkGets(t, tb, model)
+					if tb.dir == nil {
+						t.Fatalf("no leaf directory after %d lookups (built at %d)", tb.ld.lookups, tb.ld.dirAt)
+					}
+					checkGets(t, tb, model) // every lookup through it
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+}
+
+// TestLeafDirSnapshot builds a read transaction's leaf directory, lets a
+// write transaction change the table under it (rows that grow split the
+// leaves, rows deleted, rows appended), and checks that the reader still
+// reads its snapshot through the directory, and a new one the change.
+func TestLeafDirSnapshot(t *testing.T) {
+	path := leafDirFile(t, 5000, 60)
+	before := leafDirModel(t, sqltest.Open(t, path))
+	db, tx, tb := readTable(t, path, nil, "t")
+	checkGets(t, tb, before)
+	if tb.dir == nil {
+		t.Fatal("no leaf directory")
+	}
+	after := map[int64][]byte{}
+	for k, v := range before {
+		after[k] = v
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	err := db.Update(func(w *Tx) error {
+		wt, err := w.Table("t")
+		if err != nil {
+			return err
+		}
+		for k := int64(1); k <= 5000; k++ {
+			switch {
+			case k%9 == 0:
+				if err := wt.Delete(k); err != nil {
+					return err
+				}
+				delete(after, k)
+			case k%4 == 0:
+				v := make([]byte, 300)
+				for i := range v {
+					v[i] = byte(r.Uint32())
+				}
+				if err := wt.Put(k, nil, v); err != nil {
+					return err
+				}
+				after[k] = v
+			}
+		}
+		for k := int64(5001); k <= 8000; k++ {
+			if err := wt.Put(k, nil, []byte{byte(k)}); err != nil {
+				return err
+			}
+			after[k] = []byte{byte(k)}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGets(t, tb, before) // the snapshot, through the directory built on it
+	// Renewed to the new commit, the transaction drops its directory: the
+	// old handle is stale, a new one reads the change.
+	if same, err := tx.Renew(); err != nil || same {
+		t.Fatalf("Renew = %v, %v: want a later commit", same, err)
+	}
+	if _, err := tb.Get(1); !errors.Is(err, ErrTxClosed) {
+		t.Fatalf("Get through a handle from before Renew: %v, want ErrTxClosed", err)
+	}
+	if tx.dirs[0].dir != nil {
+		t.Fatal("Renew kept the old snapshot's directory")
+	}
+	tb, err = tx.Table("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGets(t, tb, after)
+	err = db.View(func(tx *Tx) error {
+		tb, err := tx.Table("t")
+		if err != nil {
+			return err
+		}
+		checkGets(t, tb, after)
+		if tb.dir == nil {
+			t.Fatal("no leaf directory in the later transaction")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLeafDirNotInWrites: a write transaction's tables change under their
+// lookups, so they never build a directory.
+func TestLeafDirNotInWrites(t *testing.T) {
+	path := leafDirFile(t, 3000, 60)
+	db := openChecked(t, path, nil)
+	var err error
+	err = db.Update(func(tx *Tx) error {
+		tb, err := tx.Table("t")
+		if err != nil {
+			return err
+		}
+		for k := int64(1); k <= 3000; k++ {
+			if _, err := tb.Get(k); err != nil {
+				return err
+			}
+			if k%500 == 0 {
+				if err := tb.Delete(k - 1); err != nil {
+					return err
+				}
+			}
+		}
+		if tb.dir != nil {
+			t.Fatal("a write transaction built a leaf directory")
+		}
+		if _, err := tb.Get(499); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("Get of a row deleted in the transaction: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLeafDirSharedByHandles: lookups through handles taken one a lookup,
+// as tx.Table(name).Get(k) does, count together, and a handle taken once
+// the directory is built reads through it.
+func TestLeafDirSharedByHandles(t *testing.T) {
+	path := leafDirFile(t, 4000, 50)
+	db, err := Open(path, &Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.View(func(tx *Tx) error {
+		for k := int64(1); k <= 4000; k++ {
+			tb, err := tx.Table("t")
+			if err != nil {
+				return err
+			}
+			if rec, err := tb.Get(k); err != nil || rec.Rowid() != k {
+				t.Fatalf("Get(%d) = %d, %v", k, rec.Rowid(), err)
+			}
+		}
+		tb, err := tx.Table("t")
+		if err != nil {
+			return err
+		}
+		if _, err := tb.Get(77); err != nil {
+			return err
+		}
+		if tb.dir == nil {
+			t.Fatalf("no directory after 4,000 lookups through as many handles (state %+v)", *tb.ld)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLongReadersBesideWriter: readers that hold their snapshots while
+// they read a table row by row (through its leaf directory, after the
+// first few hundred lookups) beside a writer that keeps changing rows,
+// with a checkpoint after every commit and the WAL restarting whenever no
+// reader reads it; the readers renew or begin again between passes. Each
+// commit keeps the rows' sum in row 0: a reader that saw a page of a later
+// commit, or a torn one, finds another sum. (The pager's own tests pin
+// the orders that broke isolation, as TestSnapshotAcrossWALRestart does:
+// this one samples the timings.)
+func TestLongReadersBesideWriter(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "l.db")
+	const rows = 3000
+	sqltest.Exec(t, path, "CREATE TABLE t(id INTEGER PRIMARY KEY, v INTEGER, pad BLOB)",
+		fmt.Sprintf("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < %d) INSERT INTO t SELECT i, 1, zeroblob(40) FROM n", rows),
+		fmt.Sprintf("INSERT INTO t VALUES (0, %d, NULL)", rows))
+	db := openChecked(t, path, &Options{CheckpointPages: 1, Sync: SyncOff})
+	const commits = 400 // the readers read until the writer has made them
+	stop, written := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	var closeWritten sync.Once
+	go func() {
+		// The readers stop at the commits, or when the writer fails.
+		defer closeWritten.Do(func() { close(written) })
+		r := rand.New(rand.NewPCG(1, 1))
+		vals := make([]int64, rows+1)
+		for i := 1; i <= rows; i++ {
+			vals[i] = 1
+		}
+		sum := int64(rows)
+		for c := 0; ; c++ {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			if c == commits {
+				closeWritten.Do(func() { close(written) })
+			}
+			err := db.Update(func(tx *Tx) error {
+				tb, err := tx.Table("t")
+				if err != nil {
+					return err
+				}
+				for range 20 {
+					k := 1 + r.IntN(rows)
+					nv := r.Int64N(1000)
+					if err := tb.Put(int64(k), nil, nv, make([]byte, 40+r.IntN(60))); err != nil {
+						return err
+					}
+					sum += nv - vals[k]
+					vals[k] = nv
+				}
+				return tb.Put(0, nil, sum, nil)
+			})
+			if err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	errs := make(chan error, 3)
+	for reader := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tx, err := db.Begin(false)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer func() { tx.Rollback() }()
+			for pass := 0; ; pass++ {
+				select {
+				case <-written:
+					return
+				default:
+				}
+				switch {
+				case reader != 1 && pass > 0:
+					if _, err := tx.Renew(); err != nil {
+						errs <- err
+						return
+					}
+				case reader == 1 && pass > 0:
+					tx.Rollback()
+					if tx, err = db.Begin(false); err != nil {
+						errs <- err
+						return
+					}
+				}
+				tb, err := tx.Table("t")
+				if err != nil {
+					errs <- err
+					return
+				}
+				rec, err := tb.Get(0)
+				if err != nil {
+					errs <- err
+					return
+				}
+				want, got := rec.Column(1).Int(), int64(0)
+				for k := int64(1); k <= rows; k++ {
+					rec, err := tb.Get(k)
+					if err != nil {
+						errs <- fmt.Errorf("reader %d pass %d: Get(%d): %w", reader, pass, k, err)
+						return
+					}
+					got += rec.Column(1).Int()
+				}
+				if got != want {
+					errs <- fmt.Errorf("reader %d pass %d: rows sum to %d, row 0 says %d", reader, pass, got, want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// TestLeafDirAfterRenewSame: a transaction ended and renewed on the same
+// snapshot keeps its handles valid; a handle taken before must not pick up
+// the directory slot that another table's handle took after.
+func TestLeafDirAfterRenewSame(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.db")
+	sqltest.Exec(t, path, "CREATE TABLE a(id INTEGER PRIMARY KEY, v BLOB)", "CREATE TABLE b(id INTEGER PRIMARY KEY, v BLOB)",
+		"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 4000) INSERT INTO a SELECT i, 'a' || i FROM n",
+		"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 4000) INSERT INTO b SELECT i * 2, 'b' || i FROM n")
+	_, tx, ta := readTable(t, path, &Options{ReadOnly: true}, "a")
+	if _, err := ta.Get(1); err != nil {
+		t.Fatal(err)
+	}
+	tx.Rollback()
+	if same, err := tx.Renew(); err != nil || !same {
+		t.Fatalf("Renew = %v, %v: want the same snapshot", same, err)
+	}
+	tb, err := tx.Table("b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := int64(1); k <= 4000; k++ {
+		rec, err := tb.Get(2 * k)
+		if err != nil || string(rec.Column(1).Text()) != fmt.Sprintf("b%d", k) {
+			t.Fatalf("b: Get(%d) = %q, %v", 2*k, rec.Column(1).Text(), err)
+		}
+	}
+	for k := int64(1); k <= 4000; k++ {
+		rec, err := ta.Get(k)
+		if err != nil || string(rec.Column(1).Text()) != fmt.Sprintf("a%d", k) {
+			t.Fatalf("a, through the handle from before Renew: Get(%d) = %q, %v", k, rec.Column(1).Text(), err)
+		}
+	}
+	if ta.dir == nil || ta.dir == tb.dir {
+		t.Fatal("a's handle has no directory of its own")
 	}
 }

@@ -1,8 +1,6 @@
 package btree
 
 import (
-	"encoding/binary"
-
 	"github.com/pagodadb/pagoda/internal/format"
 )
 
@@ -199,7 +197,7 @@ func (wr *Writer) balanceSiblings(l, a, b int, pend pending, bulk bool) (pending
 			if leaf {
 				items = append(items, wr.sep[format.ChildPtrSize:])
 			} else {
-				binary.BigEndian.PutUint32(wr.sep, spg[s].RightChild())
+				format.SetCellChild(wr.sep, spg[s].RightChild())
 				items = append(items, wr.sep)
 			}
 		}
@@ -271,7 +269,7 @@ func (wr *Writer) writePages(items [][]byte, cnt []int, typ format.PageType, fin
 		if !leaf {
 			right = finalRight
 			if !last {
-				right = binary.BigEndian.Uint32(items[end])
+				right = format.CellChild(items[end])
 			}
 		}
 		if _, err := format.BuildPage(wr.bufs[j], wr.pgnos[j], wr.usable, typ, items[start:end], right); err != nil {
@@ -286,12 +284,12 @@ func (wr *Writer) writePages(items [][]byte, cnt []int, typ format.PageType, fin
 			format.PutTableInteriorCell(d.add(format.TableInteriorCellLen(rowid)), wr.pgnos[j], rowid)
 		case leaf: // index leaf: the entry moves up behind a child pointer
 			c := d.add(format.ChildPtrSize + len(items[end]))
-			binary.BigEndian.PutUint32(c, wr.pgnos[j])
+			format.SetCellChild(c, wr.pgnos[j])
 			copy(c[format.ChildPtrSize:], items[end])
 		default: // interior: the cell moves up, its child now this page's right-most
 			c := d.add(len(items[end]))
 			copy(c, items[end])
-			binary.BigEndian.PutUint32(c, wr.pgnos[j])
+			format.SetCellChild(c, wr.pgnos[j])
 		}
 		start = end
 		if consuming {

@@ -3,8 +3,9 @@ package btree
 import (
 	"math/rand/v2"
 
-	"github.com/pagodadb/pagoda/internal/format"
 	"testing"
+
+	"github.com/pagodadb/pagoda/internal/format"
 )
 
 // Benchmarks of the write side on the in-memory Writable (pages written in

@@ -1,8 +1,6 @@
 package btree
 
 import (
-	"bytes"
-	"encoding/binary"
 	"errors"
 	"slices"
 
@@ -531,17 +529,6 @@ type blobBounds struct {
 	haveLo, haveHi bool
 }
 
-// prefix64 returns the first 8 bytes of b as a big-endian number, b
-// padded with zeros: an order of keys that interpolation can guess from.
-func prefix64(b []byte) uint64 {
-	if len(b) >= 8 {
-		return binary.BigEndian.Uint64(b)
-	}
-	var p [8]byte
-	copy(p[:], b)
-	return binary.BigEndian.Uint64(p[:])
-}
-
 // searchBlob is seekDown's search of page pg, cells lo..hi-1, for a key of
 // one BLOB (blobKey): it returns the first cell not below the key (hi if
 // none) and whether that cell's first field equals it. Where bounds holds
@@ -552,7 +539,7 @@ func prefix64(b []byte) uint64 {
 // It leaves in bounds the range of the child that the answer leads to.
 // The guesses place probes only: the answer is the bisection's.
 func (c *Cursor) searchBlob(pg *format.Page, lo, hi int, blob []byte, key []format.Value, bounds *blobBounds) (int, bool, error) {
-	kp := prefix64(blob)
+	kp := format.KeyPrefix64(blob)
 	m, steps, guess := -1, 0, -1
 	if b := bounds; b.haveLo && b.haveHi && b.hi > b.lo && kp >= b.lo && kp <= b.hi && hi-lo > 2 {
 		guess = lo + int(float64(kp-b.lo)/float64(b.hi-b.lo)*float64(hi-lo))
@@ -599,10 +586,10 @@ func (c *Cursor) searchBlob(pg *format.Page, lo, hi int, blob []byte, key []form
 		}
 	}
 	if loSet {
-		child.lo = prefix64(loKey)
+		child.lo = format.KeyPrefix64(loKey)
 	}
 	if hiSet {
-		child.hi = prefix64(hiKey)
+		child.hi = format.KeyPrefix64(hiKey)
 	}
 	if lo == first && first > 0 || lo == last && last < pg.NCells {
 		// A search from inside the page (seekUp's): its ends are not the
@@ -613,22 +600,6 @@ func (c *Cursor) searchBlob(pg *format.Page, lo, hi int, blob []byte, key []form
 	return lo, exact, nil
 }
 
-// compareKeyBytes compares two keys byte by byte, as bytes.Compare does:
-// keys of 8 bytes or more (integers written big-endian, UUIDs) mostly
-// differ in their first 8, compared as one word, without bytes.Compare's
-// call.
-func compareKeyBytes(a, b []byte) int {
-	if len(a) >= 8 && len(b) >= 8 {
-		if x, y := binary.BigEndian.Uint64(a), binary.BigEndian.Uint64(b); x != y {
-			if x < y {
-				return -1
-			}
-			return 1
-		}
-	}
-	return bytes.Compare(a, b)
-}
-
 // compareBlob is compareCell for a key of one BLOB, blob (blobKey): it
 // compares the bytes of the cell's first field where format.IndexBlobKey
 // reads them, and asks compareCell otherwise. inPlace reports a first
@@ -636,7 +607,7 @@ func compareKeyBytes(a, b []byte) int {
 func (c *Cursor) compareBlob(pg *format.Page, i int, blob []byte, key []format.Value) (cmp int, k []byte, inPlace bool, err error) {
 	switch k, kind := pg.IndexBlobKey(i); kind {
 	case 1:
-		return compareKeyBytes(k, blob), k, true, nil
+		return format.CompareKeyBytes(k, blob), k, true, nil
 	case -1:
 		return -1, nil, false, nil
 	}
@@ -767,7 +738,7 @@ func readOverflow(src Pages, dst []byte, cell format.Cell, pgno uint32) ([]byte,
 		n := min(rest, per)
 		dst = append(dst, data[format.OverflowPageHeaderSize:format.OverflowPageHeaderSize+n]...)
 		rest -= n
-		next = binary.BigEndian.Uint32(data)
+		next = format.OverflowNext(data)
 	}
 	return dst, nil
 }

@@ -30,7 +30,7 @@ const (
 //	  +8  right-most child (u32, interior only)  format.PageHdrRightChild
 //	  +8 / +12  cell pointer array: u16 offsets, in key order
 //
-//	interior cell: child (u32) | rowid (varint)  format.InteriorChildSize
+//	interior cell: child (u32) | rowid (varint)  format.ChildPtrSize
 //	leaf cell:     payload size (varint) | rowid (varint) | payload ...
 //
 // Every cell owns at least format.MinCellSize bytes.
@@ -320,7 +320,7 @@ func (c *Cursor) search(rowid int64, pgno uint32, r keyRange, seek bool) (payloa
 		// A guessed probe and its neighbour towards rowid, then bisection.
 		skip := 1 // from a cell to its key: a payload size of one byte, or the child's page number
 		if !leaf {
-			skip = format.InteriorChildSize
+			skip = format.ChildPtrSize
 		}
 		for m = min(max(m, a), b-1); a < b; {
 			// The key of cell m: findKey, with its common case inline (a
@@ -329,7 +329,7 @@ func (c *Cursor) search(rowid int64, pgno uint32, r keyRange, seek bool) (payloa
 			p := ptrs + 2*m
 			off := int(data[p])<<8 | int(data[p+1])
 			k, ok := int64(0), false
-			if off >= end && off+format.InteriorChildSize+3 <= usable {
+			if off >= end && off+format.ChildPtrSize+3 <= usable {
 				key := off + skip
 				if leaf && data[off] >= 0x80 {
 					key++
@@ -527,7 +527,7 @@ func findKey(data []byte, ptrs, end int, leaf bool, i int) (int64, bool) {
 		return 0, false
 	}
 	if !leaf {
-		off += format.InteriorChildSize
+		off += format.ChildPtrSize
 	} else if data[off] < 0x80 {
 		off++ // a payload size of one byte: nearly every row under 128 bytes
 	} else {

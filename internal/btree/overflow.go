@@ -1,8 +1,6 @@
 package btree
 
 import (
-	"encoding/binary"
-
 	"github.com/pagodadb/pagoda/internal/format"
 )
 
@@ -27,10 +25,10 @@ func (wr *Writer) writeOverflow(rest []byte) (uint32, error) {
 		if prev == nil {
 			first = pgno
 		} else {
-			binary.BigEndian.PutUint32(prev, pgno)
+			format.SetOverflowNext(prev, pgno)
 		}
 		n := copy(data[format.OverflowPageHeaderSize:wr.usable], rest)
-		binary.BigEndian.PutUint32(data, 0)
+		format.SetOverflowNext(data, 0)
 		rest = rest[n:]
 		prev = data
 	}
@@ -60,7 +58,7 @@ func (wr *Writer) freeChain(cell format.Cell, owner uint32) error {
 			if err != nil {
 				return err
 			}
-			after := binary.BigEndian.Uint32(data)
+			after := format.OverflowNext(data)
 			if pass == 1 {
 				if err := wr.w.Free(next); err != nil {
 					return err

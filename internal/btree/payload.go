@@ -1,8 +1,6 @@
 package btree
 
 import (
-	"encoding/binary"
-
 	"github.com/pagodadb/pagoda/internal/format"
 )
 
@@ -104,7 +102,7 @@ func (p *Payload) overflowPage(k int64) ([]byte, error) {
 			p.k, p.at = i, pg
 			return data, nil
 		}
-		pg = binary.BigEndian.Uint32(data)
+		pg = format.OverflowNext(data)
 		i++
 	}
 }

@@ -1,8 +1,6 @@
 package btree
 
 import (
-	"encoding/binary"
-
 	"github.com/pagodadb/pagoda/internal/format"
 )
 
@@ -105,7 +103,7 @@ func walkOverflow(src Pages, cell format.Cell, owner uint32, fn func(PageVisit) 
 			return err
 		}
 		rest -= min(rest, per)
-		parent, next = next, binary.BigEndian.Uint32(data)
+		parent, next = next, format.OverflowNext(data)
 	}
 	if next != 0 {
 		// sqlite3 ends every chain with 0; its integrity_check reports a

@@ -1,7 +1,6 @@
 package btree
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -683,7 +682,7 @@ func (wr *Writer) IndexDelete(root uint32, k *format.KeyInfo, nKey int, key []by
 		return false, err
 	}
 	cell := wr.cellBuf(format.ChildPtrSize + len(wr.pred))
-	binary.BigEndian.PutUint32(cell, old.Child)
+	format.SetCellChild(cell, old.Child)
 	copy(cell[format.ChildPtrSize:], wr.pred)
 	if err := pg.DropCell(i); err != nil {
 		return false, err

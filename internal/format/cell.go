@@ -255,11 +255,11 @@ func (p *Page) IndexInteriorPayload(i int) (local []byte, overflow bool, err err
 	// At least MinCellSize bytes: the child's page number, then the
 	// payload's length.
 	b := p.Data[off:p.Usable]
-	n, m := headerVarint(b[InteriorChildSize:])
+	n, m := headerVarint(b[ChildPtrSize:])
 	if m == 0 {
 		return nil, false, CorruptAt(p.Pgno, off, "cell extends off the end of the page")
 	}
-	pos := InteriorChildSize + m
+	pos := ChildPtrSize + m
 	if n > uint64(p.maxLocal) {
 		return nil, true, nil
 	}
@@ -300,7 +300,7 @@ func (p *Page) IndexBlobKey(i int) (key []byte, kind int) {
 	}
 	switch p.Type {
 	case PageIndexInterior:
-		off += InteriorChildSize
+		off += ChildPtrSize
 	case PageIndexLeaf:
 	default:
 		return nil, 0

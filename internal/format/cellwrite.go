@@ -30,6 +30,13 @@ const ChildPtrSize = 4
 // whose payload spills.
 const overflowPtrSize = 4
 
+// CellChild returns the left child page that interior cell cell opens
+// with.
+func CellChild(cell []byte) uint32 { return binary.BigEndian.Uint32(cell) }
+
+// SetCellChild sets the left child page that interior cell cell opens with.
+func SetCellChild(cell []byte, child uint32) { binary.BigEndian.PutUint32(cell, child) }
+
 // CellSpace returns the content-area bytes a cell of n encoded bytes owns:
 // never less than 4, as SQLite counts it.
 func CellSpace(n int) int { return max(n, MinCellSize) }

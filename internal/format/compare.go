@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 )
@@ -239,4 +240,31 @@ func compareFields(a, b []byte, k *KeyInfo, n int) (int, error) {
 		}
 	}
 	return 0, nil
+}
+
+// KeyPrefix64 returns the first 8 bytes of b as a big-endian number, b
+// padded with zeros: an order of keys that interpolation can guess from.
+func KeyPrefix64(b []byte) uint64 {
+	if len(b) >= 8 {
+		return binary.BigEndian.Uint64(b)
+	}
+	var p [8]byte
+	copy(p[:], b)
+	return binary.BigEndian.Uint64(p[:])
+}
+
+// CompareKeyBytes compares two keys byte by byte, as bytes.Compare does:
+// keys of 8 bytes or more (integers written big-endian, UUIDs) mostly
+// differ in their first 8, compared as one word, without bytes.Compare's
+// call.
+func CompareKeyBytes(a, b []byte) int {
+	if len(a) >= 8 && len(b) >= 8 {
+		if x, y := binary.BigEndian.Uint64(a), binary.BigEndian.Uint64(b); x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+	}
+	return bytes.Compare(a, b)
 }

@@ -86,9 +86,6 @@ const (
 	FreeblockHeaderSize = 4
 	// MinCellSize is the least content area a cell owns, whatever its encoding.
 	MinCellSize = 4
-	// InteriorChildSize is the left child's page number that opens every
-	// interior cell.
-	InteriorChildSize = 4
 )
 
 // HeaderOffset returns where the b-tree header of page pgno starts.
@@ -246,10 +243,10 @@ func (p *Page) TableInteriorKey(i int) (int64, error) {
 	if !ok {
 		return 0, p.cellOffsetError(i, off)
 	}
-	if v, ok := ShortVarint(p.Data[:p.Usable], off+InteriorChildSize); ok {
+	if v, ok := ShortVarint(p.Data[:p.Usable], off+ChildPtrSize); ok {
 		return int64(v), nil
 	}
-	v, n := Uvarint(p.Data[min(off+InteriorChildSize, p.Usable):p.Usable])
+	v, n := Uvarint(p.Data[min(off+ChildPtrSize, p.Usable):p.Usable])
 	if n == 0 {
 		return 0, CorruptAt(p.Pgno, off, "cell %d extends off the end of the page", i)
 	}

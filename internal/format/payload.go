@@ -22,6 +22,12 @@ const OverflowPageHeaderSize = 4
 // on the last.
 func OverflowNext(data []byte) uint32 { return binary.BigEndian.Uint32(data[:OverflowPageHeaderSize]) }
 
+// SetOverflowNext sets the next page of the chain that overflow page data
+// continues, 0 on the last.
+func SetOverflowNext(data []byte, next uint32) {
+	binary.BigEndian.PutUint32(data[:OverflowPageHeaderSize], next)
+}
+
 // MaxLocal returns X, the largest payload stored entirely on a page.
 func MaxLocal(usable int, tableLeaf bool) int {
 	if tableLeaf {
