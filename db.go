@@ -130,7 +130,13 @@ func (db *DB) Begin(writable bool) (*Tx, error) {
 		}
 		tx.w = w
 	}
-	if err := db.pager.InitSnapshot(&tx.snap); err != nil {
+	var err error
+	if tx.w != nil {
+		err = tx.w.InitSnapshot(&tx.snap)
+	} else {
+		err = db.pager.InitSnapshot(&tx.snap)
+	}
+	if err != nil {
 		if tx.w != nil {
 			tx.w.Rollback()
 		}

@@ -394,7 +394,7 @@ func (p *Pager) Snapshot() *Snapshot {
 // which fails with ErrBusy when none comes free in time.
 func (p *Pager) InitSnapshot(s *Snapshot) error {
 	if p.sh != nil {
-		return p.initShared(s)
+		return p.initShared(s, false)
 	}
 	p.mu.Lock()
 	*s = Snapshot{
@@ -457,7 +457,10 @@ func (p *Pager) RenewSnapshot(s *Snapshot) (same bool, err error) {
 	}
 	if s.p == p && !p.closed && s.commits == p.stats.Commits && s.restarts == p.restarts && s.adopted == p.adopted {
 		if !s.live && p.sh != nil {
-			err := p.holdSlot(s.slot)
+			err := errRetry // a write transaction's snapshot holds no slot
+			if s.slot >= 0 {
+				err = p.holdSlot(s.slot)
+			}
 			if err == nil && s.slot > 0 && p.sh.info.readMark(s.slot) != s.mark {
 				p.dropSlot(s.slot) // a checkpoint moved the mark meanwhile
 				err = errRetry
@@ -499,7 +502,7 @@ func (p *Pager) release(s *Snapshot) {
 	if s.maxFrame != 0 {
 		p.walReaders--
 	}
-	if p.sh != nil {
+	if p.sh != nil && s.slot >= 0 {
 		p.dropSlot(s.slot)
 	}
 	p.mu.Unlock()

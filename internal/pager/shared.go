@@ -300,7 +300,7 @@ func (p *Pager) refreshDBFile() error {
 // initShared is InitSnapshot for a shared pager (rule 25, walTryBeginRead):
 // the latest header, adopted; a read slot whose mark no checkpoint passes;
 // the header checked again once the slot is held.
-func (p *Pager) initShared(s *Snapshot) error {
+func (p *Pager) initShared(s *Snapshot, writer bool) error {
 	deadline := time.Now().Add(max(p.opts.Timeout, time.Second))
 	pause := time.Duration(0)
 	for {
@@ -309,7 +309,7 @@ func (p *Pager) initShared(s *Snapshot) error {
 			p.mu.Unlock()
 			return fmt.Errorf("pager: %s is closed", p.path)
 		}
-		err := p.tryShared(s, deadline)
+		err := p.tryShared(s, deadline, writer)
 		p.mu.Unlock()
 		if !errors.Is(err, errRetry) {
 			return err
@@ -326,8 +326,9 @@ func (p *Pager) initShared(s *Snapshot) error {
 	}
 }
 
-// tryShared is one attempt of initShared. p.mu is held.
-func (p *Pager) tryShared(s *Snapshot, deadline time.Time) error {
+// tryShared is one attempt of initShared; writer says s is the snapshot of
+// the write transaction, begun with WRITE held. p.mu is held.
+func (p *Pager) tryShared(s *Snapshot, deadline time.Time, writer bool) error {
 	sh := p.sh
 	h, err := p.sharedHeader(deadline)
 	if err != nil {
@@ -338,13 +339,17 @@ func (p *Pager) tryShared(s *Snapshot, deadline time.Time) error {
 			return err
 		}
 	}
-	slot, err := p.takeSlot(h)
-	if err != nil {
-		return err
-	}
-	if !sh.x.hdrWordsEqual(&sh.raw) {
-		p.dropSlot(slot)
-		return errRetry
+	slot := writerSlot
+	if !writer {
+		if slot, err = p.takeSlot(h); err != nil {
+			return err
+		}
+		if !sh.x.hdrWordsEqual(&sh.raw) {
+			p.dropSlot(slot)
+			return errRetry
+		}
+	} else if h.mxFrame != sh.info.nBackfill() {
+		slot = writerSlotWAL
 	}
 	*s = Snapshot{
 		p:        p,
@@ -356,7 +361,7 @@ func (p *Pager) tryShared(s *Snapshot, deadline time.Time) error {
 		slot:     slot,
 	}
 	s.commits, s.restarts, s.adopted = p.stats.Commits, p.restarts, p.adopted
-	if slot > 0 {
+	if slot > 0 || slot == writerSlotWAL {
 		w := p.wal
 		s.log, s.walData, s.maxFrame = w.Log(), w.Data(), h.mxFrame
 		s.mark = h.mxFrame
@@ -366,6 +371,18 @@ func (p *Pager) tryShared(s *Snapshot, deadline time.Time) error {
 	s.live = true
 	return nil
 }
+
+// The slot of a write transaction's snapshot, taken while its pager holds
+// WRITE: none (rule 27). No other connection can commit, restart the WAL
+// or truncate it meanwhile, and a checkpoint can copy no frame past the
+// last commit, which the snapshot reads from the WAL: a read mark would
+// protect nothing, and setting one costs two lock calls a commit.
+// writerSlot reads the database file alone (every frame is in it),
+// writerSlotWAL reads the WAL as well.
+const (
+	writerSlot    = -1
+	writerSlotWAL = -2
+)
 
 // takeSlot takes a read slot for a snapshot of header h (rule 25) and
 // returns it: READ(0) when the database file holds every frame, else a

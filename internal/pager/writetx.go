@@ -70,7 +70,7 @@ func (p *Pager) BeginWrite() (*WriteTx, error) {
 		}
 	}
 	w := &WriteTx{p: p, pages: &p.wstate.pages}
-	if err := p.InitSnapshot(&w.base); err != nil {
+	if err := w.InitSnapshot(&w.base); err != nil {
 		p.releaseWrite()
 		p.writer.Unlock()
 		return nil, err
@@ -81,6 +81,16 @@ func (p *Pager) BeginWrite() (*WriteTx, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// InitSnapshot initializes s as a snapshot of the last commit, the
+// transaction's base, for use while the transaction lasts: with a shared
+// database it holds no read slot (rule 27).
+func (w *WriteTx) InitSnapshot(s *Snapshot) error {
+	if w.p.sh != nil {
+		return w.p.initShared(s, true)
+	}
+	return w.p.InitSnapshot(s)
 }
 
 // writable refuses to write a file whose header asks for what pagoda's
@@ -473,6 +483,10 @@ func (w *WriteTx) prepareWAL() error {
 	}
 	p.wal.SetBuffer(p.ioBuffer())
 	if p.sh != nil {
+		if w.base.slot == writerSlotWAL {
+			// The transaction reads frames: the WAL goes on (rule 27).
+			return nil
+		}
 		_, err := p.restartShared()
 		return err
 	}
