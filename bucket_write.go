@@ -133,6 +133,11 @@ func (b *Bucket) Put(key, value []byte) error {
 		}
 		return t.Put(0, key, value)
 	}
+	if len(key)+len(value) > format.MaxLength/2 {
+		if vals := []format.Value{format.BlobValue(key), format.BlobValue(value)}; format.RecordTooBig(vals) {
+			return tooBig(vals, fmt.Sprintf("bucket %q: put", b.name))
+		}
+	}
 	rec := b.tx.bucketRecord(key, value)
 	if _, err := b.tx.btree().IndexInsert(b.root, nil, bucketKeyFields, rec); err != nil {
 		return b.tx.fail(fmt.Errorf("pagoda: bucket %q: put: %w", b.name, err))

@@ -183,6 +183,9 @@ func (t *Table) fill(p *writePlan, ip *indexPlan) error {
 			continue
 		}
 		fields = ip.fields(fields, vals, rowids[i], p.alias)
+		if format.RecordTooBig(fields) {
+			return tooBig(fields, "key of index "+ip.name)
+		}
 		if err := t.conflict(ip, fields); err != nil {
 			return err
 		}
@@ -293,6 +296,9 @@ func (tx *Tx) schemaInsert(typ, name, tblName string, root uint32, sql *string) 
 	}
 	if sql != nil {
 		vals[schema.ColSQL] = format.TextValue([]byte(*sql))
+	}
+	if format.RecordTooBig(vals) {
+		return tooBig(vals, "the schema row of "+name)
 	}
 	_, err = tx.btree().TableInsert(schemaRoot, rowid, format.AppendRecord(nil, vals))
 	return err

@@ -34,6 +34,11 @@ var (
 	// checkpoint needs, and did not let go within Options.Timeout
 	// (sqlite3's SQLITE_BUSY). Retry later.
 	ErrBusy = format.ErrBusy
+	// ErrTooBig: a value, key or row longer than SQLite's limit of
+	// 1,000,000,000 bytes (SQLITE_MAX_LENGTH), which sqlite3 refuses to
+	// read ("string or blob too big"). Writes refuse it before they write
+	// anything; Check reports such a row in a file pagoda did not write.
+	ErrTooBig = format.ErrTooBig
 )
 
 // CorruptError says where a file is corrupt: page, byte offset and what is
