@@ -553,7 +553,7 @@ func TestRecordTooBig(t *testing.T) {
 		{[]Value{BlobValue(big[:MaxLength/2]), TextValue(big[:MaxLength/2])}, true}, // each under, together over
 		{[]Value{NullValue(), BlobValue(big[:MaxLength-one-1])}, false},
 		{[]Value{NullValue(), BlobValue(big[:MaxLength-one])}, true},
-		{[]Value{BlobValue(big[:MaxLength-one-1]), IntValue(7)}, true}, // 7: serial type 1, a byte of body
+		{[]Value{BlobValue(big[:MaxLength-one-1]), IntValue(7)}, true},  // 7: serial type 1, a byte of body
 		{[]Value{BlobValue(big[:MaxLength-one-1]), IntValue(1)}, false}, // 1: serial type 9, no body
 		{[]Value{IntValue(1), FloatValue(2), TextValue([]byte("small"))}, false},
 	} {
