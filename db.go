@@ -92,7 +92,9 @@ func (db *DB) PageSize() int { return db.pager.PageSize() }
 // Close releases the database. It waits for open transactions to end;
 // slices obtained from them must not be used afterwards. A database that
 // was written is checkpointed: the WAL's pages are copied into the file and
-// the WAL removed, as sqlite3 does when its last connection closes.
+// the WAL removed, as sqlite3 does when its last connection closes. When
+// that checkpoint fails (a full disk), Close returns an error wrapping
+// ErrCheckpoint: every commit stands, in the WAL.
 func (db *DB) Close() error {
 	db.mu.Lock()
 	if db.closed {

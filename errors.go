@@ -39,6 +39,12 @@ var (
 	// read ("string or blob too big"). Writes refuse it before they write
 	// anything; Check reports such a row in a file pagoda did not write.
 	ErrTooBig = format.ErrTooBig
+	// ErrCheckpoint: Close could not copy the WAL into the database file
+	// (a full disk, say), after every commit was durable: they all stand,
+	// in the WAL beside the file, which the next Open (pagoda's or
+	// sqlite3's) reads and checkpoints. Free the space and open the file
+	// again; nothing needs to be written again.
+	ErrCheckpoint = format.ErrCheckpoint
 )
 
 // CorruptError says where a file is corrupt: page, byte offset and what is

@@ -26,6 +26,10 @@ var (
 	// bytes, which sqlite3 refuses to read or write ("string or blob too
 	// big", SQLITE_TOOBIG).
 	ErrTooBig = errors.New("string or blob too big")
+	// ErrCheckpoint reports that closing could not copy the WAL into the
+	// database file (a full disk, say): every commit stands, durable in
+	// the WAL beside the file, which the next connection reads.
+	ErrCheckpoint = errors.New("checkpoint failed, every commit stands in the WAL")
 )
 
 // MaxLength is the longest string, blob or record SQLite accepts in bytes:

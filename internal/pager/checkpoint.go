@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"slices"
 
+	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/vfs"
 	"github.com/pagodadb/pagoda/internal/wal"
 )
@@ -221,7 +222,7 @@ func (p *Pager) closeWAL() error {
 		return nil
 	}
 	if err := p.checkpoint(); err != nil {
-		return err
+		return closeCheckpointError(err)
 	}
 	p.mu.Lock()
 	done := p.wal.Backfilled() == p.wal.Log().MaxFrame
@@ -230,7 +231,7 @@ func (p *Pager) closeWAL() error {
 		return nil
 	}
 	if err := p.fs.Remove(WALPath(p.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+		return closeCheckpointError(err)
 	}
 	// A -shm file (left by sqlite3, or by a read-only pager, shm.go) goes
 	// with the WAL, as sqlite3's last connection removes it: the pager's
@@ -239,4 +240,10 @@ func (p *Pager) closeWAL() error {
 		return err
 	}
 	return nil
+}
+
+// closeCheckpointError is the error of a checkpoint at Close that failed
+// after the commits were durable: it says they stand (ErrCheckpoint).
+func closeCheckpointError(err error) error {
+	return fmt.Errorf("pager: close: %w: %w", format.ErrCheckpoint, err)
 }

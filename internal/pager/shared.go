@@ -867,7 +867,7 @@ func (p *Pager) closeSharedWAL() error {
 	}
 	if _, err := p.checkpointShared(CheckpointPassive); err != nil {
 		p.lastConn = false
-		return err
+		return closeCheckpointError(err)
 	}
 	p.mu.Lock()
 	done := p.wal.Backfilled() == p.wal.Log().MaxFrame
@@ -878,7 +878,7 @@ func (p *Pager) closeSharedWAL() error {
 	}
 	if err := p.fs.Remove(WALPath(p.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		p.lastConn = false
-		return err
+		return closeCheckpointError(err)
 	}
 	return nil
 }

@@ -342,3 +342,39 @@ func TestImportProgress(t *testing.T) {
 	}
 	integrityCheck(t, path)
 }
+
+// TestImportCheckpointFails: when the import's commit is durable but the
+// checkpoint as the file closes fails (the disk filled up: simulated at
+// closeDB, which the pager's TestCloseCheckpointFails covers for real),
+// the command says the rows are imported and that the commit stands,
+// exits 0, and leaves the file (a new one too) with every row.
+func TestImportCheckpointFails(t *testing.T) {
+	defer func(f func(*pagoda.DB) error) { closeDB = f }(closeDB)
+	closeDB = func(db *pagoda.DB) error {
+		if err := db.Close(); err != nil {
+			return err
+		}
+		return fmt.Errorf("pagoda: close: %w: write %s: no space left on device", pagoda.ErrCheckpoint, db.Path())
+	}
+	path := filepath.Join(t.TempDir(), "new.db") // created by the import
+	root := NewRoot()
+	var o, e bytes.Buffer
+	root.SetArgs([]string{"import", path, "kv", "-"})
+	root.SetIn(strings.NewReader("[\"a\",\"1\"]\n[\"b\",\"2\"]\n"))
+	root.SetOut(&o)
+	root.SetErr(&e)
+	if code := execute(root); code != 0 {
+		t.Errorf("exit status %d, want 0", code)
+	}
+	if o.String() != "imported 2 rows into kv\n" {
+		t.Errorf("stdout %q", o.String())
+	}
+	if msg := e.String(); !strings.HasPrefix(msg, "pagoda: warning: the commit stands") || !strings.Contains(msg, "no space left on device") {
+		t.Errorf("stderr %q", msg)
+	}
+	closeDB = (*pagoda.DB).Close
+	if got := mustRun(t, "get", path, "kv", "b"); got != "2\n" {
+		t.Errorf("get kv b = %q after the warning", got)
+	}
+	integrityCheck(t, path)
+}

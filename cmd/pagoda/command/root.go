@@ -26,6 +26,14 @@ func NewRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "pagoda",
 		Short:         "Inspect pagoda (SQLite 3) database files",
+		Long: `Inspect pagoda (SQLite 3) database files.
+
+Exit status: 0 on success; 1 after an error, printed as "pagoda: <error>".
+A command that writes commits all its changes or none. When its commit is
+durable but the checkpoint as it closes the file fails (a full disk, say),
+it prints "pagoda: warning: the commit stands..." and exits 0: the changes
+are in FILE-wal, which the next program to open FILE (pagoda or sqlite3)
+reads and checkpoints.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -45,16 +53,24 @@ func NewRoot() *cobra.Command {
 }
 
 // Execute runs the command line in os.Args and returns the process exit
-// code: 0, or 1 after printing "pagoda: <error>" on stderr.
+// code: 0, or 1 after printing "pagoda: <error>" on stderr. A command whose
+// work was done but for a warning (a commit that stands although the
+// checkpoint at close failed) prints "pagoda: warning: <warning>" and
+// returns 0.
 func Execute() int { return execute(NewRoot()) }
 
 // execute runs root and reports its error on root's error stream.
 func execute(root *cobra.Command) int {
-	if err := root.Execute(); err != nil {
-		fmt.Fprintf(root.ErrOrStderr(), "pagoda: %s\n", errorText(err))
-		return 1
+	err := root.Execute()
+	switch {
+	case err == nil:
+		return 0
+	case committed(err):
+		fmt.Fprintf(root.ErrOrStderr(), "pagoda: warning: %s\n", errorText(err))
+		return 0
 	}
-	return 0
+	fmt.Fprintf(root.ErrOrStderr(), "pagoda: %s\n", errorText(err))
+	return 1
 }
 
 // errorText is err's message without the "pagoda: " prefixes that engine
