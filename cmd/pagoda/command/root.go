@@ -24,8 +24,8 @@ var extraCommands []func() *cobra.Command
 // Execute).
 func NewRoot() *cobra.Command {
 	root := &cobra.Command{
-		Use:           "pagoda",
-		Short:         "Inspect pagoda (SQLite 3) database files",
+		Use:   "pagoda",
+		Short: "Inspect pagoda (SQLite 3) database files",
 		Long: `Inspect pagoda (SQLite 3) database files.
 
 Exit status: 0 on success; 1 after an error, printed as "pagoda: <error>".
