@@ -49,6 +49,8 @@ reads and checkpoints.`,
 	for _, c := range extraCommands {
 		root.AddCommand(c())
 	}
+	root.Version = versionText()
+	root.SetVersionTemplate("{{.Version}}\n")
 	return root
 }
 
