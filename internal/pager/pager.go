@@ -552,7 +552,34 @@ func (p *Pager) Close() error {
 	// The locks go last, once the final checkpoint is durable and the
 	// WAL gone: until then another process must not touch the files.
 	errs = append(errs, p.closeShared(p.lastConn), p.leaveShm(), p.f.Unlock(), p.f.Close())
+	if p.readOnly && p.sh != nil {
+		p.purgeShm()
+	}
 	return errors.Join(errs...)
+}
+
+// purgeShm removes the -shm file that a read-only pager shared the
+// database through, when it was the last connection and there is no WAL
+// to read (or only an empty one): it leaves what sqlite3's last connection
+// leaves, nothing. Being last is holding EXCLUSIVE on the database file,
+// which every connection of a WAL-mode database holds SHARED while it is
+// open (rule 22), taken through a descriptor of its own that can write;
+// without one (the file's permissions), or with a WAL left to read, the
+// -shm file stays, as sqlite3 -readonly leaves it.
+func (p *Pager) purgeShm() {
+	f, err := p.fs.OpenFile(p.path, os.O_RDWR, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if f.Lock(vfs.LockExclusive) != nil {
+		return
+	}
+	defer f.Unlock()
+	if st, err := p.fs.Stat(WALPath(p.path)); err == nil && st.Size() > 0 {
+		return
+	}
+	_ = p.fs.Remove(shmPath(p.path))
 }
 
 // initNew writes page 1 of a new database when the file is empty.

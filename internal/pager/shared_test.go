@@ -2,10 +2,12 @@ package pager
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/sqltest"
 	"github.com/pagodadb/pagoda/internal/vfs"
 )
 
@@ -167,5 +169,63 @@ func TestWriteTxReadingWALDoesNotRestart(t *testing.T) {
 	}
 	if got := query(t, path, "PRAGMA user_version"); got != "4" {
 		t.Errorf("user_version %s, want 4", got)
+	}
+}
+
+// TestReadOnlyLeavesNothing: a read-only pager that is the last connection
+// to a WAL-mode database with no WAL left removes the -shm file it shared
+// the database through, as sqlite3's last connection does; beside another
+// connection, or with a WAL to read, the -shm stays.
+func TestReadOnlyLeavesNothing(t *testing.T) {
+	if !vfs.FileLocks {
+		t.Skip("locks belong to the process here: pagoda does not share a file")
+	}
+	path := filepath.Join(t.TempDir(), "ro.db")
+	sqltest.Exec(t, path, "PRAGMA journal_mode=WAL", "CREATE TABLE t(x)", "INSERT INTO t VALUES (1)")
+	shm := func() bool {
+		_, err := os.Stat(shmPath(path))
+		return err == nil
+	}
+	readAndClose := func() {
+		t.Helper()
+		r, err := Open(path, Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.sh == nil {
+			t.Fatal("the read-only pager does not share the database")
+		}
+		var s Snapshot
+		if err := r.InitSnapshot(&s); err != nil {
+			t.Fatal(err)
+		}
+		s.Release()
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if shm() {
+		t.Fatal("SQLite left a -shm file")
+	}
+	readAndClose()
+	if shm() {
+		t.Error("the last connection, read-only, left the -shm file")
+	}
+
+	// Beside a writer: the writer's -shm stays.
+	w := openShared(t, path)
+	setUserVersion(t, w, 3)
+	readAndClose()
+	if !shm() {
+		t.Error("a read-only pager removed the -shm file of a live connection")
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if shm() {
+		t.Error("the writer, last, left the -shm file")
+	}
+	if got := query(t, path, "PRAGMA user_version"); got != "3" {
+		t.Errorf("user_version %s, want 3", got)
 	}
 }
