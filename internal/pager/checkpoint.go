@@ -149,6 +149,7 @@ func (p *Pager) copyFrames(l *wal.Log, walData []byte, from, safe, nPages uint32
 	if err := runs.flush(); err != nil {
 		return err
 	}
+	p.count(func(s *Stats) { s.Copied += uint64(len(ops)) })
 	if all {
 		// The whole WAL is in the file: the file is the last commit's
 		// size, as sqlite3 truncates it, a commit that shrank the

@@ -47,6 +47,9 @@ type WriteTx struct {
 	direct bool
 	nPages uint32
 	done   bool
+	// allocated and freed count the pages Allocate took and Free gave
+	// back, for Stats when the transaction commits.
+	allocated, freed uint64
 }
 
 // BeginWrite starts the write transaction, waiting for the previous one to
@@ -455,6 +458,8 @@ func (p *Pager) appendCommit(w *WriteTx) error {
 	p.nPages = w.nPages
 	p.stats.Commits++
 	p.stats.Frames += uint64(frames)
+	p.stats.Allocated += w.allocated
+	p.stats.Freed += w.freed
 	p.mu.Unlock()
 	return nil
 }
