@@ -42,7 +42,7 @@ func (tx *Tx) Bucket(name string) (*Bucket, error) {
 	}
 	ti := tx.cat.Table(name)
 	if ti == nil {
-		return nil, fmt.Errorf("pagoda: bucket %q: %w", name, ErrNotFound)
+		return nil, noSuch("bucket", name)
 	}
 	if ti.Err != nil {
 		return nil, schemaErr("bucket", name, ti.Err)

@@ -2,6 +2,7 @@ package pagoda
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -79,6 +80,9 @@ func Open(path string, opts *Options) (*DB, error) {
 		Exclusive:       opts.Exclusive,
 	})
 	if err != nil {
+		if !strings.Contains(err.Error(), path) {
+			return nil, fmt.Errorf("pagoda: %s: %w", path, err)
+		}
 		return nil, fmt.Errorf("pagoda: %w", err)
 	}
 	return &DB{path: path, readOnly: p.ReadOnly(), pager: p}, nil

@@ -205,7 +205,7 @@ func (tx *Tx) DropTable(name string) error {
 	}
 	ti := tx.cat.Table(name)
 	if ti == nil {
-		return fmt.Errorf("pagoda: table %q: %w", name, ErrNotFound)
+		return noSuch("table", name)
 	}
 	if strings.HasPrefix(strings.ToLower(ti.Entry.Name), "sqlite_") {
 		return fmt.Errorf("pagoda: table %q may not be dropped: %w", ti.Entry.Name, ErrUnsupported)
@@ -256,7 +256,7 @@ func (tx *Tx) DropIndex(name string) error {
 	}
 	ii := tx.cat.Index(name)
 	if ii == nil {
-		return fmt.Errorf("pagoda: index %q: %w", name, ErrNotFound)
+		return noSuch("index", name)
 	}
 	if !ii.Entry.HasSQL {
 		return fmt.Errorf("pagoda: index %q belongs to a UNIQUE or PRIMARY KEY constraint and cannot be dropped: %w", ii.Entry.Name, ErrUnsupported)

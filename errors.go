@@ -10,18 +10,18 @@ import (
 // applies; test with errors.Is.
 var (
 	// ErrNotFound: the key, row, bucket, table or index does not exist.
-	ErrNotFound = errors.New("pagoda: not found")
+	ErrNotFound = errors.New("not found")
 	// ErrExists: the bucket, table, index or unique key already exists.
-	ErrExists = errors.New("pagoda: already exists")
+	ErrExists = errors.New("already exists")
 	// ErrCorrupt: the file breaks a rule of the SQLite format. The error
 	// in the chain is a *CorruptError naming the page.
 	ErrCorrupt = format.ErrCorrupt
 	// ErrReadOnly: a write was asked of a database opened read-only.
-	ErrReadOnly = errors.New("pagoda: database is read-only")
+	ErrReadOnly = errors.New("attempt to write a readonly database")
 	// ErrTxClosed: the transaction has already been committed or rolled back.
-	ErrTxClosed = errors.New("pagoda: transaction is closed")
+	ErrTxClosed = errors.New("transaction is closed")
 	// ErrTxNotWritable: a write was asked of a read transaction.
-	ErrTxNotWritable = errors.New("pagoda: transaction is not writable")
+	ErrTxNotWritable = errors.New("transaction is not writable")
 	// ErrUnsupported: the file or the request uses a feature pagoda does
 	// not implement (writing a UTF-16 database, virtual tables, expression
 	// indexes, ...).
@@ -50,3 +50,16 @@ var (
 // CorruptError says where a file is corrupt: page, byte offset and what is
 // wrong. It unwraps to ErrCorrupt.
 type CorruptError = format.CorruptError
+
+// notFound is ErrNotFound with a message of its own, sqlite3's where it
+// has one ("no such table: t").
+type notFound struct{ msg string }
+
+func (e *notFound) Error() string { return e.msg }
+func (e *notFound) Unwrap() error { return ErrNotFound }
+
+// noSuch returns the error for a missing kind of object (table, bucket,
+// index) called name: "pagoda: no such table: name", wrapping ErrNotFound.
+func noSuch(kind, name string) error {
+	return &notFound{msg: "pagoda: no such " + kind + ": " + name}
+}

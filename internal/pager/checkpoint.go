@@ -216,7 +216,7 @@ func (p *Pager) closeWAL() error {
 	// A failed commit may still be valid in the WAL: try again to make it
 	// invalid.
 	if err := p.wal.RetrySpoil(); err != nil {
-		return fmt.Errorf("pager: close: the WAL may still hold a transaction whose commit failed: %w", err)
+		return fmt.Errorf("close: the WAL may still hold a transaction whose commit failed: %w", err)
 	}
 	if !p.wstate.wrote {
 		// A WAL this process did not write stays as it was found.
@@ -246,5 +246,5 @@ func (p *Pager) closeWAL() error {
 // closeCheckpointError is the error of a checkpoint at Close that failed
 // after the commits were durable: it says they stand (ErrCheckpoint).
 func closeCheckpointError(err error) error {
-	return fmt.Errorf("pager: close: %w: %w", format.ErrCheckpoint, err)
+	return fmt.Errorf("close: %w: %w", format.ErrCheckpoint, err)
 }

@@ -163,7 +163,7 @@ func Open(path string, opts Options) (*Pager, error) {
 		opts.PageSize = DefaultPageSize
 	}
 	if !format.ValidPageSize(opts.PageSize) {
-		return nil, fmt.Errorf("pager: invalid page size %d: %w", opts.PageSize, format.ErrUnsupported)
+		return nil, fmt.Errorf("invalid page size %d: %w", opts.PageSize, format.ErrUnsupported)
 	}
 	if opts.CacheSize == 0 {
 		opts.CacheSize = DefaultCacheSize
@@ -279,7 +279,7 @@ func (p *Pager) load() error {
 	}
 	p.dbPages = uint32(size / int64(p.pageSize))
 	if err := p.db.Map(p.f, int(p.dbPages)*p.pageSize, !p.readOnly); err != nil {
-		return fmt.Errorf("pager: map %s: %w", p.path, err)
+		return fmt.Errorf("map %s: %w", p.path, err)
 	}
 	if p.wal, err = wal.Open(p.fs, WALPath(p.path), p.walOptions()); err != nil {
 		return err
@@ -619,7 +619,7 @@ func (p *Pager) initNew() error {
 func (p *Pager) growDBMap(nPages uint32) error {
 	nPages = max(nPages, p.dbPagesNow())
 	if err := p.db.Grow(p.f, int(nPages)*p.pageSize, &p.mu); err != nil {
-		return fmt.Errorf("pager: map %s: %w", p.path, err)
+		return fmt.Errorf("map %s: %w", p.path, err)
 	}
 	p.mu.Lock()
 	p.dbPages = nPages

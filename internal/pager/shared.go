@@ -31,7 +31,7 @@ const busyRetryMax = 20 * time.Millisecond
 
 // errRetry says that the shared state changed under an attempt, which
 // starts over (wal.c's WAL_RETRY).
-var errRetry = errors.New("pager: the wal-index changed: retry")
+var errRetry = errors.New("the wal-index changed: retry")
 
 // readSlot is one READ(i) lock byte as this pager holds it.
 type readSlot struct {
@@ -149,7 +149,7 @@ func (p *Pager) sharedHeader(deadline time.Time) (walIndexHdr, error) {
 			}
 		}
 		if time.Now().After(deadline) {
-			return h, fmt.Errorf("pager: %s: the wal-index stays torn or unwritten, and another connection holds what rebuilding it needs: %w", p.sh.x.path, ErrBusy)
+			return h, fmt.Errorf("%s: the wal-index stays torn or unwritten, and another connection holds what rebuilding it needs: %w", p.sh.x.path, ErrBusy)
 		}
 		p.mu.Unlock()
 		if pause == 0 {
@@ -288,7 +288,7 @@ func (p *Pager) refreshDBFile() error {
 	pages := uint32(size / int64(p.pageSize))
 	if pages > p.dbPages || vfs.MapCopies {
 		if err := p.db.Grow(p.f, int(pages)*p.pageSize, nopLock{}); err != nil {
-			return fmt.Errorf("pager: map %s: %w", p.path, err)
+			return fmt.Errorf("map %s: %w", p.path, err)
 		}
 	} else if pages < p.dbPages {
 		p.db.Truncate(int(pages)*p.pageSize, nopLock{})
@@ -307,7 +307,7 @@ func (p *Pager) initShared(s *Snapshot, writer bool) error {
 		p.mu.Lock()
 		if p.closed {
 			p.mu.Unlock()
-			return fmt.Errorf("pager: %s is closed", p.path)
+			return fmt.Errorf("%s is closed", p.path)
 		}
 		err := p.tryShared(s, deadline, writer)
 		p.mu.Unlock()
@@ -315,7 +315,7 @@ func (p *Pager) initShared(s *Snapshot, writer bool) error {
 			return err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("pager: %s: no read slot of the wal-index came free: %w", p.path, ErrBusy)
+			return fmt.Errorf("%s: no read slot of the wal-index came free: %w", p.path, ErrBusy)
 		}
 		if pause == 0 {
 			pause = 50 * time.Microsecond
@@ -535,7 +535,7 @@ func (p *Pager) waitLock(l walLock, n int, exclusive bool, wait time.Duration) e
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return fmt.Errorf("pager: %s: another connection holds the %s lock: %w", p.path, l, ErrBusy)
+			return fmt.Errorf("%s: another connection holds the %s lock: %w", p.path, l, ErrBusy)
 		}
 		time.Sleep(min(pause, left))
 		pause = min(2*pause, busyRetryMax)
@@ -753,7 +753,7 @@ func (p *Pager) checkpointShared(mode CheckpointMode) (res CheckpointResult, err
 	from := min(info.nBackfill(), safe)
 	if from < safe {
 		if own0 {
-			busy = fmt.Errorf("pager: %s: this pager reads the database file: %w", p.path, ErrBusy)
+			busy = fmt.Errorf("%s: this pager reads the database file: %w", p.path, ErrBusy)
 		} else if err := p.waitLock(walLockRead(0), 1, true, wait); err != nil {
 			busy = err
 		} else {
@@ -777,7 +777,7 @@ func (p *Pager) checkpointShared(mode CheckpointMode) (res CheckpointResult, err
 		}
 	}
 	if busy == nil && safe < h.mxFrame {
-		busy = fmt.Errorf("pager: %s: readers of older commits hold the WAL's frames after %d: %w", p.path, safe, ErrBusy)
+		busy = fmt.Errorf("%s: readers of older commits hold the WAL's frames after %d: %w", p.path, safe, ErrBusy)
 	}
 	if busy == nil && mode >= CheckpointRestart {
 		busy = p.waitReaders(mode, wait)
@@ -799,7 +799,7 @@ func (p *Pager) waitReaders(mode CheckpointMode, wait time.Duration) error {
 	for i := 1; i < shmReaders; i++ {
 		if sh.slots[i].refs > 0 {
 			p.mu.Unlock()
-			return fmt.Errorf("pager: %s: this pager reads the WAL: %w", p.path, ErrBusy)
+			return fmt.Errorf("%s: this pager reads the WAL: %w", p.path, ErrBusy)
 		}
 		_ = p.releaseSlot(i)
 	}
@@ -863,7 +863,7 @@ func (p *Pager) closeSharedWAL() error {
 	// commit: nobody has written over it since (no connection is left).
 	if err := p.wal.RetrySpoil(); err != nil {
 		p.lastConn = false
-		return fmt.Errorf("pager: close: the WAL may still hold a transaction whose commit failed: %w", err)
+		return fmt.Errorf("close: the WAL may still hold a transaction whose commit failed: %w", err)
 	}
 	if _, err := p.checkpointShared(CheckpointPassive); err != nil {
 		p.lastConn = false

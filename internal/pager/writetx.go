@@ -10,7 +10,7 @@ import (
 )
 
 // ErrReadOnly is returned by BeginWrite on a pager opened read-only.
-var ErrReadOnly = errors.New("pager: opened read-only")
+var ErrReadOnly = errors.New("opened read-only")
 
 // writeState is what the writer keeps between transactions.
 type writeState struct {
@@ -394,14 +394,14 @@ func (w *WriteTx) Commit() error {
 		// The rest of the new pages join the spilled ones in the file,
 		// which must be durable before the commit frame is.
 		if err := w.spillDirect(); err != nil {
-			return fmt.Errorf("pager: commit: %w", err)
+			return fmt.Errorf("commit: %w", err)
 		}
 		if err := p.syncDB(); err != nil {
-			return fmt.Errorf("pager: commit: %w", err)
+			return fmt.Errorf("commit: %w", err)
 		}
 	}
 	if err := p.appendCommit(w); err != nil {
-		return fmt.Errorf("pager: commit: %w", err)
+		return fmt.Errorf("commit: %w", err)
 	}
 	p.wstate.wrote = true
 	w.finish()
