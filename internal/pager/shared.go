@@ -379,6 +379,19 @@ func (p *Pager) takeSlot(h walIndexHdr) (int, error) {
 		if err := p.holdSlot(0); err != nil {
 			return 0, err
 		}
+		// Another connection's checkpoint may have copied frames into the
+		// file, and grown it, since this pager last looked: nBackfill says
+		// so, the header does not. READ(0), held, keeps copies out now.
+		if b := info.nBackfill(); b != sh.backfill {
+			if err := p.refreshDBFile(); err != nil {
+				p.dropSlot(0)
+				return 0, err
+			}
+			if p.wal != nil {
+				p.wal.SetBackfilledLocked(b)
+			}
+			sh.backfill = b
+		}
 		return 0, nil
 	}
 	for i := 1; i < shmReaders; i++ {
