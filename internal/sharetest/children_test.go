@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -130,17 +131,26 @@ func commands() <-chan string {
 var checkpointModes = []pagoda.CheckpointMode{pagoda.CheckpointPassive, pagoda.CheckpointFull, pagoda.CheckpointRestart, pagoda.CheckpointTruncate}
 
 // writer commits transfers as writer who (argument who), n from 1: on its
-// own until standard input ends, or one for each line "t" it reads
-// (driven=1). A transaction that finds the write lock taken past the
+// own until standard input ends, or driven (driven=1) by the lines it
+// reads: "t" commits one, "c MODE" runs DB.Checkpoint(MODE) ("ckpt MODE
+// REMAINING BUSY"). A transaction that finds the write lock taken past the
 // timeout is tried again ("busy"). After a commit, with probability
-// ckpt/1000, it runs a checkpoint of a random mode ("ckpt MODE REMAINING
-// ERR"); a mode's ErrBusy is its outcome, not a failure.
+// ckpt/1000, it runs a checkpoint of a random mode; a mode's ErrBusy is its
+// outcome, not a failure.
 func writer(db *pagoda.DB, a args) error {
 	who := a["who"]
 	r := rand.New(rand.NewPCG(uint64(a.int("seed", 1)), uint64(len(who))))
 	padMax := a.int("pad", 2000)
 	ckpt := a.int("ckpt", 0)
 	pause := time.Duration(a.int("sleep", 0)) * time.Microsecond
+	checkpoint := func(mode pagoda.CheckpointMode, after int64) error {
+		left, err := db.Checkpoint(mode)
+		if err != nil && !errors.Is(err, pagoda.ErrBusy) {
+			return fmt.Errorf("checkpoint %d after %d: %w", mode, after, err)
+		}
+		say("ckpt %d %d %v", mode, left, err != nil)
+		return nil
+	}
 	say("ready")
 	var cmds <-chan string
 	var stop *atomic.Bool
@@ -151,8 +161,22 @@ func writer(db *pagoda.DB, a args) error {
 	}
 	for n := int64(1); ; n++ {
 		if cmds != nil {
-			if _, ok := <-cmds; !ok {
+			cmd, ok := <-cmds
+			for ok && strings.HasPrefix(cmd, "c ") {
+				mode, err := strconv.Atoi(cmd[2:])
+				if err != nil {
+					return fmt.Errorf("command %q", cmd)
+				}
+				if err := checkpoint(pagoda.CheckpointMode(mode), n-1); err != nil {
+					return err
+				}
+				cmd, ok = <-cmds
+			}
+			if !ok {
 				return nil
+			}
+			if cmd != "t" {
+				return fmt.Errorf("command %q", cmd)
 			}
 		} else if stop.Load() {
 			return nil
@@ -175,12 +199,9 @@ func writer(db *pagoda.DB, a args) error {
 		}
 		say("ack %s %d %d", who, n, seq)
 		if ckpt > 0 && r.IntN(1000) < ckpt {
-			mode := checkpointModes[r.IntN(len(checkpointModes))]
-			left, err := db.Checkpoint(mode)
-			if err != nil && !errors.Is(err, pagoda.ErrBusy) {
-				return fmt.Errorf("checkpoint %d after %d: %w", mode, n, err)
+			if err := checkpoint(checkpointModes[r.IntN(len(checkpointModes))], n); err != nil {
+				return err
 			}
-			say("ckpt %d %d %v", mode, left, err != nil)
 		}
 		if pause > 0 {
 			time.Sleep(pause)
@@ -193,7 +214,8 @@ func writer(db *pagoda.DB, a args) error {
 // input ends, printing "reads N SEQ" now and then, each read transaction
 // held open for hold ms; or driven=1, one command a line: "r" reads in a
 // transaction of its own, "begin" opens one and holds it, "read" reads in
-// it, "end" ends it; each read prints "state SUM SEQ ROWS".
+// it, "digest" hashes every row in it ("digest HEX"), "end" ends it; each
+// read prints "state SUM SEQ ROWS".
 func reader(db *pagoda.DB, a args) error {
 	hold := a.ms("hold", 0)
 	var last int64
@@ -234,6 +256,12 @@ func reader(db *pagoda.DB, a args) error {
 				continue
 			case "read":
 				s, err = read(held)
+			case "digest":
+				var d uint64
+				if d, err = digest(held); err == nil {
+					say("digest %016x", d)
+					continue
+				}
 			case "end":
 				err = held.Rollback()
 				held = nil
@@ -274,6 +302,26 @@ func reader(db *pagoda.DB, a args) error {
 	}
 	say("reads %d %d", reads, last)
 	return nil
+}
+
+// digest hashes every row of the bank's tables that tx reads, its rowid and
+// its record's bytes: two reads of one snapshot give the same.
+func digest(tx *pagoda.Tx) (uint64, error) {
+	h := fnv.New64a()
+	for _, name := range []string{"acct", "meta", "log"} {
+		tb, err := tx.Table(name)
+		if err != nil {
+			return 0, err
+		}
+		for rowid, rec := range tb.All() {
+			fmt.Fprintf(h, "%s %d %d:", name, rowid, len(rec.Raw()))
+			h.Write(rec.Raw())
+		}
+		if err := tx.Err(); err != nil {
+			return 0, err
+		}
+	}
+	return h.Sum64(), nil
 }
 
 // checker runs DB.Check, then reads the bank and every writer's log in one

@@ -292,6 +292,23 @@ func (l *ledger) ack(line string) error {
 	return nil
 }
 
+// waitDone waits up to d for finished(who).
+func (l *ledger) waitDone(who string, d time.Duration) error {
+	deadline := time.Now().Add(d)
+	for {
+		l.mu.Lock()
+		done := l.done[who]
+		l.mu.Unlock()
+		if done {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("writer %s: still not gone after %v", who, d)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // seq returns the largest seq acknowledged so far.
 func (l *ledger) seq() int64 {
 	l.mu.Lock()

@@ -18,8 +18,9 @@ import (
 //     ckpt/1000 a PRAGMA wal_checkpoint of a random mode follows a commit;
 //     autockpt sets wal_autocheckpoint.
 //   - reader: reads the bank (one statement, or in a transaction held for
-//     hold ms), checks every snapshot, prints "reads N SEQ" now and then;
-//     any error, SQLITE_BUSY included, is a failure.
+//     hold ms), checks every snapshot, prints "reads N SEQ" now and then,
+//     or, driven, reads once per line and prints "state SUM SEQ ROWS"; any
+//     error, SQLITE_BUSY included, is a failure.
 //   - ckpt: PRAGMA wal_checkpoint(PASSIVE), then (TRUNCATE), and so on,
 //     every `every` ms, printing "ckpt MODE BUSY LOG CKPT".
 //
@@ -133,7 +134,9 @@ elif role == 'reader':
             sys.exit(2)
         last = seq
         reads += 1
-        if time.time() - report > 0.25:
+        if driven:
+            say('state %d %d %d' % (s, seq, rows))
+        elif time.time() - report > 0.25:
             say('reads %d %d' % (reads, last))
             report = time.time()
     say('reads %d %d' % (reads, last))

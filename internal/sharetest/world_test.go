@@ -3,6 +3,7 @@ package sharetest
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"sort"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pagodadb/pagoda"
 	"github.com/pagodadb/pagoda/internal/vfs"
 )
 
@@ -123,11 +125,14 @@ func (w *world) summary() string {
 // watch consumes the lines of a child that runs on its own: acks go to the
 // ledger (as writer who), "reads N" and "ckpt" lines to the counters
 // (kind names them), failures to the world. A child that exits unasked
-// (not killed, not stopped) is a failure.
-func (w *world) watch(p *proc, who, kind string) {
+// (not killed, not stopped) is a failure. The channel it returns is closed
+// once the child is gone and every line of it was taken into account.
+func (w *world) watch(p *proc, who, kind string) <-chan struct{} {
 	w.wg.Add(1)
+	done := make(chan struct{})
 	go func() {
 		defer w.wg.Done()
+		defer close(done)
 		reads := 0
 		for line := range p.lines {
 			if debug && !strings.HasPrefix(line, "ack ") && !strings.HasPrefix(line, "reads ") {
@@ -161,6 +166,7 @@ func (w *world) watch(p *proc, who, kind string) {
 			w.fail(fmt.Errorf("%s exited: %v\n%s", p.name, p.waitErr, p.tail()))
 		}
 	}()
+	return done
 }
 
 // shellReader reads the bank with a sqlite3 shell (busy timeout 2 s) until
@@ -216,12 +222,35 @@ func parseState(lines []string) (bankState, error) {
 	return bankState{v[0], v[1], v[2]}, nil
 }
 
+// shellWriters is a shellWriter's loop, for its test to kill its shell.
+type shellWriters struct {
+	w   *world
+	mu  sync.Mutex
+	sh  *shell
+	who string
+}
+
+// kill sends SIGKILL to the shell now writing, whatever it is doing, and
+// returns its writer's name once the ledger knows it is gone; the loop goes
+// on with a new shell.
+func (h *shellWriters) kill() (string, error) {
+	h.mu.Lock()
+	sh, who := h.sh, h.who
+	h.mu.Unlock()
+	if sh == nil {
+		return "", errors.New("no sqlite3 shell writes yet")
+	}
+	sh.kill()
+	return who, h.w.led.waitDone(who, 30*time.Second)
+}
+
 // shellWriter makes transfers with sqlite3 shells (busy timeout 10 s) as
-// writers prefix.1, prefix.2, ... (a shell that finds the database locked
-// past its timeout exits, .bail, and the next takes over), until the world
-// stops or, if done is not nil, until it is told to stop. Each commit must
-// see every commit acknowledged before it began: its seq is past them.
-func (w *world) shellWriter(prefix string, padMax int, kill <-chan struct{}) {
+// writers prefix.1, prefix.2, ... until the world stops: a shell that finds
+// the database locked past its timeout exits (.bail), and one killed
+// (shellWriters.kill) is gone; the next takes over. Each commit must see
+// every commit acknowledged before it began: its seq is past them.
+func (w *world) shellWriter(prefix string, padMax int) *shellWriters {
+	h := &shellWriters{w: w}
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
@@ -229,60 +258,69 @@ func (w *world) shellWriter(prefix string, padMax int, kill <-chan struct{}) {
 		for inc := 1; !w.stopped(); inc++ {
 			who := fmt.Sprintf("%s.%d", prefix, inc)
 			sh := sqliteShell(w.t, who, w.path, 10*time.Second)
-			busy := false
-			for n := int64(1); !w.stopped() && !busy; n++ {
-				x, a := r.IntN(100), 1+r.IntN(accounts)
-				b := 1 + r.IntN(accounts-1)
-				if b >= a {
-					b++
-				}
-				sql := fmt.Sprintf("BEGIN IMMEDIATE;\nUPDATE acct SET bal=bal-%d WHERE id=%d;\nUPDATE acct SET bal=bal+%d WHERE id=%d;\n"+
-					"UPDATE meta SET seq=seq+1 WHERE id=1;\nINSERT INTO log(who, n, seq, pad) SELECT '%s', %d, seq, randomblob(%d) FROM meta WHERE id=1;\n"+
-					"SELECT 'ack', seq FROM meta WHERE id=1;\nCOMMIT;", x, a, x, b, who, n, padSize(r, padMax))
-				seq0 := w.led.seq()
-				lines, err := sh.query(sql, 30*time.Second)
-				if err != nil {
-					switch {
-					case sh.wasKilled():
-					case strings.Contains(err.Error(), "database is locked"):
-						w.count("sqlite3 shell busy", 1)
-						busy = true
-						continue
-					default:
-						w.fail(err)
-					}
-					w.led.finished(who)
-					return
-				}
-				if len(lines) != 1 || !strings.HasPrefix(lines[0], "ack|") {
-					w.fail(fmt.Errorf("%s: transfer %d printed %q", who, n, lines))
-					return
-				}
-				seq, _ := strconv.ParseInt(strings.TrimPrefix(lines[0], "ack|"), 10, 64)
-				if seq <= seq0 {
-					w.fail(fmt.Errorf("%s: commit %d has seq %d: seq %d was acknowledged before it began", who, n, seq, seq0))
-					return
-				}
-				if err := w.led.ack(fmt.Sprintf("ack %s %d %d", who, n, seq)); err != nil {
-					w.fail(err)
-					return
-				}
-				select {
-				case <-kill:
-					sh.kill()
-					w.led.finished(who)
-					return
-				default:
-				}
-			}
-			if !busy {
+			h.mu.Lock()
+			h.sh, h.who = sh, who
+			h.mu.Unlock()
+			err := w.shellTransfers(sh, who, r, padMax)
+			switch {
+			case err == nil: // the world stopped
 				if err := sh.stop(10 * time.Second); err != nil {
 					w.fail(err)
 				}
+			case sh.wasKilled():
+				w.count("sqlite3 shells killed", 1)
+			case strings.Contains(err.Error(), "database is locked"):
+				w.count("sqlite3 shell busy", 1)
+			default:
+				w.fail(err)
+				w.led.finished(who)
+				return
 			}
 			w.led.finished(who)
 		}
 	}()
+	return h
+}
+
+// shellTransfers makes transfers in shell sh as writer who until the world
+// stops (nil) or one fails.
+func (w *world) shellTransfers(sh *shell, who string, r *rand.Rand, padMax int) error {
+	for n := int64(1); !w.stopped(); n++ {
+		seq0 := w.led.seq()
+		seq, err := shellTransfer(sh, who, n, r, padMax)
+		if err != nil {
+			return err
+		}
+		if seq <= seq0 {
+			return fmt.Errorf("%s: commit %d has seq %d: seq %d was acknowledged before it began", who, n, seq, seq0)
+		}
+		if err := w.led.ack(fmt.Sprintf("ack %s %d %d", who, n, seq)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// shellTransfer makes transfer n of writer who in the sqlite3 shell sh, in
+// one BEGIN IMMEDIATE transaction, and returns its seq once COMMIT has
+// returned.
+func shellTransfer(sh *shell, who string, n int64, r *rand.Rand, padMax int) (int64, error) {
+	x, a := r.IntN(100), 1+r.IntN(accounts)
+	b := 1 + r.IntN(accounts-1)
+	if b >= a {
+		b++
+	}
+	sql := fmt.Sprintf("BEGIN IMMEDIATE;\nUPDATE acct SET bal=bal-%d WHERE id=%d;\nUPDATE acct SET bal=bal+%d WHERE id=%d;\n"+
+		"UPDATE meta SET seq=seq+1 WHERE id=1;\nINSERT INTO log(who, n, seq, pad) SELECT '%s', %d, seq, randomblob(%d) FROM meta WHERE id=1;\n"+
+		"SELECT 'ack', seq FROM meta WHERE id=1;\nCOMMIT;", x, a, x, b, who, n, padSize(r, padMax))
+	lines, err := sh.query(sql, 30*time.Second)
+	if err != nil {
+		return 0, err
+	}
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "ack|") {
+		return 0, fmt.Errorf("%s: transfer %d printed %q", who, n, lines)
+	}
+	return strconv.ParseInt(strings.TrimPrefix(lines[0], "ack|"), 10, 64)
 }
 
 // drive makes transfers with a driven writer child (pagoda's or Python's,
@@ -297,22 +335,8 @@ func (w *world) drive(p *proc, who string) {
 			return
 		}
 		for !w.stopped() {
-			seq0 := w.led.seq()
-			if err := p.send("t\n"); err != nil {
-				w.fail(fmt.Errorf("%s: %v", p.name, err))
-				return
-			}
-			line, err := p.expect("ack ", 60*time.Second)
-			if err != nil {
+			if err := w.commit(p, 1); err != nil {
 				w.fail(err)
-				return
-			}
-			if err := w.led.ack(line); err != nil {
-				w.fail(err)
-				return
-			}
-			if seq, _ := strconv.ParseInt(strings.Fields(line)[3], 10, 64); seq <= seq0 {
-				w.fail(fmt.Errorf("%s: %s: seq %d was acknowledged before it began", p.name, line, seq0))
 				return
 			}
 		}
@@ -321,6 +345,99 @@ func (w *world) drive(p *proc, who string) {
 		}
 		w.led.finished(who)
 	}()
+}
+
+// readAlong has driven reader p read (readLatest) until the world stops,
+// counting its reads as counter k.
+func (w *world) readAlong(p *proc, k string) {
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		if _, err := p.expect("ready", 30*time.Second); err != nil {
+			w.fail(err)
+			return
+		}
+		for !w.stopped() {
+			if _, err := w.readLatest(p); err != nil {
+				w.fail(err)
+				return
+			}
+			w.count(k, 1)
+		}
+		if err := p.stop(30 * time.Second); err != nil {
+			w.fail(err)
+		}
+	}()
+}
+
+// commit has driven writer p (pagoda's or Python's, "ready" read) make k
+// transfers, one after the other: each acknowledged, each past every
+// commit acknowledged before it began.
+func (w *world) commit(p *proc, k int) error {
+	for range k {
+		seq0 := w.led.seq()
+		if err := p.send("t\n"); err != nil {
+			return fmt.Errorf("%s: %v", p.name, err)
+		}
+		line, err := p.expect("ack ", 60*time.Second)
+		if err != nil {
+			return err
+		}
+		if err := w.led.ack(line); err != nil {
+			return err
+		}
+		if seq, _ := strconv.ParseInt(strings.Fields(line)[3], 10, 64); seq <= seq0 {
+			return fmt.Errorf("%s: %s: seq %d was acknowledged before it began", p.name, line, seq0)
+		}
+	}
+	return nil
+}
+
+// checkpointBy has driven pagoda writer p run DB.Checkpoint(mode): the
+// frames it says remain, and whether it returned ErrBusy.
+func checkpointBy(p *proc, mode pagoda.CheckpointMode) (left int, busy bool, err error) {
+	if err := p.send(fmt.Sprintf("c %d\n", mode)); err != nil {
+		return 0, false, fmt.Errorf("%s: %v", p.name, err)
+	}
+	line, err := p.expect("ckpt ", 60*time.Second)
+	if err != nil {
+		return 0, false, err
+	}
+	f := strings.Fields(line)
+	if len(f) != 4 {
+		return 0, false, fmt.Errorf("%s: %q", p.name, line)
+	}
+	left, err = strconv.Atoi(f[2])
+	return left, f[3] == "true", err
+}
+
+// readBy has driven reader p (pagoda's or Python's) run cmd, a read, and
+// returns the state it read, which it checked.
+func readBy(p *proc, cmd string) (bankState, error) {
+	if err := p.send(cmd + "\n"); err != nil {
+		return bankState{}, fmt.Errorf("%s: %v", p.name, err)
+	}
+	line, err := p.expect("state ", 60*time.Second)
+	if err != nil {
+		return bankState{}, err
+	}
+	f := strings.Fields(line)
+	v, err := parseInts(strings.Join(f[1:], "|"), 3)
+	if err != nil {
+		return bankState{}, fmt.Errorf("%s: %v", p.name, err)
+	}
+	return bankState{v[0], v[1], v[2]}, nil
+}
+
+// readLatest has driven reader p read in a transaction of its own, which
+// must see every commit acknowledged before it began.
+func (w *world) readLatest(p *proc) (bankState, error) {
+	seq0 := w.led.seq()
+	s, err := readBy(p, "r")
+	if err == nil && s.seq < seq0 {
+		err = fmt.Errorf("%s read seq %d after seq %d was acknowledged", p.name, s.seq, seq0)
+	}
+	return s, err
 }
 
 // verify reads the bank with the sqlite3 shell (when installed) and with a

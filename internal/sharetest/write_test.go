@@ -21,7 +21,7 @@ func TestSQLiteAndPagodaWrite(t *testing.T) {
 	w.drive(driven, "pgd")
 	free := pagodaChild(t, "pagoda writer", "writer", path, "who=pg", "cpages=100", "pad=3000", seedArg(t, "pg"))
 	w.watch(free, "pg", "pagoda writer")
-	w.shellWriter("sh", 3000, nil)
+	w.shellWriter("sh", 3000)
 	ps := []*proc{free}
 	if _, err := lookPython(); err == nil {
 		py := pythonChild(t, "python writer", "writer", path, "who=py", "timeout=10000", "pad=3000", "autockpt=100", seedArg(t, "py"))
