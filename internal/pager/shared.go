@@ -396,6 +396,19 @@ func (p *Pager) takeSlot(h walIndexHdr) (int, error) {
 		if err := p.holdSlot(0); err != nil {
 			return 0, err
 		}
+		// Another connection's checkpoint may have copied frames into the
+		// file, and grown it, since this pager last looked: nBackfill says
+		// so, the header does not. READ(0), held, keeps copies out now.
+		if b := info.nBackfill(); b != sh.backfill {
+			if err := p.refreshDBFile(); err != nil {
+				p.dropSlot(0)
+				return 0, err
+			}
+			if p.wal != nil {
+				p.wal.SetBackfilledLocked(b)
+			}
+			sh.backfill = b
+		}
 		return 0, nil
 	}
 	for i := 1; i < shmReaders; i++ {
@@ -735,11 +748,15 @@ func (p *Pager) checkpointShared(mode CheckpointMode) (res CheckpointResult, err
 		if m.mark >= safe {
 			continue
 		}
-		if err := p.waitLock(walLockRead(m.i), 1, true, wait); err != nil {
+		took, err := p.waitMark(m.i, safe, wait)
+		if err != nil {
 			if !errors.Is(err, ErrBusy) {
 				return p.checkpointResult(), err
 			}
 			safe = m.mark
+			continue
+		}
+		if !took {
 			continue
 		}
 		mark := uint32(readMarkNotUsed)
@@ -787,6 +804,32 @@ func (p *Pager) checkpointShared(mode CheckpointMode) (res CheckpointResult, err
 		busy = nil // a passive checkpoint does what it can
 	}
 	return res, busy
+}
+
+// waitMark takes READ(i) exclusively, to move its mark, which is behind
+// safe, trying again while another connection holds it until wait has
+// passed (ErrBusy). It reports false, taking nothing, once the mark is
+// safe or past it: the slot's holder moved it up itself (a pagoda reader
+// keeps its slot across read transactions, so the lock may never come
+// free), and every snapshot that reads by the slot reads that far.
+func (p *Pager) waitMark(i int, safe uint32, wait time.Duration) (bool, error) {
+	deadline := time.Now().Add(wait)
+	pause := 100 * time.Microsecond
+	for {
+		err := p.sh.x.lock(walLockRead(i), 1, true)
+		if err == nil || !errors.Is(err, ErrLocked) {
+			return err == nil, err
+		}
+		if p.sh.info.readMark(i) >= safe {
+			return false, nil
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false, fmt.Errorf("pager: %s: another connection holds the %s lock: %w", p.path, walLockRead(i), ErrBusy)
+		}
+		time.Sleep(min(pause, left))
+		pause = min(2*pause, busyRetryMax)
+	}
 }
 
 // waitReaders waits until no reader holds a mark on the WAL (READ(1..4)
