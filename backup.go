@@ -205,7 +205,7 @@ func compactInto(src *Tx, tx *Tx) error {
 		root := uint32(0)
 		if e.RootPage != 0 {
 			if root, err = compactTree(src, tx, cat, e); err != nil {
-				return fmt.Errorf("pagoda: compact %s %s: %w", e.Type, e.Name, err)
+				return fmt.Errorf("pagoda: compact %s %s: %w", e.Type, e.Name, inner(err))
 			}
 		}
 		var sql *string

@@ -238,7 +238,7 @@ func (db *DB) Checkpoint(mode CheckpointMode) (remaining int, err error) {
 	}
 	res, err := db.pager.Checkpoint(pager.CheckpointMode(mode))
 	if err != nil {
-		err = fmt.Errorf("pagoda: checkpoint: %w", err)
+		err = fmt.Errorf("pagoda: checkpoint: %w", inner(err))
 	}
 	return int(res.Frames - res.Copied), err
 }

@@ -2,6 +2,7 @@ package pagoda
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/pagodadb/pagoda/internal/format"
 )
@@ -63,3 +64,17 @@ func (e *notFound) Unwrap() error { return ErrNotFound }
 func noSuch(kind, name string) error {
 	return &notFound{msg: "pagoda: no such " + kind + ": " + name}
 }
+
+// inner is err to be wrapped by a message that has the "pagoda: " prefix
+// already: its own prefix dropped, so that the message has one.
+func inner(err error) error {
+	if err == nil || !strings.HasPrefix(err.Error(), "pagoda: ") {
+		return err
+	}
+	return innerError{err}
+}
+
+type innerError struct{ err error }
+
+func (e innerError) Error() string { return strings.TrimPrefix(e.err.Error(), "pagoda: ") }
+func (e innerError) Unwrap() error { return e.err }

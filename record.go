@@ -348,7 +348,7 @@ func (r Record) generated(i int) Value {
 	if err != nil {
 		if tx := r.tx(); tx != nil {
 			if tbl.Compiled(i) { // else the error names the column
-				err = fmt.Errorf("pagoda: %s row %d: %w", tbl.Owner, r.rowid, err)
+				err = fmt.Errorf("pagoda: %s row %d: %w", tbl.Owner, r.rowid, inner(err))
 			}
 			tx.setErr(err)
 		}

@@ -95,7 +95,7 @@ func (tx *Tx) Commit() error {
 	if tx.werr != nil {
 		err := tx.werr
 		tx.end()
-		return fmt.Errorf("pagoda: commit of a failed transaction: %w", err)
+		return fmt.Errorf("pagoda: commit of a failed transaction: %w", inner(err))
 	}
 	tx.snap.Release()
 	err := tx.w.Commit()
@@ -182,7 +182,7 @@ func (tx *Tx) Renew() (same bool, err error) {
 	if err != nil {
 		tx.closed = true
 		db.txs.RUnlock()
-		return false, fmt.Errorf("pagoda: Renew: %w", err)
+		return false, fmt.Errorf("pagoda: Renew: %w", inner(err))
 	}
 	tx.closed, tx.err = false, nil
 	if same {
@@ -287,7 +287,7 @@ func (tx *Tx) writeCheck() error {
 		return ErrTxNotWritable
 	}
 	if tx.werr != nil {
-		return fmt.Errorf("pagoda: an earlier change of this transaction failed, roll it back: %w", tx.werr)
+		return fmt.Errorf("pagoda: an earlier change of this transaction failed, roll it back: %w", inner(tx.werr))
 	}
 	return nil
 }
