@@ -72,6 +72,7 @@ func Open(path string, opts *Options) (*DB, error) {
 		CheckpointPages: opts.CheckpointPages,
 		Timeout:         opts.Timeout,
 		Exclusive:       opts.Exclusive,
+		JournalMode:     pager.JournalMode(opts.JournalMode),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("pagoda: %w", err)

@@ -56,6 +56,26 @@ func (p *Pager) lockFile() error {
 	var hdr [format.HeaderSize]byte
 	n, _ := p.f.ReadAt(hdr[:], 0)
 	empty := n == 0
+	rbMode, err := p.rollbackFile(hdr[:], n)
+	if err != nil {
+		return err
+	}
+	if rbMode {
+		// A rollback-journal database (rule 32): locks per transaction
+		// where they belong to the open file, else held until Close as
+		// below. EXCLUSIVE for the moment Open rolls back a hot journal
+		// or writes a new file's first page.
+		p.rb = &rollback{perTx: vfs.FileLocks && !p.opts.Exclusive}
+		if p.readOnly {
+			return nil
+		}
+		if p.rb.perTx {
+			if _, jerr := p.fs.Stat(JournalPath(p.path)); jerr != nil && !empty {
+				return nil
+			}
+		}
+		return p.lock(vfs.LockExclusive)
+	}
 	walMode := n == len(hdr) && format.Header(hdr[:]).ReadVersion() == format.FileFormatWAL
 	p.shareWAL = p.sharing(walMode || (empty && !p.readOnly))
 	if p.readOnly {
