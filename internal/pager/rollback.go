@@ -127,10 +127,9 @@ func (p *Pager) rollbackFile(hdr []byte, n int) (bool, error) {
 // read-only one's hot journal is read again by each read transaction.
 func (p *Pager) openRollback() error {
 	rb := p.rb
-	if p.journal != nil {
-		rb.mappings = append(rb.mappings, p.journal.mapping)
-		p.journal = nil
-	}
+	// A read-only pager's hot journal is read through until the next
+	// snapshot looks again (hotJournalRollback).
+	rb.overlay, p.journal = p.journal, nil
 	if !rb.perTx {
 		return nil
 	}
