@@ -753,7 +753,7 @@ func TestLongReadersBesideWriter(t *testing.T) {
 		fmt.Sprintf("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < %d) INSERT INTO t SELECT i, 1, zeroblob(40) FROM n", rows),
 		fmt.Sprintf("INSERT INTO t VALUES (0, %d, NULL)", rows))
 	db := openChecked(t, path, &Options{CheckpointPages: 1, Sync: SyncOff, JournalMode: JournalWAL}) // readers beside the writer
-	const commits = 400 // the readers read until the writer has made them
+	const commits = 400                                                                              // the readers read until the writer has made them
 	stop, written := make(chan struct{}), make(chan struct{})
 	done := make(chan error, 1)
 	var closeWritten sync.Once
