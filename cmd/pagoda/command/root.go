@@ -29,6 +29,9 @@ func NewRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	journalMode = pagoda.JournalDefault
+	root.PersistentFlags().Var(journalModeFlag{&journalMode}, "journal-mode",
+		"how commands that write do it: `MODE` is default (a file keeps its journal mode; a new file is WAL), wal, or delete (a rollback journal, sqlite3's default mode, for new files too)")
 	root.AddCommand(
 		newInfoCmd(),
 		newTablesCmd(),
@@ -43,6 +46,32 @@ func NewRoot() *cobra.Command {
 	}
 	return root
 }
+
+// journalMode is the --journal-mode flag's value, for the commands that
+// write (update).
+var journalMode pagoda.JournalMode
+
+// journalModeFlag parses --journal-mode.
+type journalModeFlag struct{ m *pagoda.JournalMode }
+
+func (f journalModeFlag) String() string {
+	if f.m == nil || *f.m == pagoda.JournalDefault {
+		return "" // no "(default default)" in the help
+	}
+	return f.m.String()
+}
+
+func (f journalModeFlag) Set(s string) error {
+	for _, m := range []pagoda.JournalMode{pagoda.JournalDefault, pagoda.JournalWAL, pagoda.JournalDelete} {
+		if strings.EqualFold(s, m.String()) {
+			*f.m = m
+			return nil
+		}
+	}
+	return fmt.Errorf("journal mode %q: want default, wal or delete", s)
+}
+
+func (f journalModeFlag) Type() string { return "mode" }
 
 // Execute runs the command line in os.Args and returns the process exit
 // code: 0, or 1 after printing "pagoda: <error>" on stderr.
