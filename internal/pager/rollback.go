@@ -68,6 +68,9 @@ type rollback struct {
 	// the file; the next snapshot that begins with no other alive rolls
 	// the journal back first (rule 39).
 	recover bool
+	// joining: a snapshot takes SHARED and learns the file, without mu;
+	// others wait for it.
+	joining bool
 	// vers is what the pager last learnt of the file (rule 34), valid
 	// when known.
 	vers  fileVers
@@ -213,39 +216,58 @@ func (p *Pager) snapshotRollback(s *Snapshot) error {
 
 // joinRollback counts a snapshot in: with a SHARED lock of its own when
 // none is alive, after a hot journal's rollback and what other connections
-// committed taken up. p.mu is held.
+// committed taken up (freshRollback, without p.mu, while other snapshots
+// wait). p.mu is held.
 func (p *Pager) joinRollback() error {
 	rb := p.rb
 	if rb.readers > 0 {
 		rb.readers++
 		return nil
 	}
-	if rb.perTx {
-		if err := p.f.Lock(vfs.LockShared); err != nil {
-			return err
-		}
-		if err := p.hotJournalRollback(); err != nil {
-			_ = p.f.Unlock()
-			return err
-		}
-	} else if rb.recover {
-		// EXCLUSIVE is held since Open: roll the failed commit back.
-		if err := p.recoverJournal(); err != nil {
-			return err
-		}
-	} else {
+	if rb.joining || rb.writing {
+		return errRetry // another snapshot is joining, or the writer ends
+	}
+	if !rb.perTx && !rb.recover {
 		rb.readers++ // nobody else writes the file
 		return nil
 	}
-	if err := p.learnRollback(); err != nil {
-		if rb.perTx {
-			_ = p.f.Unlock()
-		}
+	rb.joining = true
+	p.mu.Unlock()
+	err := p.freshRollback()
+	p.mu.Lock()
+	rb.joining = false
+	if err != nil {
 		return err
 	}
 	rb.recover = false
 	rb.readers++
 	return nil
+}
+
+// freshRollback takes SHARED (unless held from Open to Close), rolls back
+// a hot journal, and learns the file (rule 34). No snapshot is alive and
+// none joins meanwhile; p.mu is not held.
+func (p *Pager) freshRollback() error {
+	rb := p.rb
+	var err error
+	if rb.perTx {
+		if err = p.f.Lock(vfs.LockShared); err != nil {
+			return err
+		}
+		err = p.hotJournalRollback()
+	} else {
+		// EXCLUSIVE is held since Open: roll a failed commit back.
+		err = p.recoverJournal()
+	}
+	if err == nil {
+		p.mu.Lock()
+		err = p.learnRollback()
+		p.mu.Unlock()
+	}
+	if err != nil && rb.perTx {
+		_ = p.f.Unlock()
+	}
+	return err
 }
 
 // releaseRollback counts a snapshot out: the last lets SHARED go, unless
@@ -263,24 +285,31 @@ func (p *Pager) releaseRollback() {
 // not zero, while no connection holds RESERVED. A writable pager plays it
 // back under EXCLUSIVE, taken from SHARED without RESERVED so that no
 // reader takes the journal for a writer's meanwhile; a read-only one reads
-// through it. SHARED is held, no snapshot is alive.
+// through it. SHARED is held, no snapshot is alive or joins; p.mu is not
+// held.
 func (p *Pager) hotJournalRollback() error {
 	rb := p.rb
+	p.mu.Lock()
 	if o := rb.overlay; o != nil {
 		rb.mappings = append(rb.mappings, o.mapping)
 		rb.overlay = nil
 		rb.known = false
 	}
+	p.mu.Unlock()
 	hot, err := p.journalLooksHot()
 	if err != nil || !hot {
 		return err
 	}
+	p.mu.Lock()
 	rb.known = false
+	p.mu.Unlock()
 	if p.readOnly {
 		if err := p.recoverJournal(); err != nil {
 			return err
 		}
+		p.mu.Lock()
 		rb.overlay, p.journal = p.journal, nil
+		p.mu.Unlock()
 		return nil
 	}
 	if err := p.f.Lock(vfs.LockExclusive); err != nil {
