@@ -199,10 +199,12 @@ func TestRollbackLocks(t *testing.T) {
 	if err := other.Lock(vfs.LockShared); err != nil {
 		t.Fatal(err)
 	}
-	time.AfterFunc(30*time.Millisecond, func() { other.Unlock() })
+	left := make(chan struct{})
+	time.AfterFunc(30*time.Millisecond, func() { other.Unlock(); close(left) })
 	if err := commit(3); err != nil {
 		t.Fatalf("commit after the reader left: %v", err)
 	}
+	<-left
 	// Another connection writing: BeginWrite waits, then ErrBusy.
 	if err := other.Lock(vfs.LockReserved); err != nil {
 		t.Fatal(err)
