@@ -15,7 +15,11 @@ import (
 var ErrLocked = format.ErrLocked
 
 // Locking. A pager holds SQLite's own file locks (vfs.File.Lock: the
-// PENDING, RESERVED and SHARED bytes at 1 GiB) from Open to Close:
+// PENDING, RESERVED and SHARED bytes at 1 GiB). A WAL-mode database that
+// the pager shares (shared.go, rules 23 to 31) is held SHARED from Open to
+// Close; a rollback-journal database (rollback.go, rules 32 to 40) only
+// during transactions, where locks belong to the open file. Otherwise
+// they are held from Open to Close:
 //
 //   - A writable pager holds EXCLUSIVE, as sqlite3 does in
 //     PRAGMA locking_mode=EXCLUSIVE: no other pager, and no sqlite3
