@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/pagodadb/pagoda/internal/btree"
 	"github.com/pagodadb/pagoda/internal/format"
@@ -73,7 +75,7 @@ func writeNewFile(path string, fill func(f *os.File) error) (err error) {
 	if err := checkAbsent(path); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, err := createTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
 	if err != nil {
 		return err
 	}
@@ -100,6 +102,20 @@ func writeNewFile(path string, fill func(f *os.File) error) (err error) {
 		return err
 	}
 	return syncDir(filepath.Dir(path))
+}
+
+// createTemp creates a new file in dir named prefix and a random suffix,
+// with mode 0644 less the umask, as Open creates a database (os.CreateTemp
+// would make it 0600).
+func createTemp(dir, prefix string) (*os.File, error) {
+	for range 100 {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("pagoda: no temporary file name free in %s", dir)
 }
 
 // checkAbsent fails with ErrExists if path or its WAL exists.

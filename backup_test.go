@@ -334,3 +334,34 @@ func TestCompactDamagedRecord(t *testing.T) {
 		})
 	}
 }
+
+// TestCopiesFileMode: Backup and Compact create their files as Open
+// creates a database, 0644 less the umask (not CreateTemp's 0600).
+func TestCopiesFileMode(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "src.db")
+	db := openChecked(t, path, nil)
+	mustUpdate(t, db, func(tx *Tx) error {
+		_, err := tx.CreateBucket("b")
+		return err
+	})
+	if err := db.Backup(filepath.Join(dir, "backup.db")); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Compact(filepath.Join(dir, "compact.db")); err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"backup.db", "compact.db"} {
+		st, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode() != want.Mode() {
+			t.Errorf("%s: mode %v, want %v as Open makes", name, st.Mode(), want.Mode())
+		}
+	}
+}

@@ -42,7 +42,7 @@ func (tx *Tx) Bucket(name string) (*Bucket, error) {
 	}
 	ti := tx.cat.Table(name)
 	if ti == nil {
-		return nil, fmt.Errorf("pagoda: bucket %q: %w", name, ErrNotFound)
+		return nil, noSuch("bucket", name)
 	}
 	if ti.Err != nil {
 		return nil, schemaErr("bucket", name, ti.Err)
@@ -228,4 +228,42 @@ func (c *Cursor) Err() error {
 		return c.err
 	}
 	return c.c.Err()
+}
+
+// Count returns the number of keys in the bucket. It reads only page
+// headers.
+func (b *Bucket) Count() (int64, error) {
+	if err := b.check(); err != nil {
+		return 0, err
+	}
+	if b.tx.writable {
+		if err := b.current(); err != nil {
+			return 0, err
+		}
+	}
+	return btree.Count(b.tx.pages(), b.root, false)
+}
+
+// Sequence returns the bucket's sequence number: 0 until NextSequence or
+// SetSequence first sets it. It is kept where sqlite3 keeps AUTOINCREMENT
+// counters, in sqlite_sequence, as the row whose name is the bucket's:
+//
+//	SELECT seq FROM sqlite_sequence WHERE name = 'bucket'
+func (b *Bucket) Sequence() (uint64, error) {
+	if err := b.check(); err != nil {
+		return 0, err
+	}
+	s, err := b.tx.bucketSequence(b.name)
+	return uint64(s.seq), err
+}
+
+// bucketSequence reads bucket name's row of sqlite_sequence: none (seq 0)
+// when the table does not exist, or a seq below 0 as 0.
+func (tx *Tx) bucketSequence(name string) (sequence, error) {
+	if tx.cat.Table(sequenceTable) == nil {
+		return sequence{}, nil
+	}
+	s, err := tx.sequenceOf(name)
+	s.seq = max(s.seq, 0)
+	return s, err
 }

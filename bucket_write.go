@@ -3,6 +3,7 @@ package pagoda
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/pagodadb/pagoda/internal/format"
 )
@@ -34,6 +35,12 @@ func (tx *Tx) CreateBucket(name string) (*Bucket, error) {
 	if err := tx.schemaInsert("table", name, name, root, &sql); err != nil {
 		return nil, tx.fail(err)
 	}
+	// A sequence left by a bucket of that name that sqlite3 dropped (it
+	// deletes sqlite_sequence rows of AUTOINCREMENT tables only) is not
+	// the new bucket's.
+	if err := tx.dropSequence(name); err != nil {
+		return nil, tx.fail(err)
+	}
 	if err := tx.schemaChanged(); err != nil {
 		return nil, tx.fail(err)
 	}
@@ -62,7 +69,10 @@ func (tx *Tx) DeleteBucket(name string) error {
 	if _, err := tx.Bucket(name); err != nil {
 		return err
 	}
-	return tx.DropTable(name)
+	if err := tx.DropTable(name); err != nil {
+		return err
+	}
+	return tx.dropSequence(name) // its sequence goes too (Bucket.Sequence)
 }
 
 // writeCheck checks the transaction and that the bucket still exists.
@@ -133,6 +143,11 @@ func (b *Bucket) Put(key, value []byte) error {
 		}
 		return t.Put(0, key, value)
 	}
+	if len(key)+len(value) > format.MaxLength/2 {
+		if vals := []format.Value{format.BlobValue(key), format.BlobValue(value)}; format.RecordTooBig(vals) {
+			return tooBig(vals, fmt.Sprintf("bucket %q: put", b.name))
+		}
+	}
 	rec := b.tx.bucketRecord(key, value)
 	if _, err := b.tx.btree().IndexInsert(b.root, nil, bucketKeyFields, rec); err != nil {
 		return b.tx.fail(fmt.Errorf("pagoda: bucket %q: put: %w", b.name, err))
@@ -183,4 +198,62 @@ func (c *Cursor) Delete() error {
 		return err
 	}
 	return nil
+}
+
+// NextSequence returns the bucket's next sequence number, one more than
+// Sequence, and stores it (see Sequence).
+func (b *Bucket) NextSequence() (uint64, error) {
+	if err := b.writeCheck(); err != nil {
+		return 0, err
+	}
+	s, err := b.tx.bucketSequence(b.name)
+	if err != nil {
+		return 0, err
+	}
+	if s.seq == math.MaxInt64 {
+		return 0, fmt.Errorf("pagoda: bucket %q: the sequence is at its largest, %d", b.name, s.seq)
+	}
+	return uint64(s.seq + 1), b.storeSequence(s, s.seq+1)
+}
+
+// SetSequence sets the bucket's sequence number (see Sequence). SQLite's
+// integers are signed: a v above 1<<63 - 1 is an error.
+func (b *Bucket) SetSequence(v uint64) error {
+	if err := b.writeCheck(); err != nil {
+		return err
+	}
+	if v > math.MaxInt64 {
+		return fmt.Errorf("pagoda: bucket %q: sequence %d does not fit SQLite's 64-bit signed integers: %w", b.name, v, ErrUnsupported)
+	}
+	s, err := b.tx.bucketSequence(b.name)
+	if err != nil {
+		return err
+	}
+	return b.storeSequence(s, int64(v))
+}
+
+// storeSequence writes seq as the bucket's row of sqlite_sequence (s, as
+// bucketSequence read it), creating the table as sqlite3 would.
+func (b *Bucket) storeSequence(s sequence, seq int64) error {
+	tx := b.tx
+	if s.tab == nil {
+		if err := tx.createSequence(); err != nil {
+			return tx.fail(err)
+		}
+		if err := tx.schemaChanged(); err != nil {
+			return tx.fail(err)
+		}
+		st, err := tx.Table(sequenceTable)
+		if err != nil {
+			return err
+		}
+		s.tab = st
+	}
+	var err error
+	if s.found {
+		err = s.tab.Put(s.rowid, b.name, seq)
+	} else {
+		_, err = s.tab.Insert(b.name, seq)
+	}
+	return err
 }

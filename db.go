@@ -2,7 +2,9 @@ package pagoda
 
 import (
 	"fmt"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pagodadb/pagoda/internal/btree"
 	"github.com/pagodadb/pagoda/internal/format"
@@ -33,6 +35,10 @@ type DB struct {
 	metaCat *schema.Catalog // the catalog tmeta and imeta describe
 	tmeta   map[*schema.TableInfo]*tableMeta
 	imeta   map[*schema.IndexInfo]*indexMeta
+
+	// Transactions begun, write transactions begun, and open now.
+	txN, writeTxN atomic.Uint64
+	openTxN       atomic.Int64
 }
 
 // Open opens the SQLite database at path, creating it (in WAL mode, with
@@ -83,6 +89,9 @@ func Open(path string, opts *Options) (*DB, error) {
 		JournalMode:     pager.JournalMode(opts.JournalMode),
 	})
 	if err != nil {
+		if !strings.Contains(err.Error(), path) {
+			return nil, fmt.Errorf("pagoda: %s: %w", path, err)
+		}
 		return nil, fmt.Errorf("pagoda: %w", err)
 	}
 	return &DB{path: path, readOnly: p.ReadOnly(), pager: p}, nil
@@ -101,7 +110,9 @@ func (db *DB) PageSize() int { return db.pager.PageSize() }
 // Close releases the database. It waits for open transactions to end;
 // slices obtained from them must not be used afterwards. A database that
 // was written is checkpointed: the WAL's pages are copied into the file and
-// the WAL removed, as sqlite3 does when its last connection closes.
+// the WAL removed, as sqlite3 does when its last connection closes. When
+// that checkpoint fails (a full disk), Close returns an error wrapping
+// ErrCheckpoint: every commit stands, in the WAL.
 func (db *DB) Close() error {
 	db.mu.Lock()
 	if db.closed {
@@ -139,13 +150,24 @@ func (db *DB) Begin(writable bool) (*Tx, error) {
 		}
 		tx.w = w
 	}
-	if err := db.pager.InitSnapshot(&tx.snap); err != nil {
+	var err error
+	if tx.w != nil {
+		err = tx.w.InitSnapshot(&tx.snap)
+	} else {
+		err = db.pager.InitSnapshot(&tx.snap)
+	}
+	if err != nil {
 		if tx.w != nil {
 			tx.w.Rollback()
 		}
 		db.txs.RUnlock()
 		return nil, fmt.Errorf("pagoda: %w", err)
 	}
+	db.txN.Add(1)
+	if writable {
+		db.writeTxN.Add(1)
+	}
+	db.openTxN.Add(1)
 	cat, err := db.catalog(tx.pages())
 	if err != nil {
 		tx.end()
@@ -308,17 +330,31 @@ func (db *DB) metasFor(cat *schema.Catalog) {
 	}
 }
 
-// Stats counts what a database has done since Open.
+// Stats counts what a database has done since Open (bbolt's Stats, where
+// it applies: pagoda reads pages straight from the mapped file, so there
+// is no count of pages read, nor of cache hits).
 type Stats struct {
+	TxN      uint64 // transactions begun, read and write
+	WriteTxN uint64 // write transactions begun
+	OpenTxN  int    // transactions open now
+
 	Commits     uint64 // write transactions committed with changes
-	WALFrames   uint64 // pages appended to the WAL
+	WALFrames   uint64 // pages appended to the WAL (pages written by commits)
+	Spilled     uint64 // changed pages written before their commit, past the cache budget
+	Allocated   uint64 // pages committed transactions took, from the freelist or the file's end
+	Freed       uint64 // pages committed transactions put on the freelist
 	Syncs       uint64 // fsync calls on the database, its WAL and directory
 	Checkpoints uint64 // checkpoints that copied pages into the file
-	Spilled     uint64 // changed pages written before their commit, past the cache budget
+	Copied      uint64 // pages checkpoints copied into the file
+	WALRestarts uint64 // times the WAL was created or started over
 }
 
 // Stats returns the database's counters.
 func (db *DB) Stats() Stats {
 	s := db.pager.Stats()
-	return Stats{Commits: s.Commits, WALFrames: s.Frames, Syncs: s.Syncs, Checkpoints: s.Checkpoints, Spilled: s.Spilled}
+	return Stats{
+		TxN: db.txN.Load(), WriteTxN: db.writeTxN.Load(), OpenTxN: int(db.openTxN.Load()),
+		Commits: s.Commits, WALFrames: s.Frames, Spilled: s.Spilled, Allocated: s.Allocated, Freed: s.Freed,
+		Syncs: s.Syncs, Checkpoints: s.Checkpoints, Copied: s.Copied, WALRestarts: s.Restarts,
+	}
 }

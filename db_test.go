@@ -607,3 +607,77 @@ func TestReadBesideSQLite3Process(t *testing.T) {
 		t.Fatalf("sqlite3 after the reader closed: %q", got)
 	}
 }
+
+// TestSchemaChangesShared: a SQLite connection (another process) and a
+// shared pagoda DB change the schema of one live file in turn: each sees
+// the other's new table, index and rows at its next transaction, and
+// writes through them, as Litestream's own tables are created beside an
+// application.
+func TestSchemaChangesShared(t *testing.T) {
+	requireFileLocks(t)
+	path := filepath.Join(t.TempDir(), "live.db")
+	db := openChecked(t, path, &Options{Timeout: 5 * time.Second})
+	mustUpdate(t, db, func(tx *Tx) error {
+		_, err := tx.CreateTable("CREATE TABLE a(id INTEGER PRIMARY KEY, v TEXT)")
+		return err
+	})
+	lite := sqltest.Open(t, path)
+	sqltest.Run(t, lite,
+		"PRAGMA busy_timeout=5000",
+		"CREATE TABLE b(id INTEGER PRIMARY KEY, v TEXT UNIQUE)",
+		"INSERT INTO b(v) VALUES ('from sqlite')",
+		"INSERT INTO a(v) VALUES ('sqlite in a')",
+	)
+	mustUpdate(t, db, func(tx *Tx) error {
+		b, err := tx.Table("b")
+		if err != nil {
+			return fmt.Errorf("pagoda does not see sqlite's table: %w", err)
+		}
+		if _, err := b.Insert(nil, "from pagoda"); err != nil {
+			return err
+		}
+		if _, err := b.Insert(nil, "from sqlite"); !errors.Is(err, ErrExists) {
+			return fmt.Errorf("UNIQUE index sqlite made: insert of a duplicate: %v, want ErrExists", err)
+		}
+		_, err = tx.CreateTable("CREATE TABLE c(x INTEGER PRIMARY KEY, y)")
+		return err
+	})
+	sqltest.Run(t, lite, "INSERT INTO c(y) VALUES ('sqlite in c')", "CREATE INDEX ay ON a(v)")
+	if got := strings.Join(sqltest.Rows(t, lite, "SELECT v FROM b ORDER BY id"), "|"); got != "from sqlite|from pagoda" {
+		t.Errorf("sqlite reads b: %q", got)
+	}
+	err := db.View(func(tx *Tx) error {
+		c, err := tx.Table("c")
+		if err != nil {
+			return err
+		}
+		rec, err := c.Get(1)
+		if err != nil {
+			return err
+		}
+		if got := rec.Column(1).Text(); got != "sqlite in c" {
+			t.Errorf("pagoda reads c: %q", got)
+		}
+		if _, err := tx.Index("ay"); err != nil {
+			return fmt.Errorf("pagoda does not see sqlite's index: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustUpdate(t, db, func(tx *Tx) error {
+		a, err := tx.Table("a")
+		if err != nil {
+			return err
+		}
+		_, err = a.Insert(nil, "pagoda in a") // and in sqlite's index ay
+		return err
+	})
+	if got := strings.Join(sqltest.Rows(t, lite, "SELECT count(*) FROM a INDEXED BY ay WHERE v > ''"), ""); got != "2" {
+		t.Errorf("sqlite's index on a holds %s rows, want 2", got)
+	}
+	if got := strings.Join(sqltest.Rows(t, lite, "PRAGMA integrity_check"), "\n"); got != "ok" {
+		t.Errorf("integrity_check: %s", got)
+	}
+}

@@ -183,6 +183,9 @@ func (t *Table) fill(p *writePlan, ip *indexPlan) error {
 			continue
 		}
 		fields = ip.fields(fields, vals, rowids[i], p.alias)
+		if format.RecordTooBig(fields) {
+			return tooBig(fields, "key of index "+ip.name)
+		}
 		if err := t.conflict(ip, fields); err != nil {
 			return err
 		}
@@ -202,7 +205,7 @@ func (tx *Tx) DropTable(name string) error {
 	}
 	ti := tx.cat.Table(name)
 	if ti == nil {
-		return fmt.Errorf("pagoda: table %q: %w", name, ErrNotFound)
+		return noSuch("table", name)
 	}
 	if strings.HasPrefix(strings.ToLower(ti.Entry.Name), "sqlite_") {
 		return fmt.Errorf("pagoda: table %q may not be dropped: %w", ti.Entry.Name, ErrUnsupported)
@@ -253,7 +256,7 @@ func (tx *Tx) DropIndex(name string) error {
 	}
 	ii := tx.cat.Index(name)
 	if ii == nil {
-		return fmt.Errorf("pagoda: index %q: %w", name, ErrNotFound)
+		return noSuch("index", name)
 	}
 	if !ii.Entry.HasSQL {
 		return fmt.Errorf("pagoda: index %q belongs to a UNIQUE or PRIMARY KEY constraint and cannot be dropped: %w", ii.Entry.Name, ErrUnsupported)
@@ -293,6 +296,9 @@ func (tx *Tx) schemaInsert(typ, name, tblName string, root uint32, sql *string) 
 	}
 	if sql != nil {
 		vals[schema.ColSQL] = format.TextValue([]byte(*sql))
+	}
+	if format.RecordTooBig(vals) {
+		return tooBig(vals, "the schema row of "+name)
 	}
 	_, err = tx.btree().TableInsert(schemaRoot, rowid, format.AppendRecord(nil, vals))
 	return err

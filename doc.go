@@ -35,8 +35,8 @@
 // # Errors
 //
 // Errors wrap the sentinels ErrNotFound, ErrExists, ErrCorrupt, ErrReadOnly,
-// ErrTxClosed, ErrTxNotWritable, ErrUnsupported and ErrLocked; test them
-// with errors.Is. A corrupt file yields a *CorruptError that names the page.
+// ErrTxClosed, ErrTxNotWritable, ErrUnsupported, ErrLocked, ErrBusy,
+// ErrTooBig and ErrCheckpoint; test them with errors.Is. A corrupt file yields a *CorruptError that names the page.
 // No input file, however malformed, makes pagoda panic, hang, or write.
 //
 // # Status

@@ -16,6 +16,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -24,6 +25,7 @@ import (
 	"time"
 
 	"github.com/pagodadb/pagoda"
+	"github.com/pagodadb/pagoda/internal/dbtest"
 	"github.com/pagodadb/pagoda/internal/sqltest"
 )
 
@@ -938,4 +940,122 @@ func FuzzOpenRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestErrorMessages: what users read. Each error has one "pagoda: " prefix
+// (a bare sentinel none), names no internal package, names the file, table
+// or key it is about, and uses sqlite3's wording where sqlite3 has one.
+func TestErrorMessages(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "app.db")
+	db := dbtest.Open(t, path, &pagoda.Options{Timeout: 0})
+	if err := db.Update(func(tx *pagoda.Tx) error {
+		if _, err := tx.CreateBucket("b"); err != nil {
+			return err
+		}
+		_, err := tx.CreateTable("CREATE TABLE t(id INTEGER PRIMARY KEY, x TEXT UNIQUE)")
+		if err != nil {
+			return err
+		}
+		tb, _ := tx.Table("t")
+		_, err = tb.Insert(1, "one")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	notDB := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notDB, []byte(strings.Repeat("not a database, just text\n", 200)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exclusive := filepath.Join(dir, "ex.db")
+	held := dbtest.Open(t, exclusive, &pagoda.Options{Exclusive: true})
+	_ = held
+
+	type tc struct {
+		name string
+		err  error
+		is   error
+		want []string // in the message
+	}
+	var cases []tc
+	add := func(name string, err error, is error, want ...string) {
+		cases = append(cases, tc{name, err, is, want})
+	}
+	_, err := pagoda.Open(notDB, nil)
+	add("open a file that is not a database", err, pagoda.ErrCorrupt, notDB, "file is not a database")
+	_, err = pagoda.Open(exclusive, &pagoda.Options{Timeout: 0})
+	add("open a file another DB holds", err, pagoda.ErrLocked, exclusive, "database is locked")
+	ro := dbtest.Open(t, path, &pagoda.Options{ReadOnly: true})
+	add("write to a read-only DB", ro.Update(func(tx *pagoda.Tx) error { return nil }), pagoda.ErrReadOnly, "attempt to write a readonly database")
+
+	w, err := db.Begin(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := dbtest.Open(t, path, &pagoda.Options{Timeout: 0})
+	_, err = other.Begin(true)
+	add("a second writer", err, pagoda.ErrBusy, path, "database is busy")
+	w.Rollback()
+
+	err = db.View(func(tx *pagoda.Tx) error {
+		_, err := tx.Table("nope")
+		add("no such table", err, pagoda.ErrNotFound, "no such table: nope")
+		_, err = tx.Bucket("nope")
+		add("no such bucket", err, pagoda.ErrNotFound, "no such bucket: nope")
+		b, _ := tx.Bucket("b")
+		// Get of a missing key returns ErrNotFound itself: a lookup
+		// allocates nothing, found or not (the CLI names the key).
+		_, err = b.Get([]byte("missing-key"))
+		add("a missing key", err, pagoda.ErrNotFound, "not found")
+		tb, _ := tx.Table("t")
+		_, err = tb.Get(42)
+		add("a missing rowid", err, pagoda.ErrNotFound, "not found")
+		add("a write in a read transaction", b.Put([]byte("k"), nil), pagoda.ErrTxNotWritable)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *pagoda.Tx) error {
+		_, err := tx.CreateBucket("b")
+		add("a bucket that exists", err, pagoda.ErrExists, `"b"`, "already exists")
+		tb, _ := tx.Table("t")
+		_, err = tb.Insert(nil, "one")
+		add("a UNIQUE violation", err, pagoda.ErrExists, "UNIQUE constraint failed: t.x")
+		_, err = tx.CreateTable("CREATE TABLE t(a)")
+		add("a table that exists", err, pagoda.ErrExists, "t")
+		_, err = tx.CreateTable("CREATE TABLE")
+		add("a syntax error", err, nil, "syntax")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, _ := db.Begin(false)
+	tx.Rollback()
+	add("a closed transaction", tx.Rollback(), pagoda.ErrTxClosed, "transaction is closed")
+	add("a backup onto a file", db.Backup(path), pagoda.ErrExists, path, "already exists")
+
+	internal := regexp.MustCompile(`\b(pager|wal|btree|schema|format|vfs|expr|check):`)
+	for _, c := range cases {
+		if c.err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		msg := c.err.Error()
+		if c.is != nil && !errors.Is(c.err, c.is) {
+			t.Errorf("%s: %q does not wrap %v", c.name, msg, c.is)
+		}
+		if n := strings.Count(msg, "pagoda:"); n > 1 || (n == 1 && !strings.HasPrefix(msg, "pagoda: ")) {
+			t.Errorf("%s: %q: %d pagoda: prefixes", c.name, msg, n)
+		}
+		if m := internal.FindString(msg); m != "" {
+			t.Errorf("%s: %q names an internal package (%s)", c.name, msg, m)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: %q does not say %q", c.name, msg, w)
+			}
+		}
+	}
 }

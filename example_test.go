@@ -654,3 +654,34 @@ func ExampleTx_Renew() {
 	// same snapshot true: home 1
 	// same snapshot false: home 2
 }
+
+func ExampleBucket_NextSequence() {
+	dir, _ := os.MkdirTemp("", "pagoda-example")
+	defer os.RemoveAll(dir)
+	db, _ := pagoda.Open(filepath.Join(dir, "app.db"), nil)
+	defer db.Close()
+
+	db.Update(func(tx *pagoda.Tx) error {
+		users, err := tx.CreateBucketIfNotExists("users")
+		if err != nil {
+			return err
+		}
+		for _, name := range []string{"ada", "grace"} {
+			id, err := users.NextSequence() // 1, 2: kept in sqlite_sequence
+			if err != nil {
+				return err
+			}
+			if err := users.Put(binary.BigEndian.AppendUint64(nil, id), []byte(name)); err != nil {
+				return err
+			}
+		}
+		n, _ := users.Count()
+		seq, _ := users.Sequence()
+		fmt.Println(n, "users, sequence", seq)
+		tx.OnCommit(func() { fmt.Println("committed") })
+		return nil
+	})
+	// Output:
+	// 2 users, sequence 2
+	// committed
+}

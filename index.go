@@ -30,7 +30,7 @@ func (tx *Tx) Index(name string) (*Index, error) {
 	}
 	ii := tx.cat.Index(name)
 	if ii == nil {
-		return nil, fmt.Errorf("pagoda: index %q: %w", name, ErrNotFound)
+		return nil, noSuch("index", name)
 	}
 	if ii.Err != nil {
 		return nil, schemaErr("index", name, ii.Err)

@@ -48,7 +48,7 @@ func (tx *Tx) Table(name string) (*Table, error) {
 		ti = tx.cat.SchemaInfo(name) // read only (makePlan)
 	}
 	if ti == nil {
-		return nil, fmt.Errorf("pagoda: table %q: %w", name, ErrNotFound)
+		return nil, noSuch("table", name)
 	}
 	if ti.Err != nil {
 		return nil, schemaErr("table", name, ti.Err)

@@ -262,6 +262,13 @@ func realSameAsInt(f float64) bool {
 // appendRow encodes a row's stored record: fields in record order, the
 // rowid alias as NULL.
 func (p *writePlan) appendRow(dst []byte, fields []format.Value, vals []format.Value) ([]byte, []format.Value) {
+	fields = p.rowFields(fields, vals)
+	return format.AppendRecord(dst, fields), fields
+}
+
+// rowFields returns a row's stored fields: in record order, the rowid
+// alias as NULL.
+func (p *writePlan) rowFields(fields []format.Value, vals []format.Value) []format.Value {
 	fields = fields[:0]
 	for _, col := range p.order {
 		if col == p.alias {
@@ -270,7 +277,14 @@ func (p *writePlan) appendRow(dst []byte, fields []format.Value, vals []format.V
 			fields = append(fields, vals[col])
 		}
 	}
-	return format.AppendRecord(dst, fields), fields
+	return fields
+}
+
+// tooBig returns the error for fields, a record of what longer than
+// SQLite's limit (format.MaxLength), which sqlite3 refuses to read.
+func tooBig(fields []format.Value, what string) error {
+	return fmt.Errorf("pagoda: %s: a record of %d bytes, longer than SQLite's limit of %d: %w",
+		what, format.RecordSize(fields), format.MaxLength, ErrTooBig)
 }
 
 // indexKey encodes the key of index ip for a row.
@@ -427,9 +441,16 @@ func (t *Table) write(replace bool, rowid int64, values []any) (int64, error) {
 	if err := p.check(ev); err != nil {
 		return 0, err
 	}
-	// Check every UNIQUE index before changing anything (and note which
-	// partial indexes take the row).
+	// Check the sizes and every UNIQUE index before changing anything
+	// (and note which partial indexes take the row).
 	fields := tx.fields
+	if format.RecordTooBig(vals) { // vals hold the rowid alias, the record a NULL
+		fields = p.rowFields(fields, vals)
+		if format.RecordTooBig(fields) {
+			tx.fields = fields
+			return 0, tooBig(fields, "row of "+t.Name())
+		}
+	}
 	tx.takes = tx.takes[:0]
 	for i := range p.indexes {
 		ip := &p.indexes[i]
@@ -438,6 +459,10 @@ func (t *Table) write(replace bool, rowid int64, values []any) (int64, error) {
 			continue
 		}
 		fields = ip.fields(fields, vals, rowid, p.alias)
+		if format.RecordTooBig(fields) {
+			tx.fields = fields
+			return 0, tooBig(fields, "key of index "+ip.name)
+		}
 		if err := t.conflict(ip, fields); err != nil {
 			return 0, err
 		}

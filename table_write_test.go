@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/pagodadb/pagoda/internal/btree"
+	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/pager"
 	"github.com/pagodadb/pagoda/internal/sqltest"
 )
@@ -1029,4 +1030,72 @@ func BenchmarkCommitOne(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestWriteTooBig: a row, an index key or a bucket record longer than
+// SQLite's limit (1,000,000,000 bytes, which sqlite3 refuses to read) is
+// refused with ErrTooBig before anything is written; the transaction goes
+// on, and what it commits is all sqlite3 reads. (The values are never
+// touched: a large make costs no memory until written.)
+func TestWriteTooBig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.db")
+	db := openChecked(t, path, nil)
+	big := make([]byte, format.MaxLength+1)
+	// A row of t: a 7-byte header (its length, the alias's NULL, the
+	// blob's 5-byte serial type) and the blob.
+	const rowHeader = 1 + 1 + 5
+	err := db.Update(func(tx *Tx) error {
+		if _, err := tx.CreateTable("CREATE TABLE t(id INTEGER PRIMARY KEY, a BLOB)"); err != nil {
+			return err
+		}
+		if _, err := tx.CreateTable("CREATE TABLE u(id INTEGER PRIMARY KEY, a BLOB, b TEXT)"); err != nil {
+			return err
+		}
+		if _, err := tx.CreateTable("CREATE TABLE w(a BLOB PRIMARY KEY, b) WITHOUT ROWID"); err != nil {
+			return err
+		}
+		if _, err := tx.CreateIndex("CREATE INDEX ta ON t(a)"); err != nil {
+			return err
+		}
+		b, err := tx.CreateBucket("kv")
+		if err != nil {
+			return err
+		}
+		tb, _ := tx.Table("t")
+		u, _ := tx.Table("u")
+		w, _ := tx.Table("w")
+		for _, tc := range []struct {
+			what string
+			err  error
+			want string
+		}{
+			{"a value past the limit", ins(tb, nil, big), "row of t"},
+			{"two values under it, a row over it", ins(u, nil, big[:format.MaxLength/2], big[:format.MaxLength/2]), "row of u"},
+			// The key (a, rowid): rowid 5 takes a byte, the alias's NULL none.
+			{"a row at the limit whose index key is past it", ins(tb, 5, big[:format.MaxLength-rowHeader]), "key of index ta"},
+			{"a WITHOUT ROWID row", ins(w, big, 1), "row of w"},
+			{"a bucket value", b.Put([]byte("k"), big), `bucket "kv"`},
+			{"a bucket key", b.Put(big[:format.MaxLength-3], []byte("v")), `bucket "kv"`},
+		} {
+			if !errors.Is(tc.err, ErrTooBig) || !strings.Contains(tc.err.Error(), tc.want) || !strings.Contains(tc.err.Error(), "string or blob too big") {
+				t.Errorf("%s: %v, want ErrTooBig naming %s", tc.what, tc.err, tc.want)
+			}
+		}
+		// The transaction goes on.
+		if _, err := tb.Insert(nil, []byte("small")); err != nil {
+			return err
+		}
+		return b.Put([]byte("k"), []byte("v"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sqlOne(t, path, "SELECT (SELECT count(*) FROM t) || ',' || (SELECT count(*) FROM u) || ',' || (SELECT count(*) FROM w) || ',' || (SELECT count(*) FROM kv)"); got != "1,0,0,1" {
+		t.Errorf("rows t,u,w,kv: %s, want 1,0,0,1", got)
+	}
+}
+
+func ins(t *Table, vals ...any) error {
+	_, err := t.Insert(vals...)
+	return err
 }

@@ -22,7 +22,8 @@ type Tx struct {
 	cat      *schema.Catalog
 	writable bool
 	closed   bool
-	err      error // first error that stopped an iterator
+	onCommit []func() // OnCommit's functions
+	err      error    // first error that stopped an iterator
 	// werr poisons a write transaction: a change failed half-way, so the
 	// transaction can only roll back.
 	werr error
@@ -59,6 +60,7 @@ func (tx *Tx) end() {
 	if tx.w != nil {
 		tx.w.Rollback()
 	}
+	tx.db.openTxN.Add(-1)
 	tx.db.txs.RUnlock()
 }
 
@@ -102,7 +104,18 @@ func (tx *Tx) Commit() error {
 	if err != nil {
 		return fmt.Errorf("pagoda: %w", err)
 	}
+	for _, fn := range tx.onCommit {
+		fn()
+	}
 	return nil
+}
+
+// OnCommit adds fn to the functions a write transaction calls, in the
+// order they were added, once its Commit has succeeded (after the
+// transaction has ended: fn may begin another). A transaction rolled back,
+// or whose commit fails, calls none.
+func (tx *Tx) OnCommit(fn func()) {
+	tx.onCommit = append(tx.onCommit, fn)
 }
 
 // Err returns the first error that stopped one of this transaction's

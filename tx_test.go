@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -853,4 +854,89 @@ func TestRenewConcurrent(t *testing.T) {
 	writer.Wait()
 	stats := db.Stats()
 	t.Logf("checkpoints %d, commits %d", stats.Checkpoints, stats.Commits)
+}
+
+// TestOnCommit: a write transaction calls its OnCommit functions in order
+// once its commit has succeeded and the transaction has ended; a rollback
+// or a failed commit calls none.
+func TestOnCommit(t *testing.T) {
+	db := openChecked(t, filepath.Join(t.TempDir(), "oncommit.db"), nil)
+	var calls []string
+	err := db.Update(func(tx *Tx) error {
+		tx.OnCommit(func() { calls = append(calls, "first") })
+		tx.OnCommit(func() {
+			calls = append(calls, "second")
+			// The transaction has ended: another may begin.
+			if err := db.View(func(tx *Tx) error {
+				_, err := tx.Bucket("b")
+				return err
+			}); err != nil {
+				t.Errorf("View from OnCommit: %v", err)
+			}
+		})
+		_, err := tx.CreateBucket("b")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(calls, ",") != "first,second" {
+		t.Errorf("calls %v", calls)
+	}
+	calls = nil
+	_ = db.Update(func(tx *Tx) error {
+		tx.OnCommit(func() { calls = append(calls, "rolled back") })
+		return errors.New("no")
+	})
+	tx, err := db.Begin(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx.OnCommit(func() { calls = append(calls, "explicit rollback") })
+	tx.Rollback()
+	if len(calls) != 0 {
+		t.Errorf("called after rollbacks: %v", calls)
+	}
+}
+
+// TestStats: the transaction counters, and the pages a commit allocates
+// and frees and a checkpoint copies.
+func TestStats(t *testing.T) {
+	db := openChecked(t, filepath.Join(t.TempDir(), "stats.db"), &Options{CheckpointPages: -1})
+	s0 := db.Stats()
+	mustUpdate(t, db, func(tx *Tx) error {
+		b, err := tx.CreateBucket("b")
+		if err != nil {
+			return err
+		}
+		for i := range 200 {
+			if err := b.Put([]byte(strconv.Itoa(i)), make([]byte, 500)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	tx, err := db.Begin(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := db.Stats(); s.OpenTxN != 1 || s.TxN != s0.TxN+2 || s.WriteTxN != s0.WriteTxN+1 {
+		t.Errorf("with a read transaction open: %+v", s)
+	}
+	tx.Rollback()
+	s1 := db.Stats()
+	if s1.OpenTxN != 0 || s1.Commits != s0.Commits+1 || s1.Allocated < 25 || s1.Freed != s0.Freed || s1.WALFrames < s1.Allocated {
+		t.Errorf("after a load: %+v", s1)
+	}
+	mustUpdate(t, db, func(tx *Tx) error { return tx.DeleteBucket("b") })
+	s2 := db.Stats()
+	if s2.Freed < s1.Allocated-s0.Allocated-1 {
+		t.Errorf("after DeleteBucket: %d pages freed, want about the %d allocated", s2.Freed, s1.Allocated-s0.Allocated)
+	}
+	if _, err := db.Checkpoint(CheckpointPassive); err != nil {
+		t.Fatal(err)
+	}
+	if s3 := db.Stats(); s3.Checkpoints != s2.Checkpoints+1 || s3.Copied < 25 || s3.WALRestarts < 1 {
+		t.Errorf("after a checkpoint: %+v", s3)
+	}
 }

@@ -532,7 +532,7 @@ func (wr *Writer) TableDelete(root uint32, rowid int64) (found bool, err error) 
 }
 
 // errBadKey reports an index key that is not a well-formed record.
-var errBadKey = errors.New("btree: index key is not a well-formed record")
+var errBadKey = errors.New("index key is not a well-formed record")
 
 // IndexInsert inserts or replaces an index entry; see the package-level
 // IndexInsert.

@@ -259,8 +259,8 @@ func TestDBCheckSchemaSyntax(t *testing.T) {
 		name, sql string
 		want      string // the problem's start; "" for none
 	}{
-		{"table cut short", "UPDATE sqlite_schema SET sql = substr(sql, 1, length(sql) - 1) WHERE name = 't'", "table t: schema: syntax error"},
-		{"index cut short", "UPDATE sqlite_schema SET sql = substr(sql, 1, length(sql) - 1) WHERE name = 'tb'", "index tb: schema: syntax error"},
+		{"table cut short", "UPDATE sqlite_schema SET sql = substr(sql, 1, length(sql) - 1) WHERE name = 't'", "table t: syntax error"},
+		{"index cut short", "UPDATE sqlite_schema SET sql = substr(sql, 1, length(sql) - 1) WHERE name = 'tb'", "index tb: syntax error"},
 		{"an application's collation", "UPDATE sqlite_schema SET sql = 'CREATE TABLE u(x COLLATE appcoll)' WHERE name = 'u'", ""},
 		// A row's type, name and tbl_name must be its SQL's
 		// (sqlite3CheckObjectName), in any case.

@@ -482,3 +482,29 @@ func TestRowFieldsPastParse(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordTooBig: a record longer than SQLite reads (format.MaxLength;
+// lowered here to 1,000 bytes so that SQLite can write the file) is
+// reported on its page, row and index entry alike, and its overflow pages
+// still count as used: nothing else is reported.
+func TestRecordTooBig(t *testing.T) {
+	im := build(t,
+		"CREATE TABLE t(id INTEGER PRIMARY KEY, a BLOB)",
+		"CREATE INDEX ta ON t(a)",
+		"INSERT INTO t VALUES (1, zeroblob(100)), (2, x'01' || zeroblob(4999)), (3, x'02' || zeroblob(299))", // in this order in ta too
+	)
+	if got := Run(newMemPages(im.data), nil, nil); len(got) != 0 {
+		t.Fatalf("at SQLite's own limit: %v", got)
+	}
+	defer func(n int64) { maxLength = n }(maxLength)
+	maxLength = 1000
+	got := Run(newMemPages(im.data), nil, nil)
+	if len(got) != 2 {
+		t.Fatalf("%d problems, want the row and its index entry: %v", len(got), got)
+	}
+	for i, want := range []string{"table t: cell 1: a record of 5004 bytes", "index ta: cell "} {
+		if !strings.Contains(got[i].Msg, want) || !strings.Contains(got[i].Msg, []string{"5004", "5005"}[i]) || !strings.Contains(got[i].Msg, "string or blob too big") || got[i].Page == 0 {
+			t.Errorf("problem %d: %+v, want %q on its page", i, got[i], want)
+		}
+	}
+}

@@ -179,7 +179,7 @@ func (c *checker) entry(t *tree, pg *format.Page, i int, cell format.Cell) {
 		}
 		t.prevSet, t.prevSep, t.prevRowid = true, true, cell.Rowid
 	case format.PageTableLeaf:
-		if rec, ok := c.overflow(t, pg, i, cell, true); !ok {
+		if rec, ok := c.record(t, pg, i, cell); !ok {
 			t.ok = false
 		} else if c.rowRecord(t, pg.Pgno, i, cell.Rowid, rec) && t.rules != nil {
 			c.checkFields(t, pg.Pgno, cell.Rowid, rec, false)
@@ -191,7 +191,7 @@ func (c *checker) entry(t *tree, pg *format.Page, i int, cell format.Cell) {
 		t.entries++
 	default:
 		t.entries++
-		payload, ok := c.overflow(t, pg, i, cell, true)
+		payload, ok := c.record(t, pg, i, cell)
 		if !ok {
 			t.ok = false
 			return
@@ -216,6 +216,24 @@ func (c *checker) entry(t *tree, pg *format.Page, i int, cell format.Cell) {
 		}
 		c.keyOrder(t, pg.Pgno, i, payload)
 	}
+}
+
+// maxLength is the longest record SQLite reads (format.MaxLength; tests
+// lower it).
+var maxLength int64 = format.MaxLength
+
+// record returns the whole payload of cell i of pg, as overflow does. A
+// payload longer than SQLite reads (sqlite3: "string or blob too big") is
+// reported instead, its overflow chain walked but not assembled, and ok is
+// false.
+func (c *checker) record(t *tree, pg *format.Page, i int, cell format.Cell) (payload []byte, ok bool) {
+	if cell.PayloadLen <= maxLength {
+		return c.overflow(t, pg, i, cell, true)
+	}
+	c.overflow(t, pg, i, cell, false)
+	c.reportf(pg.Pgno, "%s: cell %d: a record of %d bytes, longer than SQLite's limit of %d (sqlite3 reads it as: string or blob too big)",
+		t.name, i, cell.PayloadLen, maxLength)
+	return nil, false
 }
 
 // rowRecord checks the record of a row, cell i of page pgno of table t

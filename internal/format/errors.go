@@ -22,7 +22,20 @@ var (
 	// (the write lock of a shared WAL-mode database), and it did not let
 	// go in time: sqlite3's SQLITE_BUSY. Retry later.
 	ErrBusy = errors.New("database is busy")
+	// ErrTooBig reports a value, key or record longer than MaxLength
+	// bytes, which sqlite3 refuses to read or write ("string or blob too
+	// big", SQLITE_TOOBIG).
+	ErrTooBig = errors.New("string or blob too big")
+	// ErrCheckpoint reports that closing could not copy the WAL into the
+	// database file (a full disk, say): every commit stands, durable in
+	// the WAL beside the file, which the next connection reads.
+	ErrCheckpoint = errors.New("checkpoint failed, every commit stands in the WAL")
 )
+
+// MaxLength is the longest string, blob or record SQLite accepts in bytes:
+// SQLITE_MAX_LENGTH as it is built by default. sqlite3 fails every read
+// of a longer one, integrity_check included.
+const MaxLength = 1_000_000_000
 
 // CorruptError says where a file breaks the format: the page (0 when the
 // problem is not tied to one page, e.g. the WAL), the byte offset in that

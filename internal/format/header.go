@@ -231,7 +231,7 @@ func ValidateLayout(b []byte) error {
 	}
 	h := Header(b)
 	if string(h[offMagic:offMagic+len(Magic)]) != Magic {
-		return Corruptf(1, "not a SQLite 3 database (bad magic)")
+		return Corruptf(1, "file is not a database (bad magic: no \"SQLite format 3\" header)")
 	}
 	ps := h.PageSize()
 	if !ValidPageSize(ps) {

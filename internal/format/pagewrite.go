@@ -50,7 +50,7 @@ func BuildPage(data []byte, pgno uint32, usable int, t PageType, cells [][]byte,
 	hdr := HeaderOffset(pgno)
 	ptrs := hdr + t.HeaderSize()
 	if !t.Valid() || usable > len(data) || usable > MaxPageSize {
-		return Page{}, errors.New("format: BuildPage: bad page type or usable size")
+		return Page{}, errors.New("BuildPage: bad page type or usable size")
 	}
 	need := ptrs + 2*len(cells)
 	for _, c := range cells {

@@ -307,6 +307,20 @@ func RecordSize(vals []Value) int {
 	return headerLenSize(hdr) + hdr + body
 }
 
+// RecordTooBig reports whether the record of vals would be longer than
+// MaxLength. It adds the values' lengths first, and computes the record's
+// exact size only when that sum comes near the limit.
+func RecordTooBig(vals []Value) bool {
+	n := 0
+	for _, v := range vals {
+		n += len(v.Bytes)
+	}
+	if n+(len(vals)+1)*MaxVarintLen < MaxLength {
+		return false
+	}
+	return RecordSize(vals) > MaxLength
+}
+
 // headerLenSize is the size of the header-length varint for a header whose
 // serial types take hdr bytes (the varint counts itself).
 func headerLenSize(hdr int) int {

@@ -535,3 +535,33 @@ func TestCheckRecordFastPath(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordTooBig: the limit is on the whole record, header included, at
+// exactly MaxLength bytes (the values' bytes are never read: a large
+// make([]byte, n) costs no memory until touched).
+func TestRecordTooBig(t *testing.T) {
+	big := make([]byte, MaxLength+1)
+	// One blob of n bytes: a 1-byte header length, a 5-byte serial type.
+	const one = 1 + 5
+	for _, tc := range []struct {
+		vals []Value
+		want bool
+	}{
+		{[]Value{BlobValue(big[:MaxLength-one])}, false},
+		{[]Value{BlobValue(big[:MaxLength-one+1])}, true},
+		{[]Value{TextValue(big)}, true},
+		{[]Value{BlobValue(big[:MaxLength/2]), TextValue(big[:MaxLength/2])}, true}, // each under, together over
+		{[]Value{NullValue(), BlobValue(big[:MaxLength-one-1])}, false},
+		{[]Value{NullValue(), BlobValue(big[:MaxLength-one])}, true},
+		{[]Value{BlobValue(big[:MaxLength-one-1]), IntValue(7)}, true},  // 7: serial type 1, a byte of body
+		{[]Value{BlobValue(big[:MaxLength-one-1]), IntValue(1)}, false}, // 1: serial type 9, no body
+		{[]Value{IntValue(1), FloatValue(2), TextValue([]byte("small"))}, false},
+	} {
+		if got := RecordTooBig(tc.vals); got != tc.want {
+			t.Errorf("record of %d bytes: too big %v, want %v", RecordSize(tc.vals), got, tc.want)
+		}
+		if got := RecordSize(tc.vals) > MaxLength; got != tc.want {
+			t.Errorf("RecordSize %d disagrees", RecordSize(tc.vals))
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"slices"
 
+	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/vfs"
 	"github.com/pagodadb/pagoda/internal/wal"
 )
@@ -151,6 +152,7 @@ func (p *Pager) copyFrames(l *wal.Log, walData []byte, from, safe, nPages uint32
 	if err := runs.flush(); err != nil {
 		return err
 	}
+	p.count(func(s *Stats) { s.Copied += uint64(len(ops)) })
 	if all {
 		// The whole WAL is in the file: the file is the last commit's
 		// size, as sqlite3 truncates it, a commit that shrank the
@@ -217,14 +219,14 @@ func (p *Pager) closeWAL() error {
 	// A failed commit may still be valid in the WAL: try again to make it
 	// invalid.
 	if err := p.wal.RetrySpoil(); err != nil {
-		return fmt.Errorf("pager: close: the WAL may still hold a transaction whose commit failed: %w", err)
+		return fmt.Errorf("close: the WAL may still hold a transaction whose commit failed: %w", err)
 	}
 	if !p.wstate.wrote {
 		// A WAL this process did not write stays as it was found.
 		return nil
 	}
 	if err := p.checkpoint(); err != nil {
-		return err
+		return closeCheckpointError(err)
 	}
 	p.mu.Lock()
 	done := p.wal.Backfilled() == p.wal.Log().MaxFrame
@@ -233,7 +235,7 @@ func (p *Pager) closeWAL() error {
 		return nil
 	}
 	if err := p.fs.Remove(WALPath(p.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+		return closeCheckpointError(err)
 	}
 	// A -shm file (left by sqlite3, or by a read-only pager, shm.go) goes
 	// with the WAL, as sqlite3's last connection removes it: the pager's
@@ -242,4 +244,10 @@ func (p *Pager) closeWAL() error {
 		return err
 	}
 	return nil
+}
+
+// closeCheckpointError is the error of a checkpoint at Close that failed
+// after the commits were durable: it says they stand (ErrCheckpoint).
+func closeCheckpointError(err error) error {
+	return fmt.Errorf("close: %w: %w", format.ErrCheckpoint, err)
 }

@@ -1,8 +1,11 @@
 package pager
 
 import (
+	"errors"
+	"path/filepath"
 	"testing"
 
+	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/vfs"
 )
 
@@ -41,4 +44,51 @@ func TestCheckpointSyncsFoundWAL(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantRecoveredUserVersion(t, path, 3)
+}
+
+// TestCloseCheckpointFails: when the checkpoint at Close cannot write the
+// database file (a full disk), Close says that every commit stands
+// (ErrCheckpoint), and they all do: the WAL holds them for the next Open.
+func TestCloseCheckpointFails(t *testing.T) {
+	for _, exclusive := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "full.db")
+		fsys := vfs.NewFault(vfs.OS)
+		p, err := Open(path, Options{FS: fsys, CheckpointPages: -1, Exclusive: exclusive})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v := uint32(1); v <= 5; v++ {
+			setUserVersion(t, p, v)
+		}
+		fsys.Inject(vfs.FaultForever, fsys.Ops(), vfs.OpWrite)
+		err = p.Close()
+		if !errors.Is(err, format.ErrCheckpoint) || !errors.Is(err, vfs.ErrInjected) {
+			t.Fatalf("exclusive %v: Close: %v, want ErrCheckpoint", exclusive, err)
+		}
+		if got := query(t, path, "PRAGMA user_version"); got != "5" {
+			t.Errorf("exclusive %v: after the failed checkpoint SQLite reads user_version %s, want 5", exclusive, got)
+		}
+		q, err := Open(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s Snapshot
+		if err := q.InitSnapshot(&s); err != nil {
+			t.Fatal(err)
+		}
+		pg1, err := s.Page(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := format.Header(pg1).UserVersion(); v != 5 {
+			t.Errorf("exclusive %v: reopened: user_version %d, want 5", exclusive, v)
+		}
+		s.Release()
+		if err := q.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got := query(t, path, "PRAGMA integrity_check"); got != "ok" {
+			t.Errorf("integrity_check: %s", got)
+		}
+	}
 }

@@ -159,7 +159,7 @@
 //     checkpoint grows the file and cuts it to the last commit. A header
 //     whose copies differ is read again; one never written or not valid is
 //     rebuilt from the WAL (rule 26).
-//  25. Every snapshot holds a read slot for its life (walTryBeginRead):
+//  25. Every read snapshot holds a read slot for its life (walTryBeginRead):
 //     READ(0) when nBackfill equals mxFrame (it reads the database file
 //     alone, and no checkpoint runs meanwhile), else a READ(i) whose mark
 //     is at most mxFrame, set to mxFrame when a slot can be had
@@ -171,11 +171,15 @@
 //     pager's own slots alone.
 //  27. A write transaction holds WRITE from BeginWrite to Commit or
 //     Rollback, waiting up to Options.Timeout (ErrBusy), so its snapshot
-//     is the last commit of any connection. Its first frame restarts the
-//     WAL (new salts, header synced first, rule 11) when nothing is
-//     committed, or when every frame is in the database file and
-//     READ(1..4) can all be had exclusively (no reader of the WAL, in any
-//     connection). It writes no page into the database file (rule 11's
+//     is the last commit of any connection. That snapshot holds no read
+//     slot (rule 25 asks none of it): while WRITE is held no connection
+//     commits, restarts or truncates the WAL, and no checkpoint copies a
+//     frame past the last commit, which the snapshot reads from the WAL.
+//     Its first frame restarts the WAL (new salts, header synced first,
+//     rule 11) when nothing is committed, or when every frame was in the
+//     database file as the transaction began (so it reads none from the
+//     WAL) and READ(1..4) can all be had exclusively (no reader of the
+//     WAL, in any connection). It writes no page into the database file (rule 11's
 //     direct writes). Its commit maps the index regions it needs before
 //     the commit point, then indexes its frames and writes the header
 //     before WRITE goes.

@@ -59,6 +59,7 @@ func (w *WriteTx) Allocate() (uint32, []byte, error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	w.allocated++
 	if trunk := format.Header(pg1).FreelistTrunk(); trunk != 0 {
 		return w.allocFree(trunk)
 	}
@@ -126,6 +127,7 @@ func (w *WriteTx) Free(pgno uint32) error {
 	if err != nil {
 		return err
 	}
+	w.freed++
 	trunk := h.FreelistTrunk()
 	if trunk != 0 {
 		t, err := w.Write(trunk)

@@ -59,7 +59,7 @@ func (p *Pager) recoverJournal() (err error) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("pager: open %s: %w", jpath, err)
+		return fmt.Errorf("open %s: %w", jpath, err)
 	}
 	data, hot, err := p.readHotJournal(jf)
 	if cerr := jf.Close(); err == nil {
@@ -98,14 +98,14 @@ func (p *Pager) recoverJournal() (err error) {
 		if fi, err := p.fs.Stat(j.Super); errors.Is(err, fs.ErrNotExist) || err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
 			ok = false // the transaction committed in every database
 		} else if err != nil {
-			return fmt.Errorf("pager: %s names super-journal %s: %w", jpath, j.Super, err)
+			return fmt.Errorf("%s names super-journal %s: %w", jpath, j.Super, err)
 		}
 	}
 	if !ok {
 		return p.removeJournal()
 	}
 	if j.DBPages, err = rollbackSize(&j, hdr[:], dbSize); err != nil {
-		return fmt.Errorf("pager: %s: %w", jpath, err)
+		return fmt.Errorf("%s: %w", jpath, err)
 	}
 	if p.readOnly {
 		o := &journalOverlay{pages: make(map[uint32][]byte, len(j.Pages)), nPages: j.DBPages, records: len(j.Pages)}
@@ -195,7 +195,7 @@ func (p *Pager) readHotJournal(jf vfs.File) (data []byte, hot bool, err error) {
 		return nil, false, fmt.Errorf("%w: rollback journal of %d bytes", format.ErrUnsupported, size)
 	}
 	if data, err = jf.Map(int(size)); err != nil {
-		return nil, false, fmt.Errorf("pager: map %s: %w", jf.Name(), err)
+		return nil, false, fmt.Errorf("map %s: %w", jf.Name(), err)
 	}
 	return data, true, nil
 }
@@ -206,11 +206,11 @@ func (p *Pager) playJournal(j *format.Journal) error {
 	ps := int64(j.PageSize)
 	for _, pg := range j.Pages {
 		if _, err := p.f.WriteAt(pg.Data, int64(pg.Pgno-1)*ps); err != nil {
-			return fmt.Errorf("pager: roll back %s: %w", JournalPath(p.path), err)
+			return fmt.Errorf("roll back %s: %w", JournalPath(p.path), err)
 		}
 	}
 	if err := p.f.Truncate(int64(j.DBPages) * ps); err != nil {
-		return fmt.Errorf("pager: roll back %s: %w", JournalPath(p.path), err)
+		return fmt.Errorf("roll back %s: %w", JournalPath(p.path), err)
 	}
 	// Durable before the journal goes: until then a crash plays it again.
 	if err := p.f.Sync(); err != nil {

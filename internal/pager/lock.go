@@ -115,14 +115,14 @@ func (p *Pager) lock(level vfs.LockLevel) error {
 			return nil
 		}
 		if !errors.Is(err, ErrLocked) {
-			return fmt.Errorf("pager: lock %s: %w", p.path, err)
+			return fmt.Errorf("lock %s: %w", p.path, err)
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
 			if p.opts.Timeout > 0 {
-				return fmt.Errorf("pager: %s is held by another process or handle (waited %v): %w", p.path, p.opts.Timeout, ErrLocked)
+				return fmt.Errorf("%s is held by another process or handle (waited %v): %w", p.path, p.opts.Timeout, ErrLocked)
 			}
-			return fmt.Errorf("pager: %s is held by another process or handle: %w", p.path, ErrLocked)
+			return fmt.Errorf("%s is held by another process or handle: %w", p.path, ErrLocked)
 		}
 		time.Sleep(min(pause, left))
 		pause = min(2*pause, lockRetryMax)

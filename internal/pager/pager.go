@@ -171,7 +171,7 @@ func Open(path string, opts Options) (*Pager, error) {
 		opts.PageSize = DefaultPageSize
 	}
 	if !format.ValidPageSize(opts.PageSize) {
-		return nil, fmt.Errorf("pager: invalid page size %d: %w", opts.PageSize, format.ErrUnsupported)
+		return nil, fmt.Errorf("invalid page size %d: %w", opts.PageSize, format.ErrUnsupported)
 	}
 	if opts.CacheSize == 0 {
 		opts.CacheSize = DefaultCacheSize
@@ -293,7 +293,7 @@ func (p *Pager) load() error {
 	}
 	p.dbPages = uint32(size / int64(p.pageSize))
 	if err := p.db.Map(p.f, int(p.dbPages)*p.pageSize, !p.readOnly); err != nil {
-		return fmt.Errorf("pager: map %s: %w", p.path, err)
+		return fmt.Errorf("map %s: %w", p.path, err)
 	}
 	if p.wal, err = wal.Open(p.fs, WALPath(p.path), p.walOptions()); err != nil {
 		return err
@@ -408,7 +408,7 @@ func (p *Pager) Snapshot() *Snapshot {
 // which fails with ErrBusy when none comes free in time.
 func (p *Pager) InitSnapshot(s *Snapshot) error {
 	if p.sh != nil {
-		return p.initShared(s)
+		return p.initShared(s, false)
 	}
 	if p.rb != nil {
 		return p.snapshotRollback(s)
@@ -477,7 +477,10 @@ func (p *Pager) RenewSnapshot(s *Snapshot) (same bool, err error) {
 	}
 	if s.p == p && !p.closed && s.commits == p.stats.Commits && s.restarts == p.restarts && s.adopted == p.adopted {
 		if !s.live && p.sh != nil {
-			err := p.holdSlot(s.slot)
+			err := errRetry // a write transaction's snapshot holds no slot
+			if s.slot >= 0 {
+				err = p.holdSlot(s.slot)
+			}
 			if err == nil && s.slot > 0 && p.sh.info.readMark(s.slot) != s.mark {
 				p.dropSlot(s.slot) // a checkpoint moved the mark meanwhile
 				err = errRetry
@@ -519,7 +522,7 @@ func (p *Pager) release(s *Snapshot) {
 	if s.maxFrame != 0 {
 		p.walReaders--
 	}
-	if p.sh != nil {
+	if p.sh != nil && s.slot >= 0 {
 		p.dropSlot(s.slot)
 	}
 	if p.rb != nil {
@@ -575,7 +578,34 @@ func (p *Pager) Close() error {
 	// The locks go last, once the final checkpoint is durable and the
 	// WAL gone: until then another process must not touch the files.
 	errs = append(errs, p.closeShared(p.lastConn), p.leaveShm(), p.f.Unlock(), p.f.Close())
+	if p.readOnly && p.sh != nil {
+		p.purgeShm()
+	}
 	return errors.Join(errs...)
+}
+
+// purgeShm removes the -shm file that a read-only pager shared the
+// database through, when it was the last connection and there is no WAL
+// to read (or only an empty one): it leaves what sqlite3's last connection
+// leaves, nothing. Being last is holding EXCLUSIVE on the database file,
+// which every connection of a WAL-mode database holds SHARED while it is
+// open (rule 22), taken through a descriptor of its own that can write;
+// without one (the file's permissions), or with a WAL left to read, the
+// -shm file stays, as sqlite3 -readonly leaves it.
+func (p *Pager) purgeShm() {
+	f, err := p.fs.OpenFile(p.path, os.O_RDWR, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if f.Lock(vfs.LockExclusive) != nil {
+		return
+	}
+	defer f.Unlock()
+	if st, err := p.fs.Stat(WALPath(p.path)); err == nil && st.Size() > 0 {
+		return
+	}
+	_ = p.fs.Remove(shmPath(p.path))
 }
 
 // initNew writes page 1 of a new database when the file is empty.
@@ -618,7 +648,7 @@ func (p *Pager) initNew() error {
 func (p *Pager) growDBMap(nPages uint32) error {
 	nPages = max(nPages, p.dbPagesNow())
 	if err := p.db.Grow(p.f, int(nPages)*p.pageSize, &p.mu); err != nil {
-		return fmt.Errorf("pager: map %s: %w", p.path, err)
+		return fmt.Errorf("map %s: %w", p.path, err)
 	}
 	p.mu.Lock()
 	p.dbPages = nPages

@@ -31,7 +31,7 @@ const busyRetryMax = 20 * time.Millisecond
 
 // errRetry says that the shared state changed under an attempt, which
 // starts over (wal.c's WAL_RETRY).
-var errRetry = errors.New("pager: the wal-index changed: retry")
+var errRetry = errors.New("the wal-index changed: retry")
 
 // readSlot is one READ(i) lock byte as this pager holds it.
 type readSlot struct {
@@ -149,7 +149,7 @@ func (p *Pager) sharedHeader(deadline time.Time) (walIndexHdr, error) {
 			}
 		}
 		if time.Now().After(deadline) {
-			return h, fmt.Errorf("pager: %s: the wal-index stays torn or unwritten, and another connection holds what rebuilding it needs: %w", p.sh.x.path, ErrBusy)
+			return h, fmt.Errorf("%s: the wal-index stays torn or unwritten, and another connection holds what rebuilding it needs: %w", p.sh.x.path, ErrBusy)
 		}
 		p.mu.Unlock()
 		if pause == 0 {
@@ -288,7 +288,7 @@ func (p *Pager) refreshDBFile() error {
 	pages := uint32(size / int64(p.pageSize))
 	if pages > p.dbPages || vfs.MapCopies {
 		if err := p.db.Grow(p.f, int(pages)*p.pageSize, nopLock{}); err != nil {
-			return fmt.Errorf("pager: map %s: %w", p.path, err)
+			return fmt.Errorf("map %s: %w", p.path, err)
 		}
 	} else if pages < p.dbPages {
 		p.db.Truncate(int(pages)*p.pageSize, nopLock{})
@@ -300,22 +300,22 @@ func (p *Pager) refreshDBFile() error {
 // initShared is InitSnapshot for a shared pager (rule 25, walTryBeginRead):
 // the latest header, adopted; a read slot whose mark no checkpoint passes;
 // the header checked again once the slot is held.
-func (p *Pager) initShared(s *Snapshot) error {
+func (p *Pager) initShared(s *Snapshot, writer bool) error {
 	deadline := time.Now().Add(max(p.opts.Timeout, time.Second))
 	pause := time.Duration(0)
 	for {
 		p.mu.Lock()
 		if p.closed {
 			p.mu.Unlock()
-			return fmt.Errorf("pager: %s is closed", p.path)
+			return fmt.Errorf("%s is closed", p.path)
 		}
-		err := p.tryShared(s, deadline)
+		err := p.tryShared(s, deadline, writer)
 		p.mu.Unlock()
 		if !errors.Is(err, errRetry) {
 			return err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("pager: %s: no read slot of the wal-index came free: %w", p.path, ErrBusy)
+			return fmt.Errorf("%s: no read slot of the wal-index came free: %w", p.path, ErrBusy)
 		}
 		if pause == 0 {
 			pause = 50 * time.Microsecond
@@ -326,8 +326,9 @@ func (p *Pager) initShared(s *Snapshot) error {
 	}
 }
 
-// tryShared is one attempt of initShared. p.mu is held.
-func (p *Pager) tryShared(s *Snapshot, deadline time.Time) error {
+// tryShared is one attempt of initShared; writer says s is the snapshot of
+// the write transaction, begun with WRITE held. p.mu is held.
+func (p *Pager) tryShared(s *Snapshot, deadline time.Time, writer bool) error {
 	sh := p.sh
 	h, err := p.sharedHeader(deadline)
 	if err != nil {
@@ -338,13 +339,17 @@ func (p *Pager) tryShared(s *Snapshot, deadline time.Time) error {
 			return err
 		}
 	}
-	slot, err := p.takeSlot(h)
-	if err != nil {
-		return err
-	}
-	if !sh.x.hdrWordsEqual(&sh.raw) {
-		p.dropSlot(slot)
-		return errRetry
+	slot := writerSlot
+	if !writer {
+		if slot, err = p.takeSlot(h); err != nil {
+			return err
+		}
+		if !sh.x.hdrWordsEqual(&sh.raw) {
+			p.dropSlot(slot)
+			return errRetry
+		}
+	} else if h.mxFrame != sh.info.nBackfill() {
+		slot = writerSlotWAL
 	}
 	*s = Snapshot{
 		p:        p,
@@ -356,7 +361,7 @@ func (p *Pager) tryShared(s *Snapshot, deadline time.Time) error {
 		slot:     slot,
 	}
 	s.commits, s.restarts, s.adopted = p.stats.Commits, p.restarts, p.adopted
-	if slot > 0 {
+	if slot > 0 || slot == writerSlotWAL {
 		w := p.wal
 		s.log, s.walData, s.maxFrame = w.Log(), w.Data(), h.mxFrame
 		s.mark = h.mxFrame
@@ -366,6 +371,18 @@ func (p *Pager) tryShared(s *Snapshot, deadline time.Time) error {
 	s.live = true
 	return nil
 }
+
+// The slot of a write transaction's snapshot, taken while its pager holds
+// WRITE: none (rule 27). No other connection can commit, restart the WAL
+// or truncate it meanwhile, and a checkpoint can copy no frame past the
+// last commit, which the snapshot reads from the WAL: a read mark would
+// protect nothing, and setting one costs two lock calls a commit.
+// writerSlot reads the database file alone (every frame is in it),
+// writerSlotWAL reads the WAL as well.
+const (
+	writerSlot    = -1
+	writerSlotWAL = -2
+)
 
 // takeSlot takes a read slot for a snapshot of header h (rule 25) and
 // returns it: READ(0) when the database file holds every frame, else a
@@ -378,6 +395,19 @@ func (p *Pager) takeSlot(h walIndexHdr) (int, error) {
 	if h.mxFrame == info.nBackfill() {
 		if err := p.holdSlot(0); err != nil {
 			return 0, err
+		}
+		// Another connection's checkpoint may have copied frames into the
+		// file, and grown it, since this pager last looked: nBackfill says
+		// so, the header does not. READ(0), held, keeps copies out now.
+		if b := info.nBackfill(); b != sh.backfill {
+			if err := p.refreshDBFile(); err != nil {
+				p.dropSlot(0)
+				return 0, err
+			}
+			if p.wal != nil {
+				p.wal.SetBackfilledLocked(b)
+			}
+			sh.backfill = b
 		}
 		return 0, nil
 	}
@@ -518,7 +548,7 @@ func (p *Pager) waitLock(l walLock, n int, exclusive bool, wait time.Duration) e
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return fmt.Errorf("pager: %s: another connection holds the %s lock: %w", p.path, l, ErrBusy)
+			return fmt.Errorf("%s: another connection holds the %s lock: %w", p.path, l, ErrBusy)
 		}
 		time.Sleep(min(pause, left))
 		pause = min(2*pause, busyRetryMax)
@@ -718,11 +748,15 @@ func (p *Pager) checkpointShared(mode CheckpointMode) (res CheckpointResult, err
 		if m.mark >= safe {
 			continue
 		}
-		if err := p.waitLock(walLockRead(m.i), 1, true, wait); err != nil {
+		took, err := p.waitMark(m.i, safe, wait)
+		if err != nil {
 			if !errors.Is(err, ErrBusy) {
 				return p.checkpointResult(), err
 			}
 			safe = m.mark
+			continue
+		}
+		if !took {
 			continue
 		}
 		mark := uint32(readMarkNotUsed)
@@ -736,7 +770,7 @@ func (p *Pager) checkpointShared(mode CheckpointMode) (res CheckpointResult, err
 	from := min(info.nBackfill(), safe)
 	if from < safe {
 		if own0 {
-			busy = fmt.Errorf("pager: %s: this pager reads the database file: %w", p.path, ErrBusy)
+			busy = fmt.Errorf("%s: this pager reads the database file: %w", p.path, ErrBusy)
 		} else if err := p.waitLock(walLockRead(0), 1, true, wait); err != nil {
 			busy = err
 		} else {
@@ -760,7 +794,7 @@ func (p *Pager) checkpointShared(mode CheckpointMode) (res CheckpointResult, err
 		}
 	}
 	if busy == nil && safe < h.mxFrame {
-		busy = fmt.Errorf("pager: %s: readers of older commits hold the WAL's frames after %d: %w", p.path, safe, ErrBusy)
+		busy = fmt.Errorf("%s: readers of older commits hold the WAL's frames after %d: %w", p.path, safe, ErrBusy)
 	}
 	if busy == nil && mode >= CheckpointRestart {
 		busy = p.waitReaders(mode, wait)
@@ -770,6 +804,32 @@ func (p *Pager) checkpointShared(mode CheckpointMode) (res CheckpointResult, err
 		busy = nil // a passive checkpoint does what it can
 	}
 	return res, busy
+}
+
+// waitMark takes READ(i) exclusively, to move its mark, which is behind
+// safe, trying again while another connection holds it until wait has
+// passed (ErrBusy). It reports false, taking nothing, once the mark is
+// safe or past it: the slot's holder moved it up itself (a pagoda reader
+// keeps its slot across read transactions, so the lock may never come
+// free), and every snapshot that reads by the slot reads that far.
+func (p *Pager) waitMark(i int, safe uint32, wait time.Duration) (bool, error) {
+	deadline := time.Now().Add(wait)
+	pause := 100 * time.Microsecond
+	for {
+		err := p.sh.x.lock(walLockRead(i), 1, true)
+		if err == nil || !errors.Is(err, ErrLocked) {
+			return err == nil, err
+		}
+		if p.sh.info.readMark(i) >= safe {
+			return false, nil
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false, fmt.Errorf("pager: %s: another connection holds the %s lock: %w", p.path, walLockRead(i), ErrBusy)
+		}
+		time.Sleep(min(pause, left))
+		pause = min(2*pause, busyRetryMax)
+	}
 }
 
 // waitReaders waits until no reader holds a mark on the WAL (READ(1..4)
@@ -782,7 +842,7 @@ func (p *Pager) waitReaders(mode CheckpointMode, wait time.Duration) error {
 	for i := 1; i < shmReaders; i++ {
 		if sh.slots[i].refs > 0 {
 			p.mu.Unlock()
-			return fmt.Errorf("pager: %s: this pager reads the WAL: %w", p.path, ErrBusy)
+			return fmt.Errorf("%s: this pager reads the WAL: %w", p.path, ErrBusy)
 		}
 		_ = p.releaseSlot(i)
 	}
@@ -846,11 +906,11 @@ func (p *Pager) closeSharedWAL() error {
 	// commit: nobody has written over it since (no connection is left).
 	if err := p.wal.RetrySpoil(); err != nil {
 		p.lastConn = false
-		return fmt.Errorf("pager: close: the WAL may still hold a transaction whose commit failed: %w", err)
+		return fmt.Errorf("close: the WAL may still hold a transaction whose commit failed: %w", err)
 	}
 	if _, err := p.checkpointShared(CheckpointPassive); err != nil {
 		p.lastConn = false
-		return err
+		return closeCheckpointError(err)
 	}
 	p.mu.Lock()
 	done := p.wal.Backfilled() == p.wal.Log().MaxFrame
@@ -861,7 +921,7 @@ func (p *Pager) closeSharedWAL() error {
 	}
 	if err := p.fs.Remove(WALPath(p.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		p.lastConn = false
-		return err
+		return closeCheckpointError(err)
 	}
 	return nil
 }

@@ -63,7 +63,7 @@ func (p *Pager) joinShm() error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("pager: %w", err)
+		return err
 	}
 	// sqlite3 holds these locks exclusively only for moments (a checkpoint
 	// or a reader moving a mark), so the pager waits for them a little even
@@ -80,12 +80,12 @@ func (p *Pager) joinShm() error {
 		if !errors.Is(err, ErrLocked) || left <= 0 {
 			f.Close()
 			if errors.Is(err, ErrLocked) && !writable {
-				return fmt.Errorf("pager: %s: no read slot: the file is read-only to this process, and no sqlite3 reader holds a slot it could share: %w", path, ErrLocked)
+				return fmt.Errorf("%s: no read slot: the file is read-only to this process, and no sqlite3 reader holds a slot it could share: %w", path, ErrLocked)
 			}
 			if errors.Is(err, ErrLocked) {
-				return fmt.Errorf("pager: %s: sqlite3 connections hold the read slots of the WAL-mode file: %w", path, ErrLocked)
+				return fmt.Errorf("%s: sqlite3 connections hold the read slots of the WAL-mode file: %w", path, ErrLocked)
 			}
-			return fmt.Errorf("pager: %s: %w", path, err)
+			return fmt.Errorf("%s: %w", path, err)
 		}
 		time.Sleep(min(pause, left))
 		pause = min(2*pause, lockRetryMax)

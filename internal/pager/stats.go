@@ -9,6 +9,10 @@ type Stats struct {
 	Syncs       uint64 // fsync calls, on any file
 	Checkpoints uint64 // checkpoints that copied pages
 	Spilled     uint64 // pages written before their commit (Settle)
+	Allocated   uint64 // pages committed transactions took: from the freelist or the file's end
+	Freed       uint64 // pages committed transactions put on the freelist
+	Copied      uint64 // pages checkpoints copied into the database file
+	Restarts    uint64 // times the WAL started over (new salts) or was created
 }
 
 // Stats returns the pager's counters.
@@ -16,6 +20,7 @@ func (p *Pager) Stats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := p.stats
+	s.Restarts = p.restarts
 	if p.wal != nil {
 		s.Syncs += p.wal.Syncs()
 	}

@@ -362,7 +362,7 @@ func (l walLock) String() string {
 
 // errNoRegion says that the -shm file does not hold a region yet: no
 // writer has needed it.
-var errNoRegion = errors.New("pager: -shm region not allocated")
+var errNoRegion = errors.New("-shm region not allocated")
 
 // shmRegionsPerMap is how many regions one mapping covers: one, unless the
 // system's pages are larger than a region (os_unix.c's unixShmRegionPerMap).
@@ -402,10 +402,10 @@ func openWalIndex(fsys vfs.FS, dbPath string) (x *walIndex, first bool, err erro
 	path := shmPath(dbPath)
 	f, err := fsys.OpenFile(path, os.O_RDWR|os.O_CREATE, perm)
 	if err != nil {
-		return nil, false, fmt.Errorf("pager: %w", err)
+		return nil, false, err
 	}
 	if first, err = takeDMS(f); err != nil {
-		return nil, false, errors.Join(fmt.Errorf("pager: %s: dead-man switch: %w", path, err), f.Close())
+		return nil, false, errors.Join(fmt.Errorf("%s: dead-man switch: %w", path, err), f.Close())
 	}
 	return &walIndex{fsys: fsys, path: path, f: f}, first, nil
 }
@@ -478,7 +478,7 @@ func (x *walIndex) block(i int, extend bool) (*walBlock, error) {
 	need := int64(n) * shmRegionSize
 	size, err := x.f.Size()
 	if err != nil {
-		return nil, fmt.Errorf("pager: %w", err)
+		return nil, err
 	}
 	if size < need {
 		if !extend {
@@ -487,7 +487,7 @@ func (x *walIndex) block(i int, extend bool) (*walBlock, error) {
 		var zero [1]byte
 		for pg := size / shmPageSize; pg < need/shmPageSize; pg++ {
 			if _, err := x.f.WriteAt(zero[:], pg*shmPageSize+shmPageSize-1); err != nil {
-				return nil, fmt.Errorf("pager: extend %s: %w", x.path, err)
+				return nil, fmt.Errorf("extend %s: %w", x.path, err)
 			}
 		}
 	}
@@ -496,7 +496,7 @@ func (x *walIndex) block(i int, extend bool) (*walBlock, error) {
 	for len(grown) < n {
 		m, err := x.f.MapShared(int64(len(grown))*shmRegionSize, shmRegionsPerMap*shmRegionSize)
 		if err != nil {
-			return nil, fmt.Errorf("pager: map %s: %w", x.path, err)
+			return nil, fmt.Errorf("map %s: %w", x.path, err)
 		}
 		x.maps = append(x.maps, m)
 		for j := range shmRegionsPerMap {
@@ -583,7 +583,7 @@ func (x *walIndex) readHdr() (h walIndexHdr, ok bool, err error) {
 		return h, false, nil
 	}
 	if h.version != walIndexVersion {
-		return h, false, fmt.Errorf("pager: %s: %w: wal-index version %d (want %d)", x.path, format.ErrUnsupported, h.version, walIndexVersion)
+		return h, false, fmt.Errorf("%s: %w: wal-index version %d (want %d)", x.path, format.ErrUnsupported, h.version, walIndexVersion)
 	}
 	return h, true, nil
 }
@@ -662,7 +662,7 @@ func (c walCkptInfo) setNBackfillAttempted(n uint32) {
 // shared and exclusive, and shared locks one byte at a time.
 func (x *walIndex) lock(l walLock, n int, exclusive bool) error {
 	if err := x.f.LockRange(l.offset(), int64(n), exclusive); err != nil {
-		return fmt.Errorf("pager: %s lock %s (%d): %w", x.path, l, n, err)
+		return fmt.Errorf("%s lock %s (%d): %w", x.path, l, n, err)
 	}
 	return nil
 }
@@ -670,7 +670,7 @@ func (x *walIndex) lock(l walLock, n int, exclusive bool) error {
 // unlock releases n lock bytes from l.
 func (x *walIndex) unlock(l walLock, n int) error {
 	if err := x.f.UnlockRange(l.offset(), int64(n)); err != nil {
-		return fmt.Errorf("pager: %s unlock %s (%d): %w", x.path, l, n, err)
+		return fmt.Errorf("%s unlock %s (%d): %w", x.path, l, n, err)
 	}
 	return nil
 }
@@ -681,7 +681,7 @@ func (x *walIndex) unlock(l walLock, n int) error {
 // frames reach a new region. The caller holds WRITE (rule 16).
 func (x *walIndex) appendFrame(frame, pgno uint32) error {
 	if frame == 0 || pgno == 0 {
-		return fmt.Errorf("pager: wal-index entry for frame %d, page %d", frame, pgno)
+		return fmt.Errorf("wal-index entry for frame %d, page %d", frame, pgno)
 	}
 	b := walFramePage(frame)
 	blk, err := x.block(b, true)
@@ -689,7 +689,7 @@ func (x *walIndex) appendFrame(frame, pgno uint32) error {
 		return err
 	}
 	if err := blk.append(b, frame, pgno); err != nil {
-		return fmt.Errorf("pager: %s: %w", x.path, err)
+		return fmt.Errorf("%s: %w", x.path, err)
 	}
 	return nil
 }
@@ -736,7 +736,7 @@ func (x *walIndex) findFrame(pgno, minFrame, maxFrame uint32) (uint32, error) {
 		}
 		f, err := blk.find(b, pgno, minFrame, maxFrame)
 		if err != nil {
-			return 0, fmt.Errorf("pager: %s: %w", x.path, err)
+			return 0, fmt.Errorf("%s: %w", x.path, err)
 		}
 		if f != 0 {
 			return f, nil
@@ -799,7 +799,7 @@ func (x *walIndex) recover(log *wal.Log, held func(i int) bool) (walIndexHdr, er
 			last := min(log.MaxFrame, walBlockZero(b+1))
 			for f := walBlockZero(b) + 1; f <= last; f++ {
 				if err := private.append(b, f, log.Index.PageOf(f)); err != nil {
-					return h, fmt.Errorf("pager: %s: %w", x.path, err)
+					return h, fmt.Errorf("%s: %w", x.path, err)
 				}
 			}
 			shared, err := x.block(b, true)

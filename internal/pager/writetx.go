@@ -10,7 +10,7 @@ import (
 )
 
 // ErrReadOnly is returned by BeginWrite on a pager opened read-only.
-var ErrReadOnly = errors.New("pager: opened read-only")
+var ErrReadOnly = errors.New("opened read-only")
 
 // writeState is what the writer keeps between transactions.
 type writeState struct {
@@ -47,6 +47,9 @@ type WriteTx struct {
 	direct bool
 	nPages uint32
 	done   bool
+	// allocated and freed count the pages Allocate took and Free gave
+	// back, for Stats when the transaction commits.
+	allocated, freed uint64
 }
 
 // BeginWrite starts the write transaction, waiting for the previous one to
@@ -70,7 +73,7 @@ func (p *Pager) BeginWrite() (*WriteTx, error) {
 		}
 	}
 	w := &WriteTx{p: p, pages: &p.wstate.pages}
-	begin := p.InitSnapshot
+	begin := w.InitSnapshot
 	if p.rb != nil {
 		begin = p.beginRollbackWrite
 	}
@@ -85,6 +88,16 @@ func (p *Pager) BeginWrite() (*WriteTx, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// InitSnapshot initializes s as a snapshot of the last commit, the
+// transaction's base, for use while the transaction lasts: with a shared
+// database it holds no read slot (rule 27).
+func (w *WriteTx) InitSnapshot(s *Snapshot) error {
+	if w.p.sh != nil {
+		return w.p.initShared(s, true)
+	}
+	return w.p.InitSnapshot(s)
 }
 
 // writable refuses to write a file whose header asks for what pagoda's
@@ -391,14 +404,14 @@ func (w *WriteTx) Commit() error {
 		// The rest of the new pages join the spilled ones in the file,
 		// which must be durable before the commit frame is.
 		if err := w.spillDirect(); err != nil {
-			return fmt.Errorf("pager: commit: %w", err)
+			return fmt.Errorf("commit: %w", err)
 		}
 		if err := p.syncDB(); err != nil {
-			return fmt.Errorf("pager: commit: %w", err)
+			return fmt.Errorf("commit: %w", err)
 		}
 	}
 	if err := p.appendCommit(w); err != nil {
-		return fmt.Errorf("pager: commit: %w", err)
+		return fmt.Errorf("commit: %w", err)
 	}
 	p.wstate.wrote = true
 	w.finish()
@@ -455,6 +468,8 @@ func (p *Pager) appendCommit(w *WriteTx) error {
 	p.nPages = w.nPages
 	p.stats.Commits++
 	p.stats.Frames += uint64(frames)
+	p.stats.Allocated += w.allocated
+	p.stats.Freed += w.freed
 	p.mu.Unlock()
 	return nil
 }
@@ -483,6 +498,10 @@ func (w *WriteTx) prepareWAL() error {
 	}
 	p.wal.SetBuffer(p.ioBuffer())
 	if p.sh != nil {
+		if w.base.slot == writerSlotWAL {
+			// The transaction reads frames: the WAL goes on (rule 27).
+			return nil
+		}
 		_, err := p.restartShared()
 		return err
 	}

@@ -25,7 +25,7 @@ func ExampleParseCollation() {
 	fmt.Println(err)
 	// Output:
 	// NOCASE <nil>
-	// schema: unsupported: collation "klingon"
+	// unsupported: collation "klingon"
 }
 
 func ExampleParseCreateTable() {

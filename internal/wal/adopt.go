@@ -38,7 +38,7 @@ func (nopLocker) Unlock() {}
 func (w *File) Adopt(pub Published) (replaced bool, err error) {
 	l := w.log
 	if len(w.pending) != 0 {
-		return false, fmt.Errorf("wal: adopt with %d frames pending", len(w.pending))
+		return false, fmt.Errorf("adopt with %d frames pending", len(w.pending))
 	}
 	same := l.Valid && l.Header.Salt1 == pub.Salt1 && l.Header.Salt2 == pub.Salt2 && pub.MaxFrame >= l.MaxFrame
 	if pub.MaxFrame == 0 {
@@ -59,10 +59,10 @@ func (w *File) Adopt(pub Published) (replaced bool, err error) {
 		return false, err
 	}
 	if size < end {
-		return false, fmt.Errorf("wal: %s: %d bytes, the log published has %d frames: %w", w.path, size, pub.MaxFrame, format.ErrCorrupt)
+		return false, fmt.Errorf("%s: %d bytes, the log published has %d frames: %w", w.path, size, pub.MaxFrame, format.ErrCorrupt)
 	}
 	if err := w.m.Grow(w.f, int(end), nopLocker{}); err != nil {
-		return false, fmt.Errorf("wal: map %s: %w", w.path, err)
+		return false, fmt.Errorf("map %s: %w", w.path, err)
 	}
 	first := l.MaxFrame + 1
 	if !same {
@@ -71,7 +71,7 @@ func (w *File) Adopt(pub Published) (replaced bool, err error) {
 			return false, err
 		}
 		if !valid || h.Salt1 != pub.Salt1 || h.Salt2 != pub.Salt2 || int(h.PageSize) != w.pageSize {
-			return false, fmt.Errorf("wal: %s: its header does not have the salts of the log published: %w", w.path, format.ErrCorrupt)
+			return false, fmt.Errorf("%s: its header does not have the salts of the log published: %w", w.path, format.ErrCorrupt)
 		}
 		l.Index.Reset()
 		l.Header, l.Valid, l.PageSize = h, true, w.pageSize

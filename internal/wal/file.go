@@ -100,7 +100,7 @@ func Open(fsys vfs.FS, path string, opts Options) (*File, error) {
 		return w, nil
 	}
 	if err := w.m.Map(f, int(size), !opts.ReadOnly); err != nil {
-		return nil, errors.Join(fmt.Errorf("wal: map %s: %w", path, err), w.Close())
+		return nil, errors.Join(fmt.Errorf("map %s: %w", path, err), w.Close())
 	}
 	if w.log, err = Recover(w.m.Bytes(), opts.PageSize); err != nil {
 		return nil, errors.Join(err, w.Close())

@@ -121,7 +121,7 @@ func (w *File) Flush() error {
 	}
 	end := FrameOffset(w.log.MaxFrame+uint32(len(w.pending))+1, w.pageSize)
 	if err := w.m.Grow(w.f, int(end), w.mu); err != nil {
-		return fmt.Errorf("wal: map %s: %w", w.path, err)
+		return fmt.Errorf("map %s: %w", w.path, err)
 	}
 	return nil
 }

@@ -25,8 +25,8 @@ tables, and the primary-key value for other WITHOUT ROWID tables (only
 single-column primary keys): an integer if it parses as one and the column
 has INTEGER affinity (its declared type contains "INT"), else text, to
 which the column's affinity applies as in SQLite. A missing key is an
-error. FILE must exist. Give a negative KEY after "--": pagoda delete
-app.db t -- -3.`,
+error. FILE must exist. A negative KEY is a key, not a flag: pagoda
+delete app.db t -3.`,
 		Args: cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return update(args[0], false, func(tx *pagoda.Tx) error {
@@ -45,7 +45,7 @@ func deleteKey(tx *pagoda.Tx, table, key string, isHex bool) error {
 	}
 	notFound := func(err error) error {
 		if errors.Is(err, pagoda.ErrNotFound) {
-			return &cmdError{msg: t.Name() + ": key not found", err: err}
+			return &cmdError{msg: t.Name() + ": key " + strconv.Quote(key) + " not found", err: err}
 		}
 		return err
 	}

@@ -92,12 +92,12 @@ func TestDeleteErrors(t *testing.T) {
 		is   error  // nil: any error
 		msg  string // "": any message
 	}{
-		{[]string{"b", "gamma"}, pagoda.ErrNotFound, "b: key not found"},
-		{[]string{"b", "--hex", "ff"}, pagoda.ErrNotFound, "b: key not found"},
-		{[]string{"ipk", "2"}, pagoda.ErrNotFound, "ipk: key not found"},
-		{[]string{"all_types", "7"}, pagoda.ErrNotFound, "all_types: key not found"},
-		{[]string{"wr", "d"}, pagoda.ErrNotFound, "wr: key not found"},
-		{[]string{"wi", "8"}, pagoda.ErrNotFound, "wi: key not found"},
+		{[]string{"b", "gamma"}, pagoda.ErrNotFound, "b: key \"gamma\" not found"},
+		{[]string{"b", "--hex", "ff"}, pagoda.ErrNotFound, "b: key \"ff\" not found"},
+		{[]string{"ipk", "2"}, pagoda.ErrNotFound, "ipk: key \"2\" not found"},
+		{[]string{"all_types", "7"}, pagoda.ErrNotFound, "all_types: key \"7\" not found"},
+		{[]string{"wr", "d"}, pagoda.ErrNotFound, "wr: key \"d\" not found"},
+		{[]string{"wi", "8"}, pagoda.ErrNotFound, "wi: key \"8\" not found"},
 		{[]string{"nosuch", "1"}, pagoda.ErrNotFound, "no such table: nosuch"},
 		{[]string{"ipk", "one"}, nil, `ipk: rowid "one" is not an integer`},
 		{[]string{"b", "--hex", "zz"}, nil, ""},
@@ -129,7 +129,7 @@ func TestDeleteErrors(t *testing.T) {
 	root.SetArgs([]string{"delete", path, "b", "gamma"})
 	root.SetOut(&o)
 	root.SetErr(&e)
-	if code := execute(root); code != 1 || o.Len() != 0 || e.String() != "pagoda: b: key not found\n" {
+	if code := execute(root); code != 1 || o.Len() != 0 || e.String() != "pagoda: b: key \"gamma\" not found\n" {
 		t.Errorf("exit code %d, stdout %q, stderr %q", code, o.String(), e.String())
 	}
 

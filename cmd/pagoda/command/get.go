@@ -3,6 +3,7 @@ package command
 import (
 	"encoding/hex"
 	"errors"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -21,7 +22,7 @@ value for other WITHOUT ROWID tables (an integer if it parses as one, else
 text; only single-column primary keys). A row is printed as one JSON array,
 as scan --json prints it. A bucket's value is printed raw, followed by a
 newline; with --hex, KEY is given in hex and the value is printed in hex.
-Give a negative KEY after "--": pagoda get app.db t -- -3.
+A negative KEY is a key, not a flag: pagoda get app.db t -3.
 
 ` + jsonHelp,
 		Args: cobra.ExactArgs(3),
@@ -46,7 +47,7 @@ func get(tx *pagoda.Tx, out *output, table, key string, isHex bool) error {
 	}
 	notFound := func(err error) error {
 		if errors.Is(err, pagoda.ErrNotFound) {
-			return &cmdError{msg: t.Name() + ": key not found", err: err}
+			return &cmdError{msg: t.Name() + ": key " + strconv.Quote(key) + " not found", err: err}
 		}
 		return err
 	}

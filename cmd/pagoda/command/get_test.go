@@ -54,7 +54,7 @@ func TestGetNotFound(t *testing.T) {
 		if !errors.Is(err, pagoda.ErrNotFound) || out != "" {
 			t.Errorf("get %v: out %q, err %v; want ErrNotFound", args, out, err)
 		}
-		if want := args[0] + ": key not found"; err == nil || err.Error() != want {
+		if want := args[0] + ": key " + strconv.Quote(args[len(args)-1]) + " not found"; err == nil || err.Error() != want {
 			t.Errorf("get %v: error %q, want %q", args, err, want)
 		}
 	}

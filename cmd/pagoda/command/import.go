@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -44,7 +45,10 @@ bucket, or on an earlier line, takes the new value, as with put.
 
 A line that is not a row, or that the table refuses, stops the import with
 an error naming the line. A progress bar is shown on stderr when stderr is
-a terminal. At the end, "imported N rows into TABLE" is printed.
+a terminal. At the end, "imported N rows into TABLE" is printed. Once
+that is printed the rows are committed, even if a warning follows (the
+checkpoint as the file closes failed: see pagoda --help); the exit status
+is then 0.
 
 ` + jsonHelp,
 		Args: cobra.RangeArgs(2, 3),
@@ -80,11 +84,13 @@ a terminal. At the end, "imported N rows into TABLE" is printed.
 				}
 				return err
 			})
-			if err != nil {
+			if err != nil && !committed(err) {
 				return err
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "imported %d rows into %s\n", n, table)
-			return err
+			if _, perr := fmt.Fprintf(cmd.OutOrStdout(), "imported %d rows into %s\n", n, table); perr != nil {
+				return perr
+			}
+			return err // nil, or a warning: the rows are committed
 		},
 	}
 }
@@ -155,8 +161,18 @@ func readLine(r *bufio.Reader, buf []byte) ([]byte, error) {
 }
 
 // decodeRow parses one line as a JSON array, keeping numbers as
-// json.Number.
+// json.Number. A line that is not valid UTF-8 is refused, naming the
+// column of its first bad byte: encoding/json would store U+FFFD in its
+// place, bytes the user never gave.
 func decodeRow(line []byte) ([]any, error) {
+	if col, ok := firstInvalidUTF8(line); !ok {
+		return nil, fmt.Errorf("not JSON: invalid UTF-8 at column %d (byte 0x%02x); "+
+			`give bytes that are not UTF-8 text as {"blob":"<hex>"} or {"text_hex":"<hex>"}`, col, line[col-1])
+	}
+	if col, ok := loneSurrogate(line); !ok {
+		return nil, fmt.Errorf("not JSON text: a lone surrogate escape at column %d, which no UTF-8 text holds; "+
+			`give such bytes as {"blob":"<hex>"} or {"text_hex":"<hex>"}`, col)
+	}
 	d := json.NewDecoder(bytes.NewReader(line))
 	d.UseNumber()
 	var v any
@@ -171,6 +187,60 @@ func decodeRow(line []byte) ([]any, error) {
 		return nil, fmt.Errorf("not a JSON array: %s", jsonKind(v))
 	}
 	return row, nil
+}
+
+// firstInvalidUTF8 returns the 1-based byte column of the first byte of b
+// that does not start a valid UTF-8 sequence, and false; or 0 and true
+// when b is valid UTF-8.
+func firstInvalidUTF8(b []byte) (int, bool) {
+	if utf8.Valid(b) {
+		return 0, true
+	}
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i + 1, false
+		}
+		i += n
+	}
+	return 0, true
+}
+
+// loneSurrogate returns the 1-based column of the first \uXXXX escape in
+// a JSON string of line that is half of a UTF-16 surrogate pair without
+// its other half, and false (encoding/json would decode it as U+FFFD); or
+// 0 and true when there is none.
+func loneSurrogate(line []byte) (int, bool) {
+	hex4 := func(i int) (rune, bool) {
+		if i+6 > len(line) || line[i] != '\\' || line[i+1] != 'u' {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(string(line[i+2:i+6]), 16, 16)
+		return rune(n), err == nil
+	}
+	in := false
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case c == '"':
+			in = !in
+		case c == '\\' && in && i+1 < len(line):
+			r, ok := hex4(i)
+			switch {
+			case !ok:
+				i++ // an escaped character
+			case r >= 0xd800 && r < 0xdc00:
+				if r2, ok := hex4(i + 6); !ok || r2 < 0xdc00 || r2 > 0xdfff {
+					return i + 1, false
+				}
+				i += 11
+			case r >= 0xdc00 && r <= 0xdfff:
+				return i + 1, false
+			default:
+				i += 5
+			}
+		}
+	}
+	return 0, true
 }
 
 // tableInserter returns a function inserting a decoded row into t.

@@ -51,6 +51,7 @@ func TestImportNewBucket(t *testing.T) {
 
 ["","empty key"]
 ["unicode ☃ 𝄞","quote \" backslash \\ newline \n"]
+["pair \ud834\udd1e","U+FFFD itself � \ufffd escaped \\ud800 not an escape"]
 [{"text_hex":"ff41"},"from text_hex"]
 ["alpha","second"]
 `
@@ -58,7 +59,7 @@ func TestImportNewBucket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out != "imported 6 rows into kv\n" {
+	if out != "imported 7 rows into kv\n" {
 		t.Errorf("import printed %q", out)
 	}
 	integrityCheck(t, path)
@@ -66,6 +67,7 @@ func TestImportNewBucket(t *testing.T) {
 	got := sqliteQuery(t, path, "SELECT hex(key), typeof(key), hex(value), typeof(value) FROM kv ORDER BY key")
 	wantKV := [][2]string{
 		{"", "empty key"}, {"\x00\xff", ""}, {"alpha", "second"},
+		{"pair 𝄞", "U+FFFD itself \ufffd \ufffd escaped \\ud800 not an escape"},
 		{"unicode ☃ 𝄞", "quote \" backslash \\ newline \n"}, {"\xffA", "from text_hex"},
 	}
 	var wantRows [][]any
@@ -201,6 +203,13 @@ func TestImportAtomic(t *testing.T) {
 		{"newbucket", `["k"]`, 4, "a bucket row is [key, value], got 1 values", nil, nil},
 		{"newbucket", `["k",1]`, 4, "value: a number is not bytes", nil, nil},
 		{"newbucket", `[null,"v"]`, 4, "key: null is not bytes", nil, nil},
+		// Bytes that are not UTF-8 are refused, not stored as U+FFFD.
+		{"newbucket", "[\"k\xff\",\"v\"]", 4, "invalid UTF-8 at column 4 (byte 0xff)", nil, nil},
+		{"t", "[12,1,null,\"tw\xc3\",null,null]", 4, "invalid UTF-8 at column 15 (byte 0xc3)", nil, nil},
+		{"t", "[12,1,null,\"\xed\xa0\x80\",null,null]", 4, "invalid UTF-8 at column 13", nil, nil}, // an encoded surrogate
+		{"newbucket", `["k\ud800","v"]`, 4, "lone surrogate escape at column 4", nil, nil},
+		{"newbucket", `["k","\udc00x"]`, 4, "lone surrogate escape at column 7", nil, nil},
+		{"newbucket", `["k","\ud800\u0041"]`, 4, "lone surrogate escape at column 7", nil, nil},
 	} {
 		in := good + tc.bad + "\n" + strings.Join(tc.after, "\n")
 		if tc.table != "t" {
@@ -330,6 +339,42 @@ func TestImportProgress(t *testing.T) {
 	}
 	if got := mustRun(t, "get", path, "kv", "key 0999"); got != "value 999\n" {
 		t.Errorf("get kv 'key 0999' = %q", got)
+	}
+	integrityCheck(t, path)
+}
+
+// TestImportCheckpointFails: when the import's commit is durable but the
+// checkpoint as the file closes fails (the disk filled up: simulated at
+// closeDB, which the pager's TestCloseCheckpointFails covers for real),
+// the command says the rows are imported and that the commit stands,
+// exits 0, and leaves the file (a new one too) with every row.
+func TestImportCheckpointFails(t *testing.T) {
+	defer func(f func(*pagoda.DB) error) { closeDB = f }(closeDB)
+	closeDB = func(db *pagoda.DB) error {
+		if err := db.Close(); err != nil {
+			return err
+		}
+		return fmt.Errorf("pagoda: close: %w: write %s: no space left on device", pagoda.ErrCheckpoint, db.Path())
+	}
+	path := filepath.Join(t.TempDir(), "new.db") // created by the import
+	root := NewRoot()
+	var o, e bytes.Buffer
+	root.SetArgs([]string{"import", path, "kv", "-"})
+	root.SetIn(strings.NewReader("[\"a\",\"1\"]\n[\"b\",\"2\"]\n"))
+	root.SetOut(&o)
+	root.SetErr(&e)
+	if code := execute(root); code != 0 {
+		t.Errorf("exit status %d, want 0", code)
+	}
+	if o.String() != "imported 2 rows into kv\n" {
+		t.Errorf("stdout %q", o.String())
+	}
+	if msg := e.String(); !strings.HasPrefix(msg, "pagoda: warning: the commit stands") || !strings.Contains(msg, "no space left on device") {
+		t.Errorf("stderr %q", msg)
+	}
+	closeDB = (*pagoda.DB).Close
+	if got := mustRun(t, "get", path, "kv", "b"); got != "2\n" {
+		t.Errorf("get kv b = %q after the warning", got)
 	}
 	integrityCheck(t, path)
 }

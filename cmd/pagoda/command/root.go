@@ -8,9 +8,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/pagodadb/pagoda"
 )
@@ -24,8 +28,16 @@ var extraCommands []func() *cobra.Command
 // Execute).
 func NewRoot() *cobra.Command {
 	root := &cobra.Command{
-		Use:           "pagoda",
-		Short:         "Inspect pagoda (SQLite 3) database files",
+		Use:   "pagoda",
+		Short: "Inspect pagoda (SQLite 3) database files",
+		Long: `Inspect pagoda (SQLite 3) database files.
+
+Exit status: 0 on success; 1 after an error, printed as "pagoda: <error>".
+A command that writes commits all its changes or none. When its commit is
+durable but the checkpoint as it closes the file fails (a full disk, say),
+it prints "pagoda: warning: the commit stands..." and exits 0: the changes
+are in FILE-wal, which the next program to open FILE (pagoda or sqlite3)
+reads and checkpoints.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -44,6 +56,12 @@ func NewRoot() *cobra.Command {
 	for _, c := range extraCommands {
 		root.AddCommand(c())
 	}
+	root.Version = versionText()
+	root.SetVersionTemplate("{{.Version}}\n")
+	withUsage(root)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &usageError{err: err, cmd: c}
+	})
 	return root
 }
 
@@ -73,17 +91,105 @@ func (f journalModeFlag) Set(s string) error {
 
 func (f journalModeFlag) Type() string { return "mode" }
 
+// usageError is an error in a command's arguments or flags: Execute
+// prints the command's usage line after it.
+type usageError struct {
+	err error
+	cmd *cobra.Command
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// withUsage makes the argument checks of c and its subcommands return
+// usageErrors.
+func withUsage(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		withUsage(sub)
+	}
+	if c.Args == nil {
+		return
+	}
+	check := c.Args
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return &usageError{err: err, cmd: cmd}
+		}
+		return nil
+	}
+}
+
+// negativeNumber matches an argument that is a negative number, such as a
+// rowid: a key, never a flag (no flag of pagoda's is a digit).
+var negativeNumber = regexp.MustCompile(`^-[0-9][0-9.eE+-]*$`)
+
+// keyArgs returns args with every negative number that stands as a
+// positional argument moved after a "--", the arguments after it kept in
+// their order, so that flag parsing does not take "-3" for a flag:
+// "get app.db t -3 --hex" becomes "get app.db t --hex -- -3". A flag's
+// value ("--from -5") stays where it is.
+func keyArgs(root *cobra.Command, args []string) []string {
+	if !slices.ContainsFunc(args, negativeNumber.MatchString) || slices.Contains(args, "--") {
+		return args
+	}
+	cmd, rest, err := root.Find(args)
+	if err != nil || cmd == root {
+		return args
+	}
+	// The command's path first, then its flags, "--" and the rest.
+	flags := strings.Fields(cmd.CommandPath())[1:]
+	var positional []string
+	args = rest
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case negativeNumber.MatchString(a) || !strings.HasPrefix(a, "-") || a == "-":
+			positional = append(positional, a)
+		default:
+			flags = append(flags, a)
+			name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			var f *pflag.Flag
+			if strings.HasPrefix(a, "--") {
+				f = cmd.Flags().Lookup(name)
+			} else if len(name) == 1 {
+				f = cmd.Flags().ShorthandLookup(name)
+			}
+			if f != nil && f.NoOptDefVal == "" && !hasValue && i+1 < len(args) {
+				i++
+				flags = append(flags, args[i]) // the flag's value
+			}
+		}
+	}
+	return append(append(flags, "--"), positional...)
+}
+
 // Execute runs the command line in os.Args and returns the process exit
-// code: 0, or 1 after printing "pagoda: <error>" on stderr.
-func Execute() int { return execute(NewRoot()) }
+// code: 0, or 1 after printing "pagoda: <error>" on stderr. A command whose
+// work was done but for a warning (a commit that stands although the
+// checkpoint at close failed) prints "pagoda: warning: <warning>" and
+// returns 0.
+func Execute() int {
+	root := NewRoot()
+	root.SetArgs(keyArgs(root, os.Args[1:]))
+	return execute(root)
+}
 
 // execute runs root and reports its error on root's error stream.
 func execute(root *cobra.Command) int {
-	if err := root.Execute(); err != nil {
-		fmt.Fprintf(root.ErrOrStderr(), "pagoda: %s\n", errorText(err))
-		return 1
+	err := root.Execute()
+	switch {
+	case err == nil:
+		return 0
+	case committed(err):
+		fmt.Fprintf(root.ErrOrStderr(), "pagoda: warning: %s\n", errorText(err))
+		return 0
 	}
-	return 0
+	fmt.Fprintf(root.ErrOrStderr(), "pagoda: %s\n", errorText(err))
+	var u *usageError
+	if errors.As(err, &u) {
+		fmt.Fprintf(root.ErrOrStderr(), "Usage: %s\nRun '%s --help' for more.\n", u.cmd.UseLine(), u.cmd.CommandPath())
+	}
+	return 1
 }
 
 // errorText is err's message without the "pagoda: " prefixes that engine

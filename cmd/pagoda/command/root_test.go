@@ -6,9 +6,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/pagodadb/pagoda/internal/sqltest"
 	_ "github.com/pagodadb/pagoda/internal/sqltest" // the "sqlite" driver: SQLite itself, the oracle
 	"github.com/spf13/cobra"
 
@@ -104,7 +106,7 @@ func TestExecuteReportsErrors(t *testing.T) {
 	if o.Len() != 0 {
 		t.Errorf("stdout = %q, want nothing", o.String())
 	}
-	if got, want := e.String(), "pagoda: ipk: key not found\n"; got != want {
+	if got, want := e.String(), "pagoda: ipk: key \"2\" not found\n"; got != want {
 		t.Errorf("stderr = %q, want %q", got, want)
 	}
 
@@ -273,5 +275,71 @@ func TestJournalModeFlag(t *testing.T) {
 	}
 	if _, _, err := run(t, "--journal-mode", "delete", "put", wal, "b", "k", "v"); !errors.Is(err, pagoda.ErrUnsupported) {
 		t.Fatalf("--journal-mode delete on a WAL-mode file: %v, want ErrUnsupported", err)
+	}
+}
+
+// runExit runs args as Execute does (negative keys included) and returns
+// the exit status and the output.
+func runExit(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	root := NewRoot()
+	var o, e bytes.Buffer
+	root.SetArgs(keyArgs(root, args))
+	root.SetOut(&o)
+	root.SetErr(&e)
+	return execute(root), o.String(), e.String()
+}
+
+// TestErrorMessages: what the CLI prints for the errors users meet: one
+// "pagoda: " prefix, no internal package names, the file or key it is
+// about, sqlite3's wording where it has one, and the usage line after an
+// argument or flag error.
+func TestErrorMessages(t *testing.T) {
+	path, _ := fixture(t)
+	dir := t.TempDir()
+	notDB := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notDB, []byte(strings.Repeat("text, not a database\n", 100)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bk := filepath.Join(dir, "bk.db")
+	mustRun(t, "backup", path, bk)
+	for _, tc := range []struct {
+		args []string
+		want []string // lines of stderr, each a prefix
+	}{
+		{[]string{"info", notDB}, []string{"pagoda: " + notDB + ": database is corrupt: page 1: file is not a database"}},
+		{[]string{"scan", path, "nope"}, []string{"pagoda: no such table: nope"}},
+		{[]string{"get", path, "ipk", "2"}, []string{`pagoda: ipk: key "2" not found`}},
+		{[]string{"backup", path, bk}, []string{"pagoda: " + bk + ": already exists"}},
+		{[]string{"get", path, "ipk"}, []string{"pagoda: accepts 3 arg(s), received 2", "Usage: pagoda get FILE TABLE", "Run 'pagoda get --help'"}},
+		{[]string{"scan", path, "ipk", "--bogus"}, []string{"pagoda: unknown flag: --bogus", "Usage: pagoda scan", "Run 'pagoda scan --help'"}},
+		{[]string{"get", path, "ipk", "-33333"}, []string{`pagoda: ipk: key "-33333" not found`}},                       // a key, not a flag
+		{[]string{"get", path, "ipk", "-33333", "--limit"}, []string{"pagoda: unknown flag: --limit", "Usage:", "Run"}}, // flags after it still parse
+	} {
+		code, _, stderr := runExit(t, tc.args...)
+		if code != 1 {
+			t.Errorf("%v: exit status %d, want 1", tc.args, code)
+		}
+		lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+		if len(lines) != len(tc.want) {
+			t.Errorf("%v: stderr %q, want %d lines", tc.args, stderr, len(tc.want))
+			continue
+		}
+		for i, w := range tc.want {
+			if !strings.HasPrefix(lines[i], w) {
+				t.Errorf("%v: line %d %q, want %q...", tc.args, i+1, lines[i], w)
+			}
+		}
+		if strings.Count(lines[0], "pagoda:") != 1 || regexp.MustCompile(`\b(pager|wal|btree|schema|format|vfs):`).MatchString(stderr) {
+			t.Errorf("%v: %q", tc.args, stderr)
+		}
+	}
+	// A negative rowid that exists reads as the row.
+	neg := filepath.Join(dir, "neg.db")
+	sqltest.Exec(t, neg, "CREATE TABLE t(id INTEGER PRIMARY KEY, v)", "INSERT INTO t VALUES (-3, 'minus three')")
+	for _, args := range [][]string{{"get", neg, "t", "-3"}, {"get", neg, "t", "--", "-3"}} {
+		if code, out, stderr := runExit(t, args...); code != 0 || out != "[-3,\"minus three\"]\n" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, stderr)
+		}
 	}
 }

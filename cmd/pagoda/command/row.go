@@ -21,7 +21,10 @@ const jsonHelp = `JSON rows are one JSON array per line, columns in declared ord
             {"text_hex":"<lowercase hex of the bytes>"} so that no byte is lost
   BLOB      {"blob":"<lowercase hex>"}
   NULL      null
-The INTEGER PRIMARY KEY column shows the rowid, as sqlite3 shows it.`
+The INTEGER PRIMARY KEY column shows the rowid, as sqlite3 shows it.
+Input lines must be valid UTF-8, and their strings hold no \uXXXX escape
+of half a surrogate pair: such a line is refused (its line and column
+named), never stored with U+FFFD in place of the bytes given.`
 
 // appendJSONRow appends rec as a JSON array and a newline.
 func appendJSONRow(dst []byte, rec pagoda.Record) []byte {

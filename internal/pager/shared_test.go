@@ -1,0 +1,231 @@
+package pager
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/pagodadb/pagoda/internal/format"
+	"github.com/pagodadb/pagoda/internal/sqltest"
+	"github.com/pagodadb/pagoda/internal/vfs"
+)
+
+// openShared opens path as a shared pager (two in one process are two
+// connections: the locks belong to each open file), skipping where locks
+// belong to the process.
+func openShared(t *testing.T, path string) *Pager {
+	t.Helper()
+	if !vfs.FileLocks {
+		t.Skip("locks belong to the process here: pagoda does not share a file")
+	}
+	p, err := Open(path, Options{CheckpointPages: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.sh == nil {
+		t.Fatal("a new database is not shared")
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// readersFree reports whether another connection can have READ(1..4)
+// exclusively, as a restart of the WAL needs them.
+func readersFree(t *testing.T, p *Pager) bool {
+	t.Helper()
+	err := p.sh.x.lock(walLockRead(1), shmReaders-1, true)
+	if errors.Is(err, ErrLocked) {
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.sh.x.unlock(walLockRead(1), shmReaders-1); err != nil {
+		t.Fatal(err)
+	}
+	return true
+}
+
+// dropIdle releases the slots p holds with no snapshot reading by them, as
+// its timer does idleSlotHold after their last use.
+func dropIdle(p *Pager) {
+	p.releaseIdle()
+	p.releaseIdle()
+}
+
+// TestWriteTxHoldsNoSlot: a write transaction's snapshot takes no read
+// slot (rule 27): a commit costs no read-mark lock calls, and another
+// connection could have every READ(i) while it runs; a read snapshot does
+// hold one.
+func TestWriteTxHoldsNoSlot(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	a := openShared(t, path)
+	setUserVersion(t, a, 1)
+	b := openShared(t, path)
+
+	w, err := a.BeginWrite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Rollback()
+	var s Snapshot
+	if err := w.InitSnapshot(&s); err != nil {
+		t.Fatal(err)
+	}
+	if w.base.slot >= 0 || s.slot >= 0 {
+		t.Errorf("write transaction's snapshots hold slots %d and %d", w.base.slot, s.slot)
+	}
+	if w.base.maxFrame == 0 {
+		t.Error("the write transaction does not read the commit in the WAL")
+	}
+	if !readersFree(t, b) {
+		t.Error("READ(1..4) held during a write transaction")
+	}
+	pg, err := w.Write(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	format.Header(pg).SetUserVersion(2)
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	s.Release()
+
+	var r Snapshot
+	if err := b.InitSnapshot(&r); err != nil {
+		t.Fatal(err)
+	}
+	if r.slot < 1 {
+		t.Fatalf("a reader of the WAL holds slot %d", r.slot)
+	}
+	pg1, err := r.Page(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := format.Header(pg1).UserVersion(); v != 2 {
+		t.Errorf("the other connection reads user_version %d, want 2", v)
+	}
+	if readersFree(t, a) {
+		t.Error("a reader's slot is free to the other connection")
+	}
+	r.Release()
+}
+
+// TestWriteTxReadingWALDoesNotRestart: a write transaction that began
+// while frames were not yet in the database file reads them from the WAL;
+// a checkpoint by another connection that copies them all meanwhile must
+// not let the transaction's first frame restart the WAL over them.
+func TestWriteTxReadingWALDoesNotRestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	a := openShared(t, path)
+	setUserVersion(t, a, 1)
+	b := openShared(t, path)
+
+	w, err := a.BeginWrite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Rollback()
+	if w.base.slot != writerSlotWAL {
+		t.Fatalf("base slot %d, want writerSlotWAL", w.base.slot)
+	}
+	// Another connection copies every frame (passive: WRITE is a's),
+	// once a has let the slots it held idle go.
+	dropIdle(a)
+	res, err := b.Checkpoint(CheckpointPassive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Copied != res.Frames || res.Frames == 0 {
+		t.Fatalf("checkpoint copied %d of %d frames", res.Copied, res.Frames)
+	}
+	dropIdle(b) // no reader anywhere: only the transaction's own snapshot holds the WAL
+	restarts := a.restarts
+	pg, err := w.Write(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	format.Header(pg).SetUserVersion(2)
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if a.restarts != restarts {
+		t.Error("the WAL restarted under the transaction's own snapshot")
+	}
+	// The next transaction begins with every frame copied: it restarts.
+	setUserVersion(t, a, 3)
+	dropIdle(a)
+	if _, err := b.Checkpoint(CheckpointPassive); err != nil {
+		t.Fatal(err)
+	}
+	dropIdle(b)
+	setUserVersion(t, a, 4)
+	if a.restarts == restarts {
+		t.Error("the WAL never restarted")
+	}
+	if got := query(t, path, "PRAGMA integrity_check"); got != "ok" {
+		t.Errorf("integrity_check: %s", got)
+	}
+	if got := query(t, path, "PRAGMA user_version"); got != "4" {
+		t.Errorf("user_version %s, want 4", got)
+	}
+}
+
+// TestReadOnlyLeavesNothing: a read-only pager that is the last connection
+// to a WAL-mode database with no WAL left removes the -shm file it shared
+// the database through, as sqlite3's last connection does; beside another
+// connection, or with a WAL to read, the -shm stays.
+func TestReadOnlyLeavesNothing(t *testing.T) {
+	if !vfs.FileLocks {
+		t.Skip("locks belong to the process here: pagoda does not share a file")
+	}
+	path := filepath.Join(t.TempDir(), "ro.db")
+	sqltest.Exec(t, path, "PRAGMA journal_mode=WAL", "CREATE TABLE t(x)", "INSERT INTO t VALUES (1)")
+	shm := func() bool {
+		_, err := os.Stat(shmPath(path))
+		return err == nil
+	}
+	readAndClose := func() {
+		t.Helper()
+		r, err := Open(path, Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.sh == nil {
+			t.Fatal("the read-only pager does not share the database")
+		}
+		var s Snapshot
+		if err := r.InitSnapshot(&s); err != nil {
+			t.Fatal(err)
+		}
+		s.Release()
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if shm() {
+		t.Fatal("SQLite left a -shm file")
+	}
+	readAndClose()
+	if shm() {
+		t.Error("the last connection, read-only, left the -shm file")
+	}
+
+	// Beside a writer: the writer's -shm stays.
+	w := openShared(t, path)
+	setUserVersion(t, w, 3)
+	readAndClose()
+	if !shm() {
+		t.Error("a read-only pager removed the -shm file of a live connection")
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if shm() {
+		t.Error("the writer, last, left the -shm file")
+	}
+	if got := query(t, path, "PRAGMA user_version"); got != "3" {
+		t.Errorf("user_version %s, want 3", got)
+	}
+}
