@@ -92,7 +92,7 @@ type fileVers struct {
 
 // errOwnReaders says that snapshots of this pager keep a commit from
 // taking EXCLUSIVE.
-var errOwnReaders = errors.New("pager: this pager's read transactions hold the database")
+var errOwnReaders = errors.New("this pager's read transactions hold the database")
 
 // rollbackFile reports whether the pager writes the file, whose first bytes
 // are hdr (n of them), through a rollback journal; the caller holds SHARED.
@@ -108,7 +108,7 @@ func (p *Pager) rollbackFile(hdr []byte, n int) (bool, error) {
 	switch format.Header(hdr).ReadVersion() {
 	case format.FileFormatWAL:
 		if mode == JournalDelete && !p.readOnly {
-			return false, fmt.Errorf("pager: %s is a WAL-mode database: pagoda does not take it back to a rollback journal (sqlite3 does: PRAGMA journal_mode=DELETE): %w", p.path, format.ErrUnsupported)
+			return false, fmt.Errorf("%s is a WAL-mode database: pagoda does not take it back to a rollback journal (sqlite3 does: PRAGMA journal_mode=DELETE): %w", p.path, format.ErrUnsupported)
 		}
 		return false, nil
 	case format.FileFormatLegacy:
@@ -180,7 +180,7 @@ func (p *Pager) snapshotRollback(s *Snapshot) error {
 		p.mu.Lock()
 		if p.closed {
 			p.mu.Unlock()
-			return fmt.Errorf("pager: %s is closed", p.path)
+			return fmt.Errorf("%s is closed", p.path)
 		}
 		err := errRetry
 		if !rb.pending && !(rb.recover && rb.readers > 0) {
@@ -207,7 +207,7 @@ func (p *Pager) snapshotRollback(s *Snapshot) error {
 			return err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("pager: %s: a writer holds it, in this or another connection: %w", p.path, ErrBusy)
+			return fmt.Errorf("%s: a writer holds it, in this or another connection: %w", p.path, ErrBusy)
 		}
 		time.Sleep(pause)
 		pause = min(2*pause, busyRetryMax)
@@ -328,7 +328,7 @@ func (p *Pager) journalLooksHot() (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("pager: open %s: %w", JournalPath(p.path), err)
+		return false, fmt.Errorf("open %s: %w", JournalPath(p.path), err)
 	}
 	defer jf.Close()
 	var first [1]byte
@@ -386,11 +386,11 @@ func (p *Pager) learnRollback() error {
 		}
 		h := format.Header(hdr[:])
 		if h.ReadVersion() != format.FileFormatLegacy {
-			return fmt.Errorf("pager: %s: another connection made it a WAL-mode database: open it again: %w", p.path, format.ErrUnsupported)
+			return fmt.Errorf("%s: another connection made it a WAL-mode database: open it again: %w", p.path, format.ErrUnsupported)
 		}
 		if h.PageSize() != p.pageSize || h.UsableSize() != p.usable {
 			if p.nPages != 0 || p.dbPages != 0 {
-				return fmt.Errorf("pager: %s: another connection changed its page size to %d: open it again: %w", p.path, h.PageSize(), format.ErrUnsupported)
+				return fmt.Errorf("%s: another connection changed its page size to %d: open it again: %w", p.path, h.PageSize(), format.ErrUnsupported)
 			}
 			p.pageSize, p.usable = h.PageSize(), h.UsableSize()
 		}
@@ -445,11 +445,11 @@ func (p *Pager) beginRollbackWrite(base *Snapshot) error {
 		}
 		base.Release()
 		if !errors.Is(err, ErrLocked) {
-			return fmt.Errorf("pager: lock %s: %w", p.path, err)
+			return fmt.Errorf("lock %s: %w", p.path, err)
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return fmt.Errorf("pager: %s: another connection is writing it (it holds the RESERVED lock): %w", p.path, ErrBusy)
+			return fmt.Errorf("%s: another connection is writing it (it holds the RESERVED lock): %w", p.path, ErrBusy)
 		}
 		time.Sleep(min(pause, left))
 		pause = min(2*pause, busyRetryMax)
@@ -507,7 +507,7 @@ func (w *WriteTx) commitRollback() error {
 		if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
 			err = errors.Join(err, rerr)
 		}
-		return fmt.Errorf("pager: commit: %w; the transaction's changes are not committed", err)
+		return fmt.Errorf("commit: %w; the transaction's changes are not committed", err)
 	}
 	if err := w.writeFile(); err != nil {
 		return p.undoRollback(err)
@@ -523,7 +523,7 @@ func (w *WriteTx) commitRollback() error {
 		// the commit. Tried twice: the commit cannot be taken back now.
 		if derr := p.syncDir(); derr != nil {
 			if derr = p.syncDir(); derr != nil {
-				err = errors.Join(err, fmt.Errorf("pager: commit: the transaction is committed, but syncing the directory failed, so a power loss may undo it: %w", derr))
+				err = errors.Join(err, fmt.Errorf("commit: the transaction is committed, but syncing the directory failed, so a power loss may undo it: %w", derr))
 			}
 		}
 	}
@@ -613,7 +613,7 @@ func (p *Pager) exclusiveRollback() error {
 			return nil
 		}
 		if !errors.Is(err, ErrLocked) && !errors.Is(err, errOwnReaders) {
-			return fmt.Errorf("pager: lock %s: %w", p.path, err)
+			return fmt.Errorf("lock %s: %w", p.path, err)
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
@@ -621,7 +621,7 @@ func (p *Pager) exclusiveRollback() error {
 			if errors.Is(err, errOwnReaders) {
 				who = "read transactions of this pager hold it"
 			}
-			return fmt.Errorf("pager: %s: %s (waited %v): %w", p.path, who, p.opts.Timeout, ErrBusy)
+			return fmt.Errorf("%s: %s (waited %v): %w", p.path, who, p.opts.Timeout, ErrBusy)
 		}
 		time.Sleep(min(pause, left))
 		pause = min(2*pause, busyRetryMax)
@@ -732,7 +732,7 @@ func (p *Pager) undoRollback(err error) error {
 	}
 	p.mu.Unlock()
 	if rerr != nil {
-		return fmt.Errorf("pager: commit: %w; the transaction's changes are not committed, and rolling them back failed (%v): the journal rolls them back before the next read", err, rerr)
+		return fmt.Errorf("commit: %w; the transaction's changes are not committed, and rolling them back failed (%v): the journal rolls them back before the next read", err, rerr)
 	}
-	return fmt.Errorf("pager: commit: %w; the transaction's changes are not committed (rolled back)", err)
+	return fmt.Errorf("commit: %w; the transaction's changes are not committed (rolled back)", err)
 }
