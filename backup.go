@@ -153,8 +153,8 @@ func syncDir(dir string) error {
 // wrapping ErrCorrupt that names its page. An index or WITHOUT ROWID table
 // whose definition pagoda cannot parse is an error wrapping
 // ErrUnsupported, as is a UTF-16 database (pagoda writes only UTF-8
-// databases: Backup copies one). dst must not exist (ErrExists); it
-// appears complete or not at all.
+// databases: Backup copies one). The copy keeps the database's journal
+// mode. dst must not exist (ErrExists); it appears complete or not at all.
 func (db *DB) Compact(dst string) error {
 	return db.View(func(src *Tx) error {
 		if enc := src.cat.TextEncoding; format.IsUTF16(enc) {
@@ -169,7 +169,12 @@ func (db *DB) Compact(dst string) error {
 		}
 		defer os.RemoveAll(dir)
 		tmp := filepath.Join(dir, "db")
-		out, err := Open(tmp, &Options{PageSize: src.snap.PageSize()})
+		// The copy keeps the source's journal mode.
+		mode := JournalDefault
+		if pg1, err := src.snap.Page(1); err == nil && format.Header(pg1).ReadVersion() == format.FileFormatLegacy {
+			mode = JournalDelete
+		}
+		out, err := Open(tmp, &Options{PageSize: src.snap.PageSize(), JournalMode: mode})
 		if err != nil {
 			return err
 		}

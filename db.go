@@ -59,10 +59,18 @@ type DB struct {
 // locking_mode=EXCLUSIVE): no other DB and no sqlite3 process can read or
 // write the file meanwhile ("database is locked").
 //
-// A rollback-journal database (sqlite3's default mode) opened writable is
-// held EXCLUSIVE from Open to Close, and its first write turns it into a
-// WAL-mode database. A ReadOnly DB holds SHARED on such a file: sqlite3
-// cannot write it meanwhile.
+// A rollback-journal database (sqlite3's and Python's default mode) stays
+// one (Options.JournalMode): commits go through a -journal of the pages'
+// originals as sqlite3's do, and, as sqlite3, a DB holds the file's SHARED
+// lock only during a read transaction and RESERVED during a write one, so
+// sqlite3 processes read and write the file beside it; each transaction
+// begins from the last commit of any of them. A commit waits up to
+// Options.Timeout for read transactions, of other processes and of this
+// DB, to end (then ErrBusy: nothing is committed), and a write
+// transaction as long for another process's. Elsewhere than Linux, and
+// with Options.Exclusive, such a DB holds EXCLUSIVE (SHARED read-only)
+// from Open to Close instead, still writing through the journal. Its
+// Checkpoint does nothing.
 //
 // While a lock Open needs is held elsewhere Open tries again until
 // Options.Timeout has passed, then fails with an error wrapping ErrLocked.
@@ -78,6 +86,7 @@ func Open(path string, opts *Options) (*DB, error) {
 		CheckpointPages: opts.CheckpointPages,
 		Timeout:         opts.Timeout,
 		Exclusive:       opts.Exclusive,
+		JournalMode:     pager.JournalMode(opts.JournalMode),
 	})
 	if err != nil {
 		if !strings.Contains(err.Error(), path) {

@@ -127,7 +127,7 @@ func TestAllStopsWhenTxEnds(t *testing.T) {
 		`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 1000)
 			INSERT INTO b SELECT CAST(printf('k%05d', x) AS BLOB), zeroblob(40) FROM c`,
 	)
-	db, err := pagoda.Open(path, nil)
+	db, err := pagoda.Open(path, &pagoda.Options{JournalMode: pagoda.JournalWAL}) // a commit beside a reader
 	if err != nil {
 		t.Fatal(err)
 	}

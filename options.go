@@ -47,8 +47,14 @@ type Options struct {
 	// Exclusive keeps the database file to this DB from Open to Close, as
 	// sqlite3's PRAGMA locking_mode=EXCLUSIVE: a writable DB holds
 	// sqlite3's EXCLUSIVE lock, and no -shm wal-index is used. By default
-	// a WAL-mode database is shared with other connections (see Open).
+	// a WAL-mode database is shared with other connections (see Open). A
+	// rollback-journal database stays one: it is still written through
+	// its journal.
 	Exclusive bool
+	// JournalMode says how the database is written. The zero value,
+	// JournalDefault, keeps an existing file's mode and creates WAL-mode
+	// files.
+	JournalMode JournalMode
 }
 
 // SyncMode says when pagoda calls fsync.

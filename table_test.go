@@ -589,7 +589,7 @@ func TestGetThroughLeafDir(t *testing.T) {
 func TestLeafDirSnapshot(t *testing.T) {
 	path := leafDirFile(t, 5000, 60)
 	before := leafDirModel(t, sqltest.Open(t, path))
-	db, tx, tb := readTable(t, path, nil, "t")
+	db, tx, tb := readTable(t, path, &Options{JournalMode: JournalWAL}, "t") // a commit beside a reader
 	checkGets(t, tb, before)
 	if tb.dir == nil {
 		t.Fatal("no leaf directory")
@@ -752,8 +752,8 @@ func TestLongReadersBesideWriter(t *testing.T) {
 	sqltest.Exec(t, path, "CREATE TABLE t(id INTEGER PRIMARY KEY, v INTEGER, pad BLOB)",
 		fmt.Sprintf("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < %d) INSERT INTO t SELECT i, 1, zeroblob(40) FROM n", rows),
 		fmt.Sprintf("INSERT INTO t VALUES (0, %d, NULL)", rows))
-	db := openChecked(t, path, &Options{CheckpointPages: 1, Sync: SyncOff})
-	const commits = 400 // the readers read until the writer has made them
+	db := openChecked(t, path, &Options{CheckpointPages: 1, Sync: SyncOff, JournalMode: JournalWAL}) // readers beside the writer
+	const commits = 400                                                                              // the readers read until the writer has made them
 	stop, written := make(chan struct{}), make(chan struct{})
 	done := make(chan error, 1)
 	var closeWritten sync.Once

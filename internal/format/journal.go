@@ -214,3 +214,54 @@ func isSuperJournalName(name []byte) bool {
 func isHexDigit(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
+
+// The writer's side, as sqlite3's pager writes a journal (pager.c:
+// writeJournalHdr, pagerAddPageToRollbackJournal, syncJournal).
+
+// JournalSectorSize is the sector size sqlite3's pager writes journals with
+// on unix (setSectorSize: 512 where files report powersafe overwrite): the
+// first header fills that many bytes.
+const JournalSectorSize = journalFirstSector
+
+// JournalNRecToEnd is the record count of a header written final at once,
+// without syncs (writeJournalHdr under synchronous=OFF): the records run to
+// the end of the file.
+const JournalNRecToEnd = journalNRecToEnd
+
+// JournalRecordSize is the bytes of one record of a page of pageSize bytes.
+func JournalRecordSize(pageSize int) int { return pageSize + journalRecordExtra }
+
+// PutJournalHeader writes the first header of a journal into hdr
+// (JournalSectorSize bytes): the nonce, the database's size in pages
+// before the transaction, the sector and page sizes, and zeros elsewhere.
+// The magic and the record count stay zero, as writeJournalHdr leaves them
+// when the journal is synced: until PutJournalCount writes them, no
+// rollback takes the journal for one to play.
+func PutJournalHeader(hdr []byte, nonce, dbPages uint32, pageSize int) {
+	_ = hdr[JournalSectorSize-1]
+	clear(hdr[:JournalSectorSize])
+	binary.BigEndian.PutUint32(hdr[journalHdrNonce:], nonce)
+	binary.BigEndian.PutUint32(hdr[journalHdrDBSize:], dbPages)
+	binary.BigEndian.PutUint32(hdr[journalHdrSectorSize:], JournalSectorSize)
+	binary.BigEndian.PutUint32(hdr[journalHdrPageSize:], uint32(pageSize))
+}
+
+// PutJournalCount writes the magic and the record count nRec into the
+// first 12 bytes of a header (syncJournal's zHeader), which make the
+// journal one a rollback plays.
+func PutJournalCount(b []byte, nRec uint32) {
+	_ = b[journalHdrNonce-1]
+	copy(b, JournalMagic[:])
+	binary.BigEndian.PutUint32(b[journalHdrNRec:], nRec)
+}
+
+// PutJournalRecord writes the record of page pgno, whose content before the
+// transaction is page, into b (JournalRecordSize(len(page)) bytes), its
+// checksum started from the header's nonce.
+func PutJournalRecord(b []byte, pgno uint32, page []byte, nonce uint32) {
+	n := len(page)
+	_ = b[n+journalRecordExtra-1]
+	binary.BigEndian.PutUint32(b, pgno)
+	copy(b[4:], page)
+	binary.BigEndian.PutUint32(b[4+n:], journalChecksum(page, nonce))
+}

@@ -45,6 +45,9 @@ func (p *Pager) Checkpoint(mode CheckpointMode) (CheckpointResult, error) {
 	if p.readOnly {
 		return CheckpointResult{}, ErrReadOnly
 	}
+	if p.rb != nil {
+		return CheckpointResult{}, nil // no WAL (rule 40)
+	}
 	p.writer.Lock()
 	defer p.writer.Unlock()
 	if p.sh != nil {

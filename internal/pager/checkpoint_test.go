@@ -20,7 +20,7 @@ func TestCheckpointSyncsFoundWAL(t *testing.T) {
 	fsys.SkipSync = true
 	session := func(sync SyncMode, fn func(p *Pager)) {
 		t.Helper()
-		p, err := Open(path, Options{FS: fsys, CheckpointPages: -1, Sync: sync})
+		p, err := Open(path, Options{FS: fsys, CheckpointPages: -1, Sync: sync, JournalMode: JournalWAL})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -200,6 +200,65 @@
 //     mxFrame, where no connection reads and the next writer writes over
 //     them. Only the last connection retries a spoil at Close.
 //
+// # Rollback-journal mode (rollback.go)
+//
+// A database whose header says rollback journal (bytes 18 and 19 are 1)
+// is written as sqlite3 writes it in journal_mode=DELETE, and keeps its
+// mode, unless Options.JournalMode asks for WAL; a new file is one with
+// JournalDelete (pager.c and os_unix.c are the reference):
+//
+//  32. Open takes SHARED, and EXCLUSIVE for the moment it rolls back a hot
+//     journal or writes a new file's first page; then it lets go. Where
+//     locks belong to the process, or with Options.Exclusive, the pager
+//     holds its Open lock (EXCLUSIVE, or SHARED read-only) until Close
+//     instead, and rules 33 to 35 take no lock.
+//  33. A snapshot holds SHARED for its life; the pager's snapshots share
+//     one (a count), taken by the first and let go by the last. A
+//     snapshot waits while this pager's commit holds PENDING or more, and
+//     for another connection's, up to Options.Timeout (at least a
+//     second): then ErrBusy. RenewSnapshot lets SHARED go and takes it
+//     again, and is the same snapshot when nothing was committed.
+//  34. The first snapshot, with SHARED, rolls back a hot journal (one
+//     that exists, whose first byte is not zero, while nobody holds
+//     RESERVED: hasHotJournal): writable, under EXCLUSIVE taken from
+//     SHARED without RESERVED (so that no reader takes the journal for a
+//     writer's meanwhile); read-only, it reads through it (rule 7). Then
+//     it compares the header's bytes 24..40 and the file's size with what
+//     it last learnt (pager.c's dbFileVers): when another connection
+//     committed, the mapping covers the file again and the page count is
+//     taken again, and the root reads the catalog again by the schema
+//     cookie.
+//  35. A write transaction holds RESERVED from BeginWrite to Commit or
+//     Rollback beside its snapshot's SHARED; while another connection
+//     holds RESERVED it lets its SHARED go between tries (btree.c's busy
+//     loop), up to Options.Timeout: then ErrBusy. Its pages stay in
+//     memory (no spill).
+//  36. Commit writes the journal: a header with a random nonce, the
+//     database's size at the start, sector size 512 and the page size,
+//     its magic and record count zero (writeJournalHdr), then a record of
+//     every page the transaction changes that existed at its start, as it
+//     was. Then it takes PENDING (no reader begins, in any connection,
+//     this pager's included) and EXCLUSIVE once the readers there have
+//     gone, its own snapshot aside, waiting up to Options.Timeout: then
+//     ErrBusy, nothing is written and the journal goes.
+//  37. It syncs the journal as syncJournal does: SyncFull syncs the
+//     records, writes the magic and the count, syncs again; SyncNormal
+//     writes them and syncs once; both sync the directory once (the new
+//     journal's name, os_unix.c's DIRSYNC). SyncOff wrote a final header
+//     at once (count 0xFFFFFFFF) and syncs nothing.
+//  38. It writes the pages into the database file in page order, page 1
+//     with the change counter and version-valid-for up by one, the page
+//     count, and file format 1; makes the file the transaction's size;
+//     syncs it; and deletes the journal: the commit point. SyncFull then
+//     syncs the directory (as synchronous=EXTRA), so that a power loss
+//     does not bring the journal back. Then the locks go to SHARED (while
+//     snapshots live) or none.
+//  39. A commit that fails after it may have written the database file
+//     plays its journal back at once, under its EXCLUSIVE; if that fails
+//     too, the journal stays, hot once the locks go, and the pager's next
+//     snapshot (with none alive) rolls it back before it reads.
+//  40. Checkpoint does nothing (there is no WAL) and reports no frames.
+//
 // The pager is the one package that uses unsafe: to align its huge-page
 // arenas (arena_linux.go), to view a page's bytes as a string and back
 // (view.go), which lets a Record fit the four words Go keeps in registers,

@@ -235,6 +235,9 @@ func (p *Pager) removeJournal() error {
 // JournalRecords reports, for a read-only pager, how many pages of a hot
 // rollback journal it reads over the file's (0 without one).
 func (p *Pager) JournalRecords() int {
+	if p.rb != nil && p.rb.overlay != nil {
+		return p.rb.overlay.records
+	}
 	if p.journal == nil {
 		return 0
 	}

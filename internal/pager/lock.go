@@ -15,7 +15,11 @@ import (
 var ErrLocked = format.ErrLocked
 
 // Locking. A pager holds SQLite's own file locks (vfs.File.Lock: the
-// PENDING, RESERVED and SHARED bytes at 1 GiB) from Open to Close:
+// PENDING, RESERVED and SHARED bytes at 1 GiB). A WAL-mode database that
+// the pager shares (shared.go, rules 23 to 31) is held SHARED from Open to
+// Close; a rollback-journal database (rollback.go, rules 32 to 40) only
+// during transactions, where locks belong to the open file. Otherwise
+// they are held from Open to Close:
 //
 //   - A writable pager holds EXCLUSIVE, as sqlite3 does in
 //     PRAGMA locking_mode=EXCLUSIVE: no other pager, and no sqlite3
@@ -56,6 +60,26 @@ func (p *Pager) lockFile() error {
 	var hdr [format.HeaderSize]byte
 	n, _ := p.f.ReadAt(hdr[:], 0)
 	empty := n == 0
+	rbMode, err := p.rollbackFile(hdr[:], n)
+	if err != nil {
+		return err
+	}
+	if rbMode {
+		// A rollback-journal database (rule 32): locks per transaction
+		// where they belong to the open file, else held until Close as
+		// below. EXCLUSIVE for the moment Open rolls back a hot journal
+		// or writes a new file's first page.
+		p.rb = &rollback{perTx: vfs.FileLocks && !p.opts.Exclusive}
+		if p.readOnly {
+			return nil
+		}
+		if p.rb.perTx {
+			if _, jerr := p.fs.Stat(JournalPath(p.path)); jerr != nil && !empty {
+				return nil
+			}
+		}
+		return p.lock(vfs.LockExclusive)
+	}
 	walMode := n == len(hdr) && format.Header(hdr[:]).ReadVersion() == format.FileFormatWAL
 	p.shareWAL = p.sharing(walMode || (empty && !p.readOnly))
 	if p.readOnly {

@@ -42,8 +42,13 @@ type Options struct {
 	// Exclusive keeps a WAL-mode database to this pager from Open to
 	// Close, as sqlite3's locking_mode=EXCLUSIVE: no -shm wal-index, and
 	// no other connection (lock.go). Without it a WAL-mode database is
-	// shared (shared.go), where locks belong to the open file (Linux).
+	// shared (shared.go), where locks belong to the open file (Linux). A
+	// rollback-journal database it holds EXCLUSIVE from Open to Close,
+	// still writing through the journal (rollback.go).
 	Exclusive bool
+	// JournalMode says how the database is written: the default keeps an
+	// existing file's mode and creates WAL-mode files (rollback.go).
+	JournalMode JournalMode
 }
 
 // SyncMode says which writes are followed by fsync.
@@ -138,6 +143,9 @@ type Pager struct {
 	// journal is a read-only pager's view of a hot rollback journal
 	// (journal.go), nil without one.
 	journal *journalOverlay
+	// rb is the pager's state when it writes the database through a
+	// rollback journal (rollback.go), nil otherwise.
+	rb *rollback
 }
 
 // WALPath returns the path of the write-ahead log of the database at path.
@@ -198,7 +206,7 @@ func Open(path string, opts Options) (*Pager, error) {
 			return nil, err
 		}
 	}
-	if p.shareWAL {
+	if p.shareWAL || p.rb != nil && p.rb.perTx {
 		// EXCLUSIVE was only for the journal or the new file (lockFile).
 		if err := p.f.Downgrade(); err != nil {
 			p.Close()
@@ -208,6 +216,12 @@ func Open(path string, opts Options) (*Pager, error) {
 	if err := p.load(); err != nil {
 		p.Close()
 		return nil, err
+	}
+	if p.rb != nil {
+		if err := p.openRollback(); err != nil {
+			p.Close()
+			return nil, err
+		}
 	}
 	return p, nil
 }
@@ -396,6 +410,9 @@ func (p *Pager) InitSnapshot(s *Snapshot) error {
 	if p.sh != nil {
 		return p.initShared(s, false)
 	}
+	if p.rb != nil {
+		return p.snapshotRollback(s)
+	}
 	p.mu.Lock()
 	*s = Snapshot{
 		p:        p,
@@ -446,6 +463,9 @@ func (p *Pager) InitSnapshot(s *Snapshot) error {
 // That lets a reader in short transactions keep its place from one to the
 // next while nobody writes.
 func (p *Pager) RenewSnapshot(s *Snapshot) (same bool, err error) {
+	if p.rb != nil {
+		return p.renewRollback(s)
+	}
 	p.mu.Lock()
 	if s.p == p && p.sh != nil && !p.closed {
 		// Another connection's commit shows in the wal-index's header.
@@ -505,6 +525,9 @@ func (p *Pager) release(s *Snapshot) {
 	if p.sh != nil && s.slot >= 0 {
 		p.dropSlot(s.slot)
 	}
+	if p.rb != nil {
+		p.releaseRollback()
+	}
 	p.mu.Unlock()
 }
 
@@ -544,6 +567,9 @@ func (p *Pager) Close() error {
 	if p.journal != nil {
 		errs = append(errs, p.fs.Unmap(p.journal.mapping))
 		p.journal.mapping = nil
+	}
+	if p.rb != nil {
+		errs = append(errs, p.closeRollback())
 	}
 	// No write transaction runs (the writer lock is held): no page buffer
 	// is in use.
@@ -599,6 +625,9 @@ func (p *Pager) initNew() error {
 	ps := p.opts.PageSize
 	pg := make([]byte, ps)
 	format.InitHeader(format.Header(pg), ps)
+	if p.rb != nil {
+		format.Header(pg).SetFileFormat(format.FileFormatLegacy)
+	}
 	// sqlite_schema's root: an empty table leaf after the header.
 	if _, err := format.BuildPage(pg, 1, ps, format.PageTableLeaf, nil, 0); err != nil {
 		return err

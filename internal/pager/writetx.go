@@ -73,7 +73,11 @@ func (p *Pager) BeginWrite() (*WriteTx, error) {
 		}
 	}
 	w := &WriteTx{p: p, pages: &p.wstate.pages}
-	if err := w.InitSnapshot(&w.base); err != nil {
+	begin := w.InitSnapshot
+	if p.rb != nil {
+		begin = p.beginRollbackWrite
+	}
+	if err := begin(&w.base); err != nil {
 		p.releaseWrite()
 		p.writer.Unlock()
 		return nil, err
@@ -242,8 +246,8 @@ func (w *WriteTx) recycle(b []byte) {
 // size, and SyncFull or SyncOff: SyncNormal does not sync at commit. Other
 // pages become WAL frames that only the commit frame will validate.
 func (w *WriteTx) Settle() error {
-	if w.done || w.nDirty <= w.p.spillPages() {
-		return nil
+	if w.done || w.nDirty <= w.p.spillPages() || w.p.rb != nil {
+		return nil // a rollback-mode transaction spills nothing (rule 36)
 	}
 	if err := w.spillDirect(); err != nil {
 		return err
@@ -348,6 +352,9 @@ func (w *WriteTx) finish() {
 	}
 	w.base.Release()
 	w.p.releaseWrite()
+	if w.p.rb != nil {
+		w.p.endRollbackWrite()
+	}
 	w.p.writer.Unlock()
 }
 
@@ -368,6 +375,9 @@ func (w *WriteTx) Commit() error {
 	}()
 	if w.nDirty == 0 && !w.spilled() && !w.direct {
 		return nil
+	}
+	if w.p.rb != nil {
+		return w.commitRollback()
 	}
 	p := w.p
 	// Page 1 carries the page count and, when it changes, the counters.

@@ -89,7 +89,7 @@ func itoa(n int) string {
 // began with across commits and checkpoints.
 func TestSnapshotIsolation(t *testing.T) {
 	path := makeDB(t, "CREATE TABLE t(a)", "INSERT INTO t VALUES (1)")
-	p, err := Open(path, Options{CheckpointPages: -1})
+	p, err := Open(path, Options{CheckpointPages: -1, JournalMode: JournalWAL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestReadOnlyRefusesWrites(t *testing.T) {
 // them, reopens the copy and commits again on top of the recovered WAL.
 func TestReopenContinuesWAL(t *testing.T) {
 	path := makeDB(t, "CREATE TABLE t(a)")
-	p, err := Open(path, Options{CheckpointPages: -1})
+	p, err := Open(path, Options{CheckpointPages: -1, JournalMode: JournalWAL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestFailedCommitLeavesNoTrace(t *testing.T) {
 
 func TestStatsOneSyncPerCommit(t *testing.T) {
 	path := makeDB(t, "CREATE TABLE t(a)")
-	p, err := Open(path, Options{CheckpointPages: -1})
+	p, err := Open(path, Options{CheckpointPages: -1, JournalMode: JournalWAL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -482,7 +482,7 @@ func TestSyncNormalWALDirectory(t *testing.T) {
 	path := makeDB(t, "CREATE TABLE t(a)")
 	fsys := vfs.NewFault(vfs.OS)
 	fsys.SkipSync = true
-	p, err := Open(path, Options{FS: fsys, CheckpointPages: -1})
+	p, err := Open(path, Options{FS: fsys, CheckpointPages: -1, JournalMode: JournalWAL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -490,7 +490,7 @@ func TestSyncNormalWALDirectory(t *testing.T) {
 	if err := p.Close(); err != nil { // checkpoint, then the WAL is removed
 		t.Fatal(err)
 	}
-	p, err = Open(path, Options{FS: fsys, CheckpointPages: -1, Sync: SyncNormal})
+	p, err = Open(path, Options{FS: fsys, CheckpointPages: -1, Sync: SyncNormal, JournalMode: JournalWAL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -541,7 +541,7 @@ func wantRecoveredUserVersion(t *testing.T, path string, want uint32) {
 // frame it read up to in the old generation, must not let them through.
 func TestSnapshotAcrossWALRestart(t *testing.T) {
 	path := makeDB(t, "CREATE TABLE t(a)", "INSERT INTO t VALUES (1)")
-	p, err := Open(path, Options{CheckpointPages: -1})
+	p, err := Open(path, Options{CheckpointPages: -1, JournalMode: JournalWAL})
 	if err != nil {
 		t.Fatal(err)
 	}

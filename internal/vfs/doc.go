@@ -25,16 +25,28 @@
 //	0x40000001             1  RESERVED_BYTE  write from RESERVED on (one writer)
 //	0x40000002           510  SHARED range   read for SHARED, write for EXCLUSIVE
 //
-// LockShared is SQLite's SHARED: a read lock on PENDING_BYTE, then a read
-// lock on the SHARED range, then the PENDING_BYTE lock is dropped (so a
-// reader cannot slip in while a writer waits on PENDING). LockExclusive is
-// SQLite's EXCLUSIVE, reached as sqlite3 reaches it: SHARED, then a write
-// lock on RESERVED_BYTE, then on PENDING_BYTE, then on the whole SHARED
-// range; all three are kept. While one handle holds it, sqlite3 can neither
-// read (its SHARED needs a read lock on PENDING_BYTE) nor write, and fails
-// with SQLITE_BUSY, "database is locked"; this is what sqlite3 itself holds
-// in PRAGMA locking_mode=EXCLUSIVE. A lock held elsewhere makes Lock fail at
-// once with an error wrapping ErrLocked; waiting is the caller's business.
+// The levels are sqlite3's, taken as its unixLock takes them (os_unix.c):
+//
+//   - LockShared (SHARED): a read lock on PENDING_BYTE (which fails while a
+//     writer holds or waits for EXCLUSIVE), a read lock on the SHARED
+//     range, then the PENDING_BYTE lock is dropped, so that no reader slips
+//     in while a writer waits on PENDING.
+//   - LockReserved (RESERVED), from SHARED: a write lock on RESERVED_BYTE.
+//     One connection at a time intends to write; readers go on.
+//   - LockPending (PENDING), from SHARED or RESERVED: a write lock on
+//     PENDING_BYTE. No new reader; the holder waits for the readers to go.
+//   - LockExclusive (EXCLUSIVE): PENDING, then a write lock on the whole
+//     SHARED range. From SHARED it is taken without RESERVED, as sqlite3
+//     takes it to roll back a hot journal: a reader that finds RESERVED
+//     held takes the journal for a writer's, not for one to roll back.
+//
+// While one handle holds EXCLUSIVE, sqlite3 can neither read (its SHARED
+// needs a read lock on PENDING_BYTE) nor write, and fails with
+// SQLITE_BUSY, "database is locked"; this is what sqlite3 itself holds in
+// PRAGMA locking_mode=EXCLUSIVE. A lock held elsewhere makes Lock fail at
+// once with an error wrapping ErrLocked, leaving the level the handle had
+// (a failed EXCLUSIVE from PENDING keeps PENDING); waiting is the caller's
+// business.
 //
 // On Linux the locks are open-file-description locks (F_OFD_SETLK): they
 // belong to the open file, not to the process, so two handles of one

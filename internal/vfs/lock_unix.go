@@ -18,18 +18,42 @@ func (f *osFile) Lock(level LockLevel) error {
 		return nil
 	}
 	prev := f.level
+	// undo goes back to prev after a failed step.
+	undo := func(err error) error {
+		switch {
+		case prev == LockNone:
+			_ = f.Unlock()
+		case prev < LockPending && f.level >= LockPending:
+			_ = f.setlk(unix.F_UNLCK, PendingByte, 1)
+		}
+		f.level = prev
+		return err
+	}
 	if f.level == LockNone {
 		if err := f.lockShared(); err != nil {
 			return err
 		}
 		f.level = LockShared
 	}
+	if level == LockShared {
+		return nil
+	}
+	if level == LockReserved {
+		if err := f.setlk(unix.F_WRLCK, ReservedByte, 1); err != nil {
+			return undo(err)
+		}
+		f.level = LockReserved
+		return nil
+	}
+	if f.level < LockPending {
+		if err := f.setlk(unix.F_WRLCK, PendingByte, 1); err != nil {
+			return undo(err)
+		}
+		f.level = LockPending
+	}
 	if level == LockExclusive {
-		if err := f.lockExclusive(); err != nil {
-			if prev == LockNone {
-				_ = f.Unlock()
-			}
-			return err
+		if err := f.setlk(unix.F_WRLCK, SharedFirst, SharedSize); err != nil {
+			return undo(err)
 		}
 		f.level = LockExclusive
 	}
@@ -53,33 +77,16 @@ func (f *osFile) lockShared() error {
 	return err
 }
 
-// lockExclusive goes from SHARED to EXCLUSIVE through RESERVED and PENDING,
-// keeping all three write locks; on failure it drops back to SHARED.
-func (f *osFile) lockExclusive() error {
-	steps := [...]struct{ start, n int64 }{
-		{ReservedByte, 1},
-		{PendingByte, 1},
-		{SharedFirst, SharedSize},
-	}
-	for i, s := range steps {
-		if err := f.setlk(unix.F_WRLCK, s.start, s.n); err != nil {
-			for _, u := range steps[:i] {
-				_ = f.setlk(unix.F_UNLCK, u.start, u.n)
-			}
-			return err
-		}
-	}
-	return nil
-}
-
-// Downgrade goes from EXCLUSIVE to SHARED (see File): the SHARED range
-// becomes a read lock, then RESERVED and PENDING go.
+// Downgrade goes to SHARED (see File): the SHARED range a read lock again,
+// then PENDING and RESERVED released.
 func (f *osFile) Downgrade() error {
-	if f.level != LockExclusive {
+	if f.level <= LockShared {
 		return nil
 	}
-	if err := f.setlk(unix.F_RDLCK, SharedFirst, SharedSize); err != nil {
-		return err
+	if f.level == LockExclusive {
+		if err := f.setlk(unix.F_RDLCK, SharedFirst, SharedSize); err != nil {
+			return err
+		}
 	}
 	f.level = LockShared
 	return errors.Join(f.setlk(unix.F_UNLCK, PendingByte, 1), f.setlk(unix.F_UNLCK, ReservedByte, 1))

@@ -54,13 +54,14 @@ type File interface {
 	MapShared(off int64, size int) ([]byte, error)
 	// Lock takes the lock level (or a stronger one) on the file without
 	// waiting: a lock held elsewhere fails at once with an error wrapping
-	// ErrLocked. See the package doc for the protocol.
+	// ErrLocked, and the file keeps the level it had. See the package doc
+	// for the protocol.
 	Lock(level LockLevel) error
 	// Unlock releases every lock the file holds.
 	Unlock() error
-	// Downgrade goes from LockExclusive back to LockShared in one step,
-	// as sqlite3's unlock to SHARED does: no other holder can take
-	// EXCLUSIVE in between. At LockShared or below it does nothing.
+	// Downgrade goes from any level above LockShared back to LockShared
+	// in one step, as sqlite3's unlock to SHARED does: no other holder can
+	// take EXCLUSIVE in between. At LockShared or below it does nothing.
 	Downgrade() error
 	// LockRange takes a shared lock (or with exclusive, an exclusive one)
 	// on n bytes from start without waiting, as sqlite3 locks the bytes of
@@ -83,6 +84,12 @@ const (
 	LockNone LockLevel = iota
 	// LockShared lets the holder read; nobody may hold LockExclusive.
 	LockShared
+	// LockReserved is LockShared and the one right to write later: others
+	// may read, and nobody else may take LockReserved.
+	LockReserved
+	// LockPending is on the way to LockExclusive: readers may finish,
+	// nobody may start reading.
+	LockPending
 	// LockExclusive lets the holder write; nobody else holds any lock.
 	LockExclusive
 )
@@ -93,6 +100,10 @@ func (l LockLevel) String() string {
 		return "none"
 	case LockShared:
 		return "shared"
+	case LockReserved:
+		return "reserved"
+	case LockPending:
+		return "pending"
 	case LockExclusive:
 		return "exclusive"
 	}

@@ -187,6 +187,74 @@ func TestLocks(t *testing.T) {
 	mustLock(d, LockExclusive)
 }
 
+// TestLockLevels: RESERVED, PENDING and EXCLUSIVE as sqlite3's unixLock
+// takes them: one RESERVED at a time beside readers, PENDING keeps new
+// readers out while those there finish, a failed EXCLUSIVE from PENDING
+// keeps PENDING, and EXCLUSIVE from SHARED does not take RESERVED.
+func TestLockLevels(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("handles of one process exclude each other only with Linux's OFD locks")
+	}
+	name := filepath.Join(t.TempDir(), "db")
+	w, r, o := openRW(t, OS, name), openRW(t, OS, name), openRW(t, OS, name)
+	try := func(f File, l LockLevel, ok bool) {
+		t.Helper()
+		err := f.Lock(l)
+		if ok && err != nil || !ok && !errors.Is(err, ErrLocked) {
+			t.Fatalf("Lock(%v) = %v, want ok %v", l, err, ok)
+		}
+	}
+	try(w, LockShared, true)
+	try(r, LockShared, true)
+	try(w, LockReserved, true)
+	try(o, LockShared, true)
+	try(o, LockReserved, false) // one writer
+	try(o, LockExclusive, false)
+	if err := o.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	try(w, LockExclusive, false) // r reads: w is back at RESERVED
+	try(o, LockShared, true)
+	if err := o.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	try(w, LockPending, true)
+	try(w, LockExclusive, false) // r reads: w keeps PENDING
+	try(o, LockShared, false)    // PENDING keeps new readers out
+	if err := r.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	try(w, LockExclusive, true)
+	try(r, LockShared, false)
+	// Back to SHARED: readers may come again, RESERVED is free.
+	if err := w.Downgrade(); err != nil {
+		t.Fatal(err)
+	}
+	try(r, LockShared, true)
+	try(r, LockReserved, true)
+	if err := r.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	// A failed EXCLUSIVE from SHARED leaves SHARED: o may read.
+	try(r, LockShared, true)
+	try(w, LockExclusive, false)
+	try(o, LockShared, true)
+	for _, f := range []File{w, r, o} {
+		if err := f.Unlock(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// EXCLUSIVE from SHARED: no RESERVED on the way (os_unix.c), so a
+	// handle that tests RESERVED alone finds it free.
+	try(w, LockExclusive, true)
+	if err := o.LockRange(ReservedByte, 1, true); err != nil {
+		t.Fatalf("RESERVED_BYTE under another's EXCLUSIVE from SHARED: %v", err)
+	}
+	if err := o.UnlockRange(ReservedByte, 1); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestFaultCounts: every operation is counted, and each kind of fault hits
 // the operation it is told.
 func TestFaultCounts(t *testing.T) {

@@ -41,6 +41,9 @@ reads and checkpoints.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	journalMode = pagoda.JournalDefault
+	root.PersistentFlags().Var(journalModeFlag{&journalMode}, "journal-mode",
+		"how commands that write do it: `MODE` is default (a file keeps its journal mode; a new file is WAL), wal, or delete (a rollback journal, sqlite3's default mode, for new files too)")
 	root.AddCommand(
 		newInfoCmd(),
 		newTablesCmd(),
@@ -61,6 +64,32 @@ reads and checkpoints.`,
 	})
 	return root
 }
+
+// journalMode is the --journal-mode flag's value, for the commands that
+// write (update).
+var journalMode pagoda.JournalMode
+
+// journalModeFlag parses --journal-mode.
+type journalModeFlag struct{ m *pagoda.JournalMode }
+
+func (f journalModeFlag) String() string {
+	if f.m == nil || *f.m == pagoda.JournalDefault {
+		return "" // no "(default default)" in the help
+	}
+	return f.m.String()
+}
+
+func (f journalModeFlag) Set(s string) error {
+	for _, m := range []pagoda.JournalMode{pagoda.JournalDefault, pagoda.JournalWAL, pagoda.JournalDelete} {
+		if strings.EqualFold(s, m.String()) {
+			*f.m = m
+			return nil
+		}
+	}
+	return fmt.Errorf("journal mode %q: want default, wal or delete", s)
+}
+
+func (f journalModeFlag) Type() string { return "mode" }
 
 // usageError is an error in a command's arguments or flags: Execute
 // prints the command's usage line after it.

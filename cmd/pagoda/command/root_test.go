@@ -234,6 +234,50 @@ func TestCorruptFile(t *testing.T) {
 	}
 }
 
+// TestJournalModeFlag: --journal-mode delete makes put create a
+// rollback-journal file; without the flag a rollback-journal file that put
+// writes stays one and a new file is WAL; wal converts one; a bad mode is
+// an error. SQLite reads every file, integrity_check ok.
+func TestJournalModeFlag(t *testing.T) {
+	dir := t.TempDir()
+	mode := func(path string) string {
+		t.Helper()
+		rows := sqliteQuery(t, path, "PRAGMA journal_mode")
+		integrityCheck(t, path)
+		return rows[0][0].(string)
+	}
+	del := filepath.Join(dir, "del.db")
+	mustRun(t, "--journal-mode", "delete", "put", del, "b", "k", "v1")
+	if m := mode(del); m != "delete" {
+		t.Fatalf("--journal-mode delete: new file in mode %s", m)
+	}
+	mustRun(t, "put", del, "b", "k", "v2")
+	if m := mode(del); m != "delete" {
+		t.Fatalf("default: a rollback-journal file went to mode %s", m)
+	}
+	if got := mustRun(t, "get", del, "b", "k"); got != "v2\n" {
+		t.Fatalf("get: %q", got)
+	}
+	if _, err := os.Stat(del + "-wal"); err == nil {
+		t.Fatal("a -wal beside a rollback-journal file")
+	}
+	wal := filepath.Join(dir, "wal.db")
+	mustRun(t, "put", wal, "b", "k", "v")
+	if m := mode(wal); m != "wal" {
+		t.Fatalf("default: new file in mode %s", m)
+	}
+	mustRun(t, "--journal-mode", "WAL", "put", del, "b", "k", "v3")
+	if m := mode(del); m != "wal" {
+		t.Fatalf("--journal-mode WAL: mode %s", m)
+	}
+	if _, _, err := run(t, "--journal-mode", "truncate", "put", del, "b", "k", "v"); err == nil || !strings.Contains(err.Error(), "want default, wal or delete") {
+		t.Fatalf("--journal-mode truncate: %v", err)
+	}
+	if _, _, err := run(t, "--journal-mode", "delete", "put", wal, "b", "k", "v"); !errors.Is(err, pagoda.ErrUnsupported) {
+		t.Fatalf("--journal-mode delete on a WAL-mode file: %v, want ErrUnsupported", err)
+	}
+}
+
 // runExit runs args as Execute does (negative keys included) and returns
 // the exit status and the output.
 func runExit(t *testing.T, args ...string) (code int, stdout, stderr string) {

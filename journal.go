@@ -1,0 +1,28 @@
+package pagoda
+
+import "github.com/pagodadb/pagoda/internal/pager"
+
+// JournalMode is how a database is written: through a write-ahead log
+// (WAL mode) or a rollback journal (sqlite3's default for files it
+// creates), as sqlite3's PRAGMA journal_mode.
+type JournalMode uint8
+
+const (
+	// JournalDefault keeps an existing file's mode: a rollback-journal
+	// database stays one, a WAL-mode database stays one. A new file is a
+	// WAL-mode database.
+	JournalDefault = JournalMode(pager.JournalDefault)
+	// JournalWAL writes through a WAL: a rollback-journal database
+	// becomes a WAL-mode one at its first commit, for good, and a
+	// writable DB then holds it EXCLUSIVE from Open to Close.
+	JournalWAL = JournalMode(pager.JournalWAL)
+	// JournalDelete writes through a rollback journal, <db>-journal,
+	// deleted at each commit (journal_mode=DELETE): a new file is a
+	// rollback-journal database. Open refuses a WAL-mode database with
+	// ErrUnsupported (sqlite3's PRAGMA journal_mode=DELETE converts one).
+	JournalDelete = JournalMode(pager.JournalDelete)
+)
+
+// String returns the mode's name as sqlite3's PRAGMA journal_mode spells
+// it ("default" for JournalDefault).
+func (m JournalMode) String() string { return pager.JournalMode(m).String() }
