@@ -1,12 +1,16 @@
 package command
 
 import (
+	"encoding/binary"
+	"errors"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/pagodadb/pagoda"
 	"github.com/pagodadb/pagoda/internal/sqltest"
 )
 
@@ -76,6 +80,35 @@ func TestPageEveryPage(t *testing.T) {
 	} {
 		if _, _, err := run(t, "page", path, tc.arg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("page %s: %v, want %q", tc.arg, err, tc.want)
+		}
+	}
+}
+
+// TestPageCorrupt damages a leaf's cell pointers and checks that page,
+// stats, dump and pages --svg report the corruption, naming the page,
+// without a panic.
+func TestPageCorrupt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.db")
+	sqltest.Exec(t, path, "PRAGMA page_size=512", `CREATE TABLE t(a)`, `INSERT INTO t VALUES('x'), ('y')`)
+	list := parsePages(t, mustRun(t, "pages", path))
+	if len(list) != 2 || list[1].kind != "table leaf" {
+		t.Fatalf("pages %+v, want t's leaf as page 2", list)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.BigEndian.PutUint16(data[512+8:], 600) // cell 0 points past the page
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	svg := filepath.Join(t.TempDir(), "bad.svg")
+	for _, args := range [][]string{
+		{"page", path, "2"}, {"stats", path}, {"dump", path}, {"pages", "--svg", svg, path},
+	} {
+		_, _, err := run(t, args...)
+		if !errors.Is(err, pagoda.ErrCorrupt) || !strings.Contains(err.Error(), "page 2") {
+			t.Errorf("pagoda %s: %v, want a corruption of page 2", strings.Join(args, " "), err)
 		}
 	}
 }
