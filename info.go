@@ -3,6 +3,7 @@ package pagoda
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/pagodadb/pagoda/internal/btree"
 	"github.com/pagodadb/pagoda/internal/format"
@@ -269,6 +270,9 @@ func (tx *Tx) Page(pgno uint32) (PageDetail, error) {
 			}
 			d.PtrMap = append(d.PtrMap, PtrMapEntry{Pgno: p, Type: ptrMapTypeName(typ), Parent: parent})
 		}
+	}
+	if walkErr != nil && err != nil && strings.Contains(walkErr.Error(), err.Error()) {
+		return d, walkErr // the walk met the same damage
 	}
 	return d, errors.Join(walkErr, err)
 }
