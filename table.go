@@ -34,6 +34,9 @@ type Column struct {
 	Type       string // declared type, "" if none
 	PrimaryKey bool
 	NotNull    bool
+	// Generated is set for a GENERATED ALWAYS AS column (VIRTUAL or
+	// STORED), which INSERT takes no value for.
+	Generated bool
 }
 
 // Table returns the table called name (case-insensitive), or ErrNotFound.
@@ -84,7 +87,7 @@ func (t *Table) IsBucket() bool { return t.info.Table.IsBucket() }
 func (t *Table) Columns() []Column {
 	out := make([]Column, len(t.info.Table.Columns))
 	for i, c := range t.info.Table.Columns {
-		out[i] = Column{Name: c.Name, Type: c.Type, PrimaryKey: c.PrimaryKey, NotNull: c.NotNull}
+		out[i] = Column{Name: c.Name, Type: c.Type, PrimaryKey: c.PrimaryKey, NotNull: c.NotNull, Generated: c.Generated}
 	}
 	return out
 }

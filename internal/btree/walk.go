@@ -20,6 +20,8 @@ type PageVisit struct {
 	Depth  int             // 0 for the root
 	Cells  int             // b-tree pages
 	Parent uint32          // the page that points here, 0 for the root
+	// Payload is, on an overflow page, the bytes of the value it holds.
+	Payload int
 }
 
 // Walk visits every page of the tree rooted at root, parents before
@@ -99,7 +101,7 @@ func walkOverflow(src Pages, cell format.Cell, owner uint32, fn func(PageVisit) 
 		if err != nil {
 			return err
 		}
-		if err := fn(PageVisit{Pgno: next, Role: RoleOverflow, Parent: parent}); err != nil {
+		if err := fn(PageVisit{Pgno: next, Role: RoleOverflow, Parent: parent, Payload: int(min(rest, per))}); err != nil {
 			return err
 		}
 		rest -= min(rest, per)

@@ -25,8 +25,9 @@ import (
 func init() { extraCommands = append(extraCommands, newImportCommand) }
 
 func newImportCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "import FILE TABLE [ROWS.jsonl]",
+	var csvMode bool
+	cmd := &cobra.Command{
+		Use:   "import FILE TABLE [ROWS.jsonl | ROWS.csv]",
 		Short: "Insert rows given as JSON lines into a table or bucket",
 		Long: `Insert the rows of ROWS.jsonl (standard input if it is absent or "-")
 into TABLE, in one transaction: every row or, after an error, none.
@@ -50,7 +51,9 @@ that is printed the rows are committed, even if a warning follows (the
 checkpoint as the file closes failed: see pagoda --help); the exit status
 is then 0.
 
-` + jsonHelp,
+With --csv the rows are CSV (RFC 4180) instead: see "CSV input" below.
+
+` + jsonHelp + "\n\n" + csvImportHelp,
 		Args: cobra.RangeArgs(2, 3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in, name, size := io.Reader(cmd.InOrStdin()), "stdin", int64(-1)
@@ -76,7 +79,11 @@ is then 0.
 			var table string
 			err := update(args[0], true, func(tx *pagoda.Tx) error {
 				var err error
-				table, n, err = importRows(tx, args[1], in, name)
+				if csvMode {
+					table, n, err = importCSV(tx, args[1], in, name)
+				} else {
+					table, n, err = importRows(tx, args[1], in, name)
+				}
 				if bar != nil {
 					// The commit comes next: the bar goes, whatever the outcome.
 					bar.Clear()
@@ -93,6 +100,8 @@ is then 0.
 			return err // nil, or a warning: the rows are committed
 		},
 	}
+	cmd.Flags().BoolVar(&csvMode, "csv", false, "the rows are CSV with a header line, as sqlite3's .import --csv reads them")
+	return cmd
 }
 
 // importRows inserts the rows read from in (called name in errors) into

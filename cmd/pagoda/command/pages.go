@@ -2,6 +2,7 @@ package command
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -10,7 +11,8 @@ import (
 )
 
 func newPagesCmd() *cobra.Command {
-	return &cobra.Command{
+	var svgOut string
+	cmd := &cobra.Command{
 		Use:   "pages FILE",
 		Short: "Describe every page of the file",
 		Long: `Print one line per page: its number, kind, cells and free bytes (b-tree
@@ -19,17 +21,41 @@ table or index that owns it. Kinds: table leaf, table interior, index leaf,
 index interior, overflow, freelist trunk, freelist leaf, pointer map (in an
 auto-vacuum file), lock-byte, unused (reached by nothing).
 
-A damaged tree does not stop the listing: every page is printed, then the
-errors, and the exit code is 1.`,
+--svg OUT.svg draws the file instead, as a picture that a browser opens:
+one square per page, in page order, coloured by owner (page 1, each table
+and index, the overflow pages of each in a lighter shade, freelist trunks
+and leaves, pointer maps, the lock-byte page), with a legend counting each,
+and a title giving the file, its page size and its page count. Hovering
+over a square names its page.
+
+A damaged tree does not stop the listing: every page is printed (or
+drawn), then the errors, and the exit code is 1.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runView(cmd, args[0], func(tx *pagoda.Tx, out *output) error {
 				pages, err := tx.Pages()
-				writePages(out, pages)
+				if svgOut == "" {
+					writePages(out, pages)
+					return err
+				}
+				f, ferr := os.OpenFile(svgOut, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+				if ferr != nil {
+					return ferr
+				}
+				ferr = writePagesSVG(f, args[0], tx.DB().PageSize(), pages, tx.Objects())
+				if cerr := f.Close(); ferr == nil {
+					ferr = cerr
+				}
+				if ferr != nil {
+					return ferr
+				}
+				fmt.Fprintf(out, "wrote %s: %d pages\n", svgOut, len(pages))
 				return err
 			})
 		},
 	}
+	cmd.Flags().StringVar(&svgOut, "svg", "", "draw the pages into the SVG file `OUT.svg` instead")
+	return cmd
 }
 
 // writePages prints pages as aligned columns under a header line.

@@ -14,6 +14,8 @@ type scanFlags struct {
 	limit   int64
 	json    bool
 	hex     bool
+	csv     bool
+	header  bool
 }
 
 func newScanCmd() *cobra.Command {
@@ -34,10 +36,18 @@ the key for buckets (hex with --hex), or the primary-key value of other
 WITHOUT ROWID tables (an integer if it parses as one, else text; only
 single-column primary keys). --limit stops after N rows (0: no limit).
 
+--header prints the column names first (sqlite3's .headers on), joined
+by '|' (a bucket's: key|value).
+
+` + csvScanHelp + `
+
 ` + jsonHelp,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.hasFrom = cmd.Flags().Changed("from")
+			if f.csv && f.json {
+				return fmt.Errorf("--csv and --json cannot be used together")
+			}
 			if f.limit < 0 {
 				return fmt.Errorf("--limit must not be negative")
 			}
@@ -49,7 +59,9 @@ single-column primary keys). --limit stops after N rows (0: no limit).
 	cmd.Flags().StringVar(&f.from, "from", "", "start at the first row whose rowid or key is >= `K`")
 	cmd.Flags().Int64Var(&f.limit, "limit", 0, "print at most `N` rows (0: all)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print one JSON array per row")
-	cmd.Flags().BoolVar(&f.hex, "hex", false, "--from is hex (buckets); blobs are printed in hex (list mode)")
+	cmd.Flags().BoolVar(&f.hex, "hex", false, "--from is hex (buckets); blobs are printed in hex (list and CSV modes)")
+	cmd.Flags().BoolVar(&f.csv, "csv", false, "print CSV with a header line, as sqlite3 -csv -header")
+	cmd.Flags().BoolVar(&f.header, "header", false, "print the column names first (list mode)")
 	return cmd
 }
 
@@ -75,11 +87,23 @@ func scan(tx *pagoda.Tx, out *output, table string, f *scanFlags) error {
 		}
 	}
 	var buf []byte
+	if f.csv || (f.header && !f.json) {
+		sep := byte('|')
+		if f.csv {
+			sep = ','
+		}
+		if _, err := out.Write(appendHeader(nil, t, sep)); err != nil {
+			return err
+		}
+	}
 	for n := int64(0); ok && (f.limit == 0 || n < f.limit); n++ {
 		buf = buf[:0]
-		if f.json {
+		switch {
+		case f.json:
 			buf = appendJSONRow(buf, c.Record())
-		} else {
+		case f.csv:
+			buf = appendCSVRow(buf, c.Record(), f.hex)
+		default:
 			buf = appendListRow(buf, c.Record(), f.hex)
 		}
 		if err := tx.Err(); err != nil {
