@@ -3,6 +3,7 @@ package raftstore
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
+	"github.com/pagodadb/pagoda"
 	"github.com/pagodadb/pagoda/internal/dbtest"
 )
 
@@ -67,6 +69,52 @@ func (s mapSnapshot) Persist(sink raft.SnapshotSink) error {
 
 func (mapSnapshot) Release() {}
 
+// stateMachine is a test cluster's FSM: a key/value map whose commands
+// are "key=value", in memory (mapFSM) or in a pagoda database (kvFSM).
+type stateMachine interface {
+	raft.FSM
+	copy() map[string]string
+}
+
+// kvFSM is the FSM of fsm.go over a bucket "kv".
+type kvFSM struct{ *FSM }
+
+func newKVFSM(t *testing.T, path string) kvFSM {
+	f, err := NewFSM(path, func(tx *pagoda.Tx, _ uint64, cmd []byte) (any, error) {
+		k, v, _ := bytes.Cut(cmd, []byte("="))
+		b, err := tx.CreateBucketIfNotExists("kv")
+		if err != nil {
+			return nil, err
+		}
+		return nil, b.Put(k, v)
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kvFSM{f}
+}
+
+func (f kvFSM) copy() map[string]string {
+	m := map[string]string{}
+	err := f.View(func(tx *pagoda.Tx) error {
+		b, err := tx.Bucket("kv")
+		if errors.Is(err, pagoda.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for k, v := range b.All() {
+			m[string(k)] = string(v)
+		}
+		return tx.Err()
+	})
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
 // node is one member of the test cluster: its raft, its store and its
 // files, which a restart opens again.
 type node struct {
@@ -74,14 +122,21 @@ type node struct {
 	dir   string
 	store *Store
 	trans *raft.InmemTransport
-	fsm   *mapFSM
+	fsm   stateMachine
 	raft  *raft.Raft
 	down  bool
 }
 
-func startNode(t *testing.T, id raft.ServerID, dir string) *node {
+// startNode starts a node on the files in dir, with an FSM of kind "map"
+// or "pagoda".
+func startNode(t *testing.T, id raft.ServerID, dir, kind string) *node {
 	t.Helper()
-	n := &node{id: id, dir: dir, fsm: &mapFSM{m: map[string]string{}}}
+	n := &node{id: id, dir: dir}
+	if kind == "pagoda" {
+		n.fsm = newKVFSM(t, filepath.Join(dir, "fsm.db"))
+	} else {
+		n.fsm = &mapFSM{m: map[string]string{}}
+	}
 	var err error
 	// A small CompactMinSize, so that the snapshots' truncations compact
 	// the files while raft runs.
@@ -115,9 +170,18 @@ func startNode(t *testing.T, id raft.ServerID, dir string) *node {
 		if !n.down {
 			n.raft.Shutdown().Error()
 			n.store.Close()
+			n.closeFSM()
 		}
 	})
 	return n
+}
+
+// closeFSM closes a pagoda FSM's database.
+func (n *node) closeFSM() error {
+	if f, ok := n.fsm.(kvFSM); ok {
+		return f.Close()
+	}
+	return nil
 }
 
 // raftErrors returns the writer of the test's raft loggers: what raft
@@ -168,6 +232,9 @@ func (n *node) stop(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := n.store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.closeFSM(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -235,7 +302,18 @@ func apply(t *testing.T, leader *node, nodes []*node, lo, hi int) *node {
 // the old leader restarted from its files, catching up by installing that
 // snapshot (its log ends before the leader's begins); all FSMs equal, the logs equal where they overlap, every file
 // sound by DB.Check and SQLite's integrity_check.
+//
+// It runs with an FSM in memory and with the FSM of fsm.go, whose state is
+// a pagoda database (a bucket), snapshotted with Tx.WriteTo while applies
+// go on and restored by the restarted node: there the FSMs' files are
+// checked too.
 func TestCluster(t *testing.T) {
+	for _, kind := range []string{"map", "pagoda"} {
+		t.Run(kind, func(t *testing.T) { cluster(t, kind) })
+	}
+}
+
+func cluster(t *testing.T, kind string) {
 	start := time.Now()
 	ids := []raft.ServerID{"n1", "n2", "n3"}
 	dirs := make([]string, len(ids))
@@ -243,7 +321,7 @@ func TestCluster(t *testing.T) {
 	var cfg raft.Configuration
 	for i, id := range ids {
 		dirs[i] = t.TempDir()
-		nodes[i] = startNode(t, id, dirs[i])
+		nodes[i] = startNode(t, id, dirs[i], kind)
 		cfg.Servers = append(cfg.Servers, raft.Server{ID: id, Address: raft.ServerAddress(id)})
 	}
 	connect(nodes)
@@ -276,7 +354,7 @@ func TestCluster(t *testing.T) {
 
 	for i, n := range nodes {
 		if n == old {
-			nodes[i] = startNode(t, old.id, old.dir)
+			nodes[i] = startNode(t, old.id, old.dir, kind)
 			old = nodes[i]
 		}
 	}
@@ -341,6 +419,9 @@ func TestCluster(t *testing.T) {
 	}
 	for _, n := range nodes {
 		dbtest.Check(t, filepath.Join(n.dir, "raft.db"))
+		if kind == "pagoda" {
+			dbtest.Check(t, filepath.Join(n.dir, "fsm.db"))
+		}
 	}
 	t.Logf("%v: %d logs agree on %d..%d; %d compactions (after Open) in the live stores; the restarted node's last snapshot is at %s (it stopped at %d)",
 		time.Since(start).Round(time.Millisecond), len(logged), lo, hi, compactions, restored, oldLast)
