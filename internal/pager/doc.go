@@ -158,7 +158,10 @@
 //     database file's size is taken again, since another connection's
 //     checkpoint grows the file and cuts it to the last commit. A header
 //     whose copies differ is read again; one never written or not valid is
-//     rebuilt from the WAL (rule 26).
+//     rebuilt from the WAL (rule 26). The WAL file itself is not scanned
+//     (another connection may cut it meanwhile): only its header is read,
+//     and a header that does not match, with the index changed since,
+//     starts the attempt over.
 //  25. Every read snapshot holds a read slot for its life (walTryBeginRead):
 //     READ(0) when nBackfill equals mxFrame (it reads the database file
 //     alone, and no checkpoint runs meanwhile), else a READ(i) whose mark
@@ -179,7 +182,8 @@
 //     rule 11) when nothing is committed, or when every frame was in the
 //     database file as the transaction began (so it reads none from the
 //     WAL) and READ(1..4) can all be had exclusively (no reader of the
-//     WAL, in any connection). It writes no page into the database file (rule 11's
+//     WAL, in any connection); the index says the WAL is empty before its
+//     header is rewritten, as walRestartHdr does. It writes no page into the database file (rule 11's
 //     direct writes). Its commit maps the index regions it needs before
 //     the commit point, then indexes its frames and writes the header
 //     before WRITE goes.

@@ -295,7 +295,9 @@ func (p *Pager) load() error {
 	if err := p.db.Map(p.f, int(p.dbPages)*p.pageSize, !p.readOnly); err != nil {
 		return fmt.Errorf("map %s: %w", p.path, err)
 	}
-	if p.wal, err = wal.Open(p.fs, WALPath(p.path), p.walOptions()); err != nil {
+	walOpts := p.walOptions()
+	walOpts.Adopted = p.shareWAL // the log comes from the wal-index (rule 24)
+	if p.wal, err = wal.Open(p.fs, WALPath(p.path), walOpts); err != nil {
 		return err
 	}
 	if p.shareWAL {

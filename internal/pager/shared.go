@@ -87,11 +87,15 @@ func (p *Pager) openShared() error {
 	p.sh = &shared{x: x}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	h, err := p.sharedHeader(deadline)
-	if err != nil {
-		return err
+	for {
+		h, err := p.sharedHeader(deadline)
+		if err != nil {
+			return err
+		}
+		if err := p.adopt(h); !errors.Is(err, errRetry) {
+			return err
+		}
 	}
-	return p.adopt(h)
 }
 
 // closeShared lets go of the -shm file; remove as the last connection.
@@ -224,13 +228,24 @@ func (nopLock) Unlock() {}
 // connection's checkpoint may have changed it. p.mu is held.
 func (p *Pager) adopt(h walIndexHdr) error {
 	sh := p.sh
+	// The WAL is read without a read slot here: another connection may
+	// start it over or cut it after h was read, and the index then says
+	// so (it is written first): the attempt starts over (errRetry).
+	changed := func(err error) error {
+		if raw := h.words(); !sh.x.hdrWordsEqual(&raw) {
+			return errRetry
+		}
+		return err
+	}
 	if h.mxFrame > 0 && p.wal == nil {
-		w, err := wal.Open(p.fs, WALPath(p.path), p.walOptions())
+		opts := p.walOptions()
+		opts.Adopted = true
+		w, err := wal.Open(p.fs, WALPath(p.path), opts)
 		if err != nil {
 			return err
 		}
 		if w == nil {
-			return format.Corruptf(0, "%s publishes %d WAL frames, and there is no WAL", sh.x.path, h.mxFrame)
+			return changed(format.Corruptf(0, "%s publishes %d WAL frames, and there is no WAL", sh.x.path, h.mxFrame))
 		}
 		p.wal = w
 	}
@@ -245,7 +260,7 @@ func (p *Pager) adopt(h walIndexHdr) error {
 			PageOf: sh.x.framePage,
 		})
 		if err != nil {
-			return err
+			return changed(err)
 		}
 		if replaced {
 			p.restarts++
@@ -576,8 +591,9 @@ func (p *Pager) releaseWrite() {
 // restartShared starts the WAL over for the next frames when its every
 // frame is in the database file and no reader, in any connection, reads
 // by a mark past READ(0) (rule 27, walRestartLog): READ(1..4) held
-// exclusively for the moment, the WAL's header written with new salts,
-// then the wal-index's header and marks. It reports whether it did. The
+// exclusively for the moment, the wal-index's header and marks say the WAL
+// is empty, its header is written with new salts, then the index's header
+// with them. It reports whether it did. The
 // writer holds WRITE; p.mu is not held.
 func (p *Pager) restartShared() (bool, error) {
 	sh, x := p.sh, p.sh.x
@@ -610,6 +626,16 @@ func (p *Pager) restartShared() (bool, error) {
 			return false, err
 		}
 		defer x.unlock(walLockRead(1), shmReaders-1)
+		// The wal-index says first that the WAL is empty, as sqlite3's
+		// walRestartHdr does before the WAL's header is written: a
+		// connection that reads it meanwhile reads the file alone, and
+		// does not find a header without the index's salts.
+		p.mu.Lock()
+		err := p.emptyShared(h)
+		p.mu.Unlock()
+		if err != nil {
+			return false, err
+		}
 	}
 	if err := p.wal.Restart(); err != nil {
 		return false, err
@@ -625,9 +651,22 @@ func (p *Pager) restartShared() (bool, error) {
 	if l.Header.BigEndian() {
 		h.bigEndCksum = 1
 	}
-	h, err := x.writeHdr(h)
-	if err != nil {
+	if err := p.emptyShared(h); err != nil {
 		return false, err
+	}
+	p.restarts++
+	return true, nil
+}
+
+// emptyShared publishes h, a header of an empty WAL (mxFrame 0), with
+// nBackfill and the read marks as walRestartHdr leaves them. p.mu is held,
+// and WRITE, and READ(1..4) exclusively.
+func (p *Pager) emptyShared(h walIndexHdr) error {
+	sh := p.sh
+	h.mxFrame = 0
+	h, err := sh.x.writeHdr(h)
+	if err != nil {
+		return err
 	}
 	sh.info.setNBackfill(0)
 	sh.info.setNBackfillAttempted(0)
@@ -636,8 +675,7 @@ func (p *Pager) restartShared() (bool, error) {
 		sh.info.setReadMark(i, readMarkNotUsed)
 	}
 	sh.hdr, sh.raw, sh.backfill = h, h.words(), 0
-	p.restarts++
-	return true, nil
+	return nil
 }
 
 // publishShared makes a commit visible to every connection (rule 27,
@@ -708,6 +746,12 @@ func (p *Pager) checkpointShared(mode CheckpointMode) (res CheckpointResult, err
 	h, err := p.sharedHeader(time.Now().Add(max(wait, shmPatience)))
 	if err == nil && h != sh.hdr {
 		err = p.adopt(h)
+	}
+	if errors.Is(err, errRetry) {
+		// A writer started the WAL over meanwhile (only a passive
+		// checkpoint runs beside one): every frame was in the file.
+		p.mu.Unlock()
+		return p.checkpointResult(), nil
 	}
 	if err != nil {
 		p.mu.Unlock()

@@ -66,7 +66,10 @@ func (w *File) Adopt(pub Published) (replaced bool, err error) {
 	}
 	first := l.MaxFrame + 1
 	if !same {
-		h, valid, err := parseHeader(w.m.Bytes())
+		// Read, not mapped: the file may be cut meanwhile.
+		var b [HeaderSize]byte
+		n, _ := w.f.ReadAt(b[:], 0)
+		h, valid, err := parseHeader(b[:n])
 		if err != nil {
 			return false, err
 		}

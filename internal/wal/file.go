@@ -66,6 +66,11 @@ type Options struct {
 	// Lock is the owner's lock under which readers read the log (see
 	// File).
 	Lock sync.Locker
+	// Adopted opens the WAL of a file shared through a wal-index, whose
+	// owner takes the log from the index (Adopt): Open maps and reads
+	// nothing, since another connection may cut the file meanwhile, and
+	// the log starts empty.
+	Adopted bool
 }
 
 // Open opens the WAL at path, maps it and recovers its committed log
@@ -96,7 +101,7 @@ func Open(fsys vfs.FS, path string, opts Options) (*File, error) {
 	if size > int64(^uint(0)>>1) {
 		return nil, errors.Join(fmt.Errorf("%w: WAL of %d bytes", format.ErrUnsupported, size), w.Close())
 	}
-	if size == 0 {
+	if size == 0 || opts.Adopted {
 		return w, nil
 	}
 	if err := w.m.Map(f, int(size), !opts.ReadOnly); err != nil {
