@@ -447,3 +447,102 @@ func TestCheckpointBySQLiteGrowsFile(t *testing.T) {
 	w.verify("at the end")
 	w.check()
 }
+
+// TestCheckpointFullWhilePagodaReadsOn: a pagoda process reads without a
+// pause, each read transaction short, while another commits and then
+// checkpoints in Full mode. The reader keeps its read slot from one
+// transaction to the next and moves the slot's mark up to each new commit
+// itself, so the lock on it never comes free; Full must see the mark move
+// and copy every frame, not wait out its timeout and stop at the mark it
+// first saw.
+func TestCheckpointFullWhilePagodaReadsOn(t *testing.T) {
+	path := newBank(t)
+	w := newWorld(t, path)
+	pw := pagodaChild(t, "pagoda writer", "writer", path, "who=pg", "driven=1", "timeout=2000", "cpages=-1", seedArg(t, "pg"))
+	if _, err := pw.expect("ready", 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	pr := pagodaChild(t, "pagoda reader", "reader", path, "timeout=2000")
+	w.watch(pr, "", "pagoda")
+	for round := range 10 {
+		if err := w.commit(pw, 3); err != nil {
+			t.Fatal(err)
+		}
+		left, busy, err := checkpointBy(pw, pagoda.CheckpointFull)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if busy || left != 0 {
+			t.Fatalf("round %d: Checkpoint(Full) beside a pagoda process that reads on: busy %v, %d frames left", round, busy, left)
+		}
+	}
+	w.stopAll(pw, pr)
+	w.led.finished("pg")
+	w.halt()
+	w.need("pagoda reads", 10)
+	w.verify("at the end")
+	w.check()
+}
+
+// TestSQLiteCheckpointWhilePagodaReadsOn is TestCheckpointFullWhilePagodaReadsOn
+// with sqlite3 checkpointing: a sqlite3 shell commits, then runs
+// wal_checkpoint(FULL) with a busy timeout of 2 s, beside a pagoda process
+// that reads without pause. It must copy every frame, and not wait out its
+// timeout (holding the write lock, so that every writer waits too), as it
+// does beside a Python sqlite3 reader that reads without pause.
+//
+// It fails today, and skips unless PAGODA_SHARE_KNOWN=1: a pagoda process
+// keeps its read slot from one read transaction to the next (pager rule
+// 25) and moves the slot's mark up itself, so the lock that sqlite3's
+// checkpoint waits for (to move a mark that is behind) never comes free;
+// sqlite3 does not look at the mark again, and gives up after its busy
+// timeout with frames left, having held the write lock all along.
+func TestSQLiteCheckpointWhilePagodaReadsOn(t *testing.T) {
+	if os.Getenv("PAGODA_SHARE_KNOWN") == "" {
+		t.Skip("a known bug, not fixed yet: sqlite3's FULL, RESTART and TRUNCATE checkpoints wait out their busy timeout beside a pagoda process that reads without pause (see the comment); PAGODA_SHARE_KNOWN=1 runs it")
+	}
+	path := newBank(t)
+	w := newWorld(t, path)
+	sqlite3Path(t)
+	pr := pagodaChild(t, "pagoda reader", "reader", path, "timeout=2000")
+	w.watch(pr, "", "pagoda")
+	sh := sqliteShell(t, "sqlite3 writer", path, 2*time.Second)
+	r := newRand(t, "sh")
+	slow := 0
+	for round := range 5 {
+		for k := range 3 {
+			n := int64(3*round + k + 1)
+			seq, err := shellTransfer(sh, "sh", n, r, 3000)
+			if err == nil {
+				err = w.led.ack(fmt.Sprintf("ack sh %d %d", n, seq))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		t0 := time.Now()
+		got := mustQuery(t, sh, "PRAGMA wal_checkpoint(FULL);")
+		d := time.Since(t0)
+		v, err := parseInts(got, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v[0] != 0 || v[1] != v[2] {
+			t.Errorf("round %d: wal_checkpoint(FULL) beside a pagoda process that reads on: %q after %v", round, got, d.Round(time.Millisecond))
+		}
+		if d > time.Second {
+			slow++
+		}
+	}
+	if err := sh.stop(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	w.led.finished("sh")
+	w.stopAll(pr)
+	w.halt()
+	w.verify("at the end")
+	w.check()
+	if slow > 0 {
+		t.Errorf("%d of 5 checkpoints took more than 1 s", slow)
+	}
+}

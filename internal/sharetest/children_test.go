@@ -34,7 +34,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeCLI()
+	os.Exit(code)
 }
 
 // args are a child's arguments.

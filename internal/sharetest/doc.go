@@ -33,5 +33,7 @@
 //
 //	PAGODA_SHARE_SOAK=3m PAGODA_SHARE_PROCS=4 go test ./internal/sharetest -run Soak -v -timeout 30m
 //
-// PAGODA_SHARE_SEED=S replays a run's random choices (not its timing).
+// PAGODA_SHARE_SEED=S replays a run's random choices (not its timing);
+// PAGODA_SHARE_DEBUG=1 logs the children's lines; PAGODA_SHARE_KNOWN=1 runs
+// the tests of known bugs not fixed yet, which otherwise skip.
 package sharetest

@@ -309,6 +309,20 @@ func (l *ledger) waitDone(who string, d time.Duration) error {
 	}
 }
 
+// ackedBy returns the largest n that writer who acknowledged.
+func (l *ledger) ackedBy(who string) int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.acked[who]
+}
+
+// commitCount returns how many commits were acknowledged so far.
+func (l *ledger) commitCount() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.commits
+}
+
 // seq returns the largest seq acknowledged so far.
 func (l *ledger) seq() int64 {
 	l.mu.Lock()

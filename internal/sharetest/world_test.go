@@ -530,6 +530,9 @@ func (w *world) run(d time.Duration) {
 // world with any that does not exit cleanly.
 func (w *world) stopAll(ps ...*proc) {
 	for _, p := range ps {
+		p.in.Close() // all at once: some take a while to finish
+	}
+	for _, p := range ps {
 		if err := p.stop(30 * time.Second); err != nil {
 			w.fail(err)
 		}

@@ -19,7 +19,10 @@ func TestSQLiteAndPagodaWrite(t *testing.T) {
 	sqlite3Path(t)
 	driven := pagodaChild(t, "pagoda driven", "writer", path, "who=pgd", "driven=1", "pad=3000", seedArg(t, "pgd"))
 	w.drive(driven, "pgd")
-	free := pagodaChild(t, "pagoda writer", "writer", path, "who=pg", "cpages=100", "pad=3000", seedArg(t, "pg"))
+	// A writer that begins again the moment it commits leaves sqlite3's
+	// busy handler, which polls, no moment to take the write lock (as a
+	// sqlite3 writer in such a loop does): 1 ms between commits.
+	free := pagodaChild(t, "pagoda writer", "writer", path, "who=pg", "cpages=100", "pad=3000", "sleep=1000", seedArg(t, "pg"))
 	w.watch(free, "pg", "pagoda writer")
 	w.shellWriter("sh", 3000)
 	ps := []*proc{free}
