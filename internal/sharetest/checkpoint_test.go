@@ -108,7 +108,7 @@ func TestCheckpointTruncateBySQLite(t *testing.T) {
 	w.halt()
 	w.verify("at the end")
 	w.check()
-	t.Logf("%d commits, %s", w.led.commits, w.summary())
+	t.Logf("%d commits, %s", w.led.commitCount(), w.summary())
 }
 
 // TestCheckpointWhileSQLiteReads: pagoda checkpoints while a sqlite3 shell
@@ -227,7 +227,7 @@ func TestCheckpointWhileSQLiteReads(t *testing.T) {
 	w.halt()
 	w.verify("at the end")
 	w.check()
-	t.Logf("%d commits, %s", w.led.commits, w.summary())
+	t.Logf("%d commits, %s", w.led.commitCount(), w.summary())
 }
 
 // mustQuery runs sql in shell sh and returns its lines joined, or fails
@@ -356,7 +356,7 @@ func TestCheckpointWhilePagodaReads(t *testing.T) {
 	w.halt()
 	w.verify("at the end")
 	w.check()
-	t.Logf("%d commits, %s", w.led.commits, w.summary())
+	t.Logf("%d commits, %s", w.led.commitCount(), w.summary())
 }
 
 // digestBy has driven pagoda reader p digest every row in a read

@@ -35,7 +35,7 @@ func TestSQLiteReadsPagodaWrites(t *testing.T) {
 	w.check()
 	w.verify("at the end")
 	w.check()
-	w.count("commits", w.led.commits)
+	w.count("commits", w.led.commitCount())
 	w.need("commits", 50)
 	w.need("sqlite3 shell reads", 20)
 	if len(readers) > 0 {
@@ -75,7 +75,7 @@ func TestPagodaReadsSQLiteWrites(t *testing.T) {
 	w.halt()
 	w.check()
 	w.verify("at the end")
-	w.count("commits", w.led.commits)
+	w.count("commits", w.led.commitCount())
 	w.need("commits", 50)
 	w.need("pagoda reads", 50)
 	w.need("pagoda driven reads", 20)

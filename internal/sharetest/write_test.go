@@ -49,7 +49,7 @@ func TestSQLiteAndPagodaWrite(t *testing.T) {
 			t.Errorf("writer %s: %d commits acknowledged, want at least 10", who, acked[who])
 		}
 	}
-	w.count("commits", w.led.commits)
+	w.count("commits", w.led.commitCount())
 	w.need("pagoda reads", 20)
 	w.check()
 	t.Log(w.summary())
