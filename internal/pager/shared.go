@@ -365,6 +365,8 @@ func (p *Pager) tryShared(s *Snapshot, deadline time.Time, writer bool) error {
 		}
 	} else if h.mxFrame != sh.info.nBackfill() {
 		slot = writerSlotWAL
+	} else if err := p.takeBackfill(); err != nil {
+		return err
 	}
 	*s = Snapshot{
 		p:        p,
@@ -411,18 +413,10 @@ func (p *Pager) takeSlot(h walIndexHdr) (int, error) {
 		if err := p.holdSlot(0); err != nil {
 			return 0, err
 		}
-		// Another connection's checkpoint may have copied frames into the
-		// file, and grown it, since this pager last looked: nBackfill says
-		// so, the header does not. READ(0), held, keeps copies out now.
-		if b := info.nBackfill(); b != sh.backfill {
-			if err := p.refreshDBFile(); err != nil {
-				p.dropSlot(0)
-				return 0, err
-			}
-			if p.wal != nil {
-				p.wal.SetBackfilledLocked(b)
-			}
-			sh.backfill = b
+		// READ(0), held, keeps copies out now.
+		if err := p.takeBackfill(); err != nil {
+			p.dropSlot(0)
+			return 0, err
 		}
 		return 0, nil
 	}
@@ -472,6 +466,27 @@ func (p *Pager) takeSlot(h walIndexHdr) (int, error) {
 		return 0, errRetry
 	}
 	return best, nil
+}
+
+// takeBackfill takes up the checkpoints of other connections since this
+// pager last looked, which copied frames into the file and may have grown
+// it: nBackfill says so, the header does not. A snapshot that reads the
+// file alone calls it once no copy can run (READ(0) held, or WRITE with
+// every frame copied). p.mu is held.
+func (p *Pager) takeBackfill() error {
+	sh := p.sh
+	b := sh.info.nBackfill()
+	if b == sh.backfill {
+		return nil
+	}
+	if err := p.refreshDBFile(); err != nil {
+		return err
+	}
+	if p.wal != nil {
+		p.wal.SetBackfilledLocked(b)
+	}
+	sh.backfill = b
+	return nil
 }
 
 // holdSlot takes READ(i) shared, unless held already, and counts a
