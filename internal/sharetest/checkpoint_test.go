@@ -372,33 +372,43 @@ func digestBy(p *proc) (string, error) {
 	return line, err
 }
 
-// TestCheckpointBySQLiteGrowsFile: a pagoda process reads a commit of
-// sqlite3's from the WAL; sqlite3's PASSIVE checkpoint then copies it into
-// the database file, which grows, and sets nBackfill to mxFrame without
+// TestCheckpointBySQLiteGrowsFile: pagoda processes, a reader and a
+// writer, read a commit of sqlite3's from the WAL, and the writer commits
+// after it; sqlite3's PASSIVE checkpoint then copies them into the
+// database file, which grows, and sets nBackfill to mxFrame without
 // changing the wal-index header. pagoda's next read, by READ(0) since
-// every frame is in the file, must read the new pages from the grown file.
+// every frame is in the file, and the writer's next transaction, must read
+// the new pages from the grown file.
 func TestCheckpointBySQLiteGrowsFile(t *testing.T) {
 	path := newBank(t)
 	w := newWorld(t, path)
 	sqlite3Path(t)
 	pr := pagodaChild(t, "pagoda reader", "reader", path, "driven=1")
-	if _, err := pr.expect("ready", 30*time.Second); err != nil {
-		t.Fatal(err)
+	pw := pagodaChild(t, "pagoda writer", "writer", path, "who=pg", "driven=1", "cpages=-1", "pad=3000", seedArg(t, "pg"))
+	for _, p := range []*proc{pr, pw} {
+		if _, err := p.expect("ready", 30*time.Second); err != nil {
+			t.Fatal(err)
+		}
 	}
 	r := newRand(t, "sh")
-	for n := int64(1); n <= 3; n++ {
+	for n := int64(1); n <= 4; n++ {
 		if _, err := w.readLatest(pr); err != nil {
 			t.Fatal(err)
 		}
-		// A transfer with a pad of 20 pages: the file grows at the
-		// checkpoint. The shell's close does not checkpoint: pagoda's
-		// connection is open.
+		// A transfer with a pad of 20 pages (an overflow chain), or of
+		// 3500 bytes (a leaf of its own, so that pagoda's next insert
+		// makes a new one): the file grows at the checkpoint. The shell's
+		// close does not checkpoint: pagoda's connections are open.
+		pad := 20 * 4096
+		if n%2 == 0 {
+			pad = 3500
+		}
 		sh := sqliteShell(t, "sqlite3 writer", path, 5*time.Second)
 		seq, err := shellTransfer(sh, "sh", n, r, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := sh.query(fmt.Sprintf("UPDATE log SET pad=randomblob(%d) WHERE who='sh' AND n=%d;", 20*4096, n), 10*time.Second); err != nil {
+		if _, err := sh.query(fmt.Sprintf("UPDATE log SET pad=randomblob(%d) WHERE who='sh' AND n=%d;", pad, n), 10*time.Second); err != nil {
 			t.Fatal(err)
 		}
 		if err := sh.stop(10 * time.Second); err != nil {
@@ -406,6 +416,9 @@ func TestCheckpointBySQLiteGrowsFile(t *testing.T) {
 		}
 		if err := w.led.ack(fmt.Sprintf("ack sh %d %d", n, seq)); err != nil {
 			t.Fatal(err)
+		}
+		if err := w.commit(pw, 1); err != nil {
+			t.Fatalf("commit %d, pagoda's commit after it: %v", n, err)
 		}
 		size := fileSize(path)
 		if _, err := w.readLatest(pr); err != nil {
@@ -440,9 +453,13 @@ func TestCheckpointBySQLiteGrowsFile(t *testing.T) {
 		if d, err := digestBy(pr); err != nil || d != d0 {
 			t.Fatalf("commit %d, read from the file the checkpoint grew: %v, digest %s, was %s from the WAL", n, err, d, d0)
 		}
+		if err := w.commit(pw, 1); err != nil {
+			t.Fatalf("commit %d, pagoda's commit on the file the checkpoint grew: %v", n, err)
+		}
 	}
 	w.led.finished("sh")
-	w.stopAll(pr)
+	w.stopAll(pr, pw)
+	w.led.finished("pg")
 	w.halt()
 	w.verify("at the end")
 	w.check()

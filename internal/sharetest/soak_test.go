@@ -71,8 +71,8 @@ func TestSoak(t *testing.T) {
 	w.shellReader("sqlite3 reader")
 	start := time.Now()
 	kills := 0
-	for time.Since(start)+2*time.Second <= d && !w.failed() {
-		w.run(2 * time.Second)
+	for next := start.Add(2 * time.Second); !next.After(start.Add(d)) && !w.failed(); next = next.Add(2 * time.Second) {
+		w.run(time.Until(next)) // every 2 s, whatever the checks after a kill took
 		if w.failed() {
 			break
 		}
