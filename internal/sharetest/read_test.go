@@ -60,7 +60,9 @@ func TestPagodaReadsSQLiteWrites(t *testing.T) {
 	pythonPath(t)
 	py := pythonChild(t, "python writer", "writer", path, "who=py", "timeout=2000", "pad=6000", "ckpt=40", "autockpt=40", seedArg(t, "py"))
 	w.watch(py, "py", "python writer")
-	ck := pythonChild(t, "python checkpointer", "ckpt", path, "every=100", "timeout=2000")
+	// Its busy timeout is short: beside pagoda readers that read without
+	// pause its TRUNCATE waits it out (TestSQLiteCheckpointWhilePagodaReadsOn).
+	ck := pythonChild(t, "python checkpointer", "ckpt", path, "every=100", "timeout=500")
 	w.watch(ck, "", "python")
 	w.shellWriter("sh", 3000)
 	ps := []*proc{py, ck}
@@ -79,7 +81,7 @@ func TestPagodaReadsSQLiteWrites(t *testing.T) {
 	w.need("commits", 50)
 	w.need("pagoda reads", 50)
 	w.need("pagoda driven reads", 20)
-	w.need("python checkpoints", 5)
+	w.need("python checkpoints", 3)
 	w.check()
 	t.Log(w.summary())
 }
