@@ -32,8 +32,22 @@
 // An open regular file keeps its snapshot until Close and reads its data in
 // place from the database pages: an uncompressed file is never copied
 // except into the caller's buffer. Close every file: DB.Close waits for
-// the snapshots they hold. A compressed file is inflated once, when it is
-// opened.
+// the snapshots they hold. A compressed file is inflated as it is read,
+// through a pooled inflater of about 50 KiB: reading a 1 GiB file stored in
+// 1 MB costs that much memory, not a GiB. Reading before the place reached
+// inflates again from the start.
+//
+// sz is a claim that the data must bear out (inflate.go has the rules). A
+// file whose compressed data inflates to more or fewer bytes than its sz,
+// or is damaged, or whose sz is negative, is an error wrapping
+// pagoda.ErrCorrupt, from Open or from the read that meets the damage:
+// reads never yield a byte past sz, nor the last byte of a damaged file,
+// and every read after the error fails the same way. ReadFile allocates sz
+// at once only when the stored bytes make it plausible (up to 1 MiB, or up
+// to 4 times the stored length), and otherwise grows as the data inflates.
+// Stat reports sz as it is stored; a directory's sz is ignored, and a
+// symbolic link's must be -1 (as sqlite3 stores it) or its target's
+// length.
 //
 // Symbolic links are stored as sqlite3 stores them (mode 0120777, sz -1,
 // the target as TEXT) and followed by Open, Stat, ReadFile and ReadDir,

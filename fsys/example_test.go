@@ -1,8 +1,11 @@
 package fsys_test
 
 import (
+	"bytes"
+	"compress/zlib"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log"
 	"os"
@@ -115,4 +118,39 @@ func ExampleFS_In() {
 	names, _ := fs.Glob(f, "*.txt")
 	fmt.Println(names)
 	// Output: [b.txt]
+}
+
+// A file whose data does not inflate to its stored size, as a damaged or
+// hostile archive may hold: reading it fails with pagoda.ErrCorrupt, and
+// nothing is allocated by the size it claims.
+func ExampleFS_Open_damaged() {
+	db, cleanup := newArchive()
+	defer cleanup()
+	f := fsys.New(db, nil)
+	if err := f.WriteFile("ok.txt", []byte("fine"), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	// A row written by another tool: 21 bytes of zlib claiming 1 GB.
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	zw.Write([]byte("not a gigabyte"))
+	zw.Close()
+	err := db.Update(func(tx *pagoda.Tx) error {
+		tab, err := tx.Table(fsys.TableName)
+		if err == nil {
+			_, err = tab.Insert("lie.txt", 0o100644, 0, 1032*z.Len(), z.Bytes())
+		}
+		return err
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fl, err := f.Open("lie.txt")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer fl.Close()
+	data, err := io.ReadAll(fl)
+	fmt.Println(len(data), errors.Is(err, pagoda.ErrCorrupt))
+	// Output: 0 true
 }

@@ -532,7 +532,13 @@ func linkPath(link, target string) (string, error) {
 	return strings.Join(parts, "/"), nil
 }
 
-// linkTarget reads a symbolic link's target from its data.
+// maxLinkTarget bounds a symbolic link's target: PATH_MAX on Linux.
+const maxLinkTarget = 4096
+
+// linkTarget reads a symbolic link's target from its data, stored as it
+// is: sqlite3 stores sz -1 (sqlar_uncompress returns data as it is for sz
+// <= 0). A positive sz other than the target's length (which would make
+// the data compressed), or a target longer than any path, is ErrCorrupt.
 func (v *view) linkTarget(e *entry) (string, error) {
 	t, err := v.table()
 	if err != nil {
@@ -541,6 +547,12 @@ func (v *view) linkTarget(e *entry) (string, error) {
 	b, err := t.OpenBlob(e.rowid, v.col.data)
 	if err != nil {
 		return "", err
+	}
+	switch n := b.Len(); {
+	case e.sz > 0 && e.sz != n:
+		return "", fmt.Errorf("fsys: symbolic link %q has sz %d, neither -1 nor its target's length %d: %w", e.name, e.sz, n, pagoda.ErrCorrupt)
+	case n > maxLinkTarget:
+		return "", fmt.Errorf("fsys: symbolic link %q has a target of %d bytes, longer than a path can be: %w", e.name, n, pagoda.ErrCorrupt)
 	}
 	buf := make([]byte, b.Len())
 	if _, err := b.ReadAt(buf, 0); err != nil && len(buf) > 0 {

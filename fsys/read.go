@@ -2,7 +2,6 @@ package fsys
 
 import (
 	"bytes"
-	"compress/zlib"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -325,7 +324,7 @@ func (v *view) text(b []byte) string {
 }
 
 // readData returns a regular file's whole content: a copy of raw data, or
-// the inflated zlib stream.
+// the inflated zlib stream (inflate.go).
 func (v *view) readData(e *entry) ([]byte, error) {
 	b, err := v.blob(e)
 	if err != nil || b == nil {
@@ -340,7 +339,7 @@ func (v *view) readData(e *entry) ([]byte, error) {
 		}
 		return out, nil
 	}
-	return inflate(b, b.Len(), e)
+	return readAll(b, e)
 }
 
 // readFile returns the content of file full, following symbolic links.
@@ -356,7 +355,8 @@ func (v *view) readFile(full string) ([]byte, error) {
 }
 
 // blob opens e's data; nil for NULL data (a directory row, or an empty
-// file some other tool stored that way).
+// file some other tool stored that way). A negative size, or one the data
+// cannot hold, is ErrCorrupt (inflate.go, rule 1).
 func (v *view) blob(e *entry) (*pagoda.Blob, error) {
 	t, err := v.table()
 	if err != nil {
@@ -370,45 +370,12 @@ func (v *view) blob(e *entry) (*pagoda.Blob, error) {
 		if e.sz > 0 {
 			return nil, fmt.Errorf("fsys: %q has size %d but no data: %w", e.name, e.sz, pagoda.ErrCorrupt)
 		}
-		return nil, nil
+		return nil, checkClaim(e, 0)
+	}
+	if err := checkClaim(e, b.Len()); err != nil {
+		return nil, err
 	}
 	return b, nil
-}
-
-// maxInflate bounds how far deflate expands its input: a deflate block
-// codes at most 258 bytes in one bit, about 1032 to one.
-const maxInflate = 1032
-
-// inflate decompresses the zlib stream src, stored bytes long, which must
-// inflate to exactly e.sz bytes, as sqlite3's sqlar_uncompress does for
-// data shorter than sz. A size the stream cannot reach is refused before
-// anything is allocated.
-func inflate(src io.Reader, stored int64, e *entry) ([]byte, error) {
-	corrupt := func(why string) error {
-		return fmt.Errorf("fsys: compressed data of %q (sz %d) %s: %w", e.name, e.sz, why, pagoda.ErrCorrupt)
-	}
-	if e.sz < 0 {
-		return nil, corrupt("has a negative size")
-	}
-	if e.sz > maxInflate*stored+64 {
-		return nil, corrupt(fmt.Sprintf("is %d bytes: no zlib stream that short inflates that far", stored))
-	}
-	zr, err := zlib.NewReader(src)
-	if err != nil {
-		return nil, corrupt("is not a zlib stream: " + err.Error())
-	}
-	out := make([]byte, e.sz)
-	if _, err := io.ReadFull(zr, out); err != nil {
-		return nil, corrupt("does not inflate to its size: " + err.Error())
-	}
-	var one [1]byte
-	if n, err := zr.Read(one[:]); n != 0 || err != io.EOF {
-		if n != 0 {
-			return nil, corrupt("inflates past its size")
-		}
-		return nil, corrupt("ends badly: " + fmt.Sprint(err))
-	}
-	return out, nil
 }
 
 // ReadDir implements fs.ReadDirFS: the entries of directory name, sorted
@@ -550,14 +517,17 @@ func (f *FS) Open(name string) (fs.File, error) {
 		case err != nil:
 		case b == nil:
 			file.data = []byte{}
-		case b.Len() == file.e.sz:
-			// Read in place: the file keeps the view's own snapshot.
-			file.blob = b
+		default:
+			// Read in place, or inflated as it is read (inflate.go): the
+			// file keeps the view's own snapshot.
+			if b.Len() == file.e.sz {
+				file.blob = b
+			} else {
+				file.z = &stream{blob: b, e: &file.e}
+			}
 			if v.own {
 				file.tx, v.own, v.spare = v.tx, false, nil
 			}
-		default:
-			file.data, err = inflate(b, b.Len(), &file.e)
 		}
 	}
 	err = f.release(v, err)
@@ -574,10 +544,11 @@ type File struct {
 	fsys *FS
 	name string
 	e    entry
-	mu   sync.Mutex // guards blob and tx for ReadAt
+	mu   sync.Mutex // guards blob, z and tx for ReadAt
 	tx   *pagoda.Tx // the snapshot an open file owns, ended by Close
 	blob *pagoda.Blob
-	data []byte // the content when it is not read in place: inflated, or empty
+	z    *stream // compressed data, instead of blob
+	data []byte  // the content when it is neither: empty
 	size int64
 	pos  int64
 	done bool
@@ -601,6 +572,15 @@ func (fl *File) ReadAt(p []byte, off int64) (int, error) {
 	}
 	if off < 0 {
 		return 0, &fs.PathError{Op: "read", Path: fl.name, Err: errors.New("negative offset")}
+	}
+	if fl.z != nil {
+		fl.mu.Lock()
+		n, err := fl.z.readAt(p, off)
+		fl.mu.Unlock()
+		if err != nil && err != io.EOF {
+			err = pathErr("read", fl.name, err)
+		}
+		return n, err
 	}
 	if off >= fl.size {
 		return 0, io.EOF
@@ -626,7 +606,7 @@ func (fl *File) Read(p []byte) (int, error) {
 	if err := fl.readable("read"); err != nil {
 		return 0, err
 	}
-	if fl.pos >= fl.size {
+	if fl.pos >= fl.size && fl.z == nil {
 		return 0, io.EOF
 	}
 	n, err := fl.ReadAt(p, fl.pos)
@@ -642,6 +622,16 @@ func (fl *File) Read(p []byte) (int, error) {
 func (fl *File) WriteTo(w io.Writer) (int64, error) {
 	if err := fl.readable("read"); err != nil {
 		return 0, err
+	}
+	if fl.z != nil {
+		fl.mu.Lock()
+		defer fl.mu.Unlock()
+		n, err := fl.z.writeTo(w, fl.pos)
+		fl.pos += n
+		if err != nil && fl.z.err == err {
+			err = pathErr("read", fl.name, err)
+		}
+		return n, err
 	}
 	if fl.pos >= fl.size {
 		return 0, nil
@@ -734,7 +724,10 @@ func (fl *File) Close() error {
 	fl.done = true
 	fl.mu.Lock()
 	defer fl.mu.Unlock()
-	fl.blob, fl.data, fl.list = nil, nil, nil
+	if fl.z != nil {
+		fl.z.release()
+	}
+	fl.blob, fl.z, fl.data, fl.list = nil, nil, nil, nil
 	if fl.tx != nil {
 		tx := fl.tx
 		fl.tx = nil

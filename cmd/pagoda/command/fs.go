@@ -260,7 +260,10 @@ func newFSCatCmd() *cobra.Command {
 		Use:   "cat FILE PATH...",
 		Short: "Print the content of files in the archive",
 		Long: `Write the content of each PATH to standard output, in order, following
-symbolic links. Nothing is written if a PATH is missing or a directory.`,
+symbolic links. Nothing is written if a PATH is missing or a directory.
+Compressed files are inflated as they are written; a file whose data is
+damaged, or does not inflate to its stored size, stops cat with an error
+(a corrupt database) after the bytes before the damage.`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			names := make([]string, len(args)-1)

@@ -178,7 +178,10 @@ names, as "sqlite3 FILE -AxC DIR" does: files with their permissions and
 modification times, directories (missing parents of a PATH are created
 too), symbolic links as symbolic links. Existing files and links are
 replaced. Directories get their permissions and times last, once their
-contents are written. A name that would leave DIR is refused.
+contents are written. A name that would leave DIR is refused, and nothing
+is written through a symbolic link that leads out of it. A file whose data is damaged, or does
+not inflate to its stored size, stops extract with an error (a corrupt
+database), and what was written of it is removed.
 
 A progress bar is shown on stderr when stderr is a terminal. At the end,
 "extracted N entries (B bytes) to DIR" is printed.`,
@@ -389,11 +392,14 @@ func extractFile(f *fsys.FS, root *os.Root, e extractEntry, bar *progressbar.Pro
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = root.Chmod(local, e.info.Mode().Perm())
+	if err != nil {
+		// A file cut short (its data damaged, say) is not left behind to
+		// pass for the whole.
+		root.Remove(local)
+		return n, err
 	}
-	if err == nil {
-		err = root.Chtimes(local, time.Time{}, e.info.ModTime())
+	if err := root.Chmod(local, e.info.Mode().Perm()); err != nil {
+		return n, err
 	}
-	return n, err
+	return n, root.Chtimes(local, time.Time{}, e.info.ModTime())
 }

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,11 +21,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/pagodadb/pagoda"
 	"github.com/pagodadb/pagoda/fsys"
+	"github.com/pagodadb/pagoda/internal/sqlartest"
 	"github.com/pagodadb/pagoda/internal/sqltest"
 )
 
@@ -575,7 +579,7 @@ func TestFSServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	srv := httptest.NewServer(fsHandler(fsys.New(db, nil)))
+	srv := httptest.NewServer(fsHandler(fsys.New(db, nil), 4, log.New(io.Discard, "", 0)))
 	defer srv.Close()
 
 	get := func(url string) (int, string) {
@@ -696,6 +700,7 @@ func TestFSErrors(t *testing.T) {
 		{[]string{"fs", "put", db, "dir"}, "dir: is a directory"},
 		{[]string{"fs", "mkdir", db, "a.txt"}, "a.txt: file exists"},
 		{[]string{"fs", "serve", db, "--addr", "not an address"}, ""},
+		{[]string{"fs", "serve", db, "--max-requests", "0"}, "--max-requests must be positive, not 0"},
 		// Usage errors.
 		{[]string{"fs", "ls"}, ""},
 		{[]string{"fs", "ls", db, "a", "b"}, ""},
@@ -905,5 +910,351 @@ func TestFSSqlite3(t *testing.T) {
 		dst := tempDir(t)
 		mustRun(t, "fs", "extract", theirs, dst)
 		compareTrees(t, src, dst)
+	})
+}
+
+// runTo runs the pagoda command line args in-process, its standard output
+// going to stdout; it returns what went to standard error.
+func runTo(stdout io.Writer, args ...string) (stderr string, err error) {
+	root := NewRoot()
+	var e bytes.Buffer
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(&e)
+	err = root.Execute()
+	return e.String(), err
+}
+
+// zeroCounter counts the bytes written to it and notes any that is not 0.
+type zeroCounter struct {
+	n       int64
+	nonZero bool
+}
+
+var zeroChunk = make([]byte, 64<<10)
+
+func (z *zeroCounter) Write(p []byte) (int, error) {
+	for rest := p; len(rest) > 0; {
+		k := min(len(rest), len(zeroChunk))
+		if !bytes.Equal(rest[:k], zeroChunk[:k]) {
+			z.nonZero = true
+		}
+		rest = rest[k:]
+	}
+	z.n += int64(len(p))
+	return len(p), nil
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger and a test at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// hostileBound is the most one fs command may allocate reading an entry
+// of the hostile archive: buffers and an inflater, and the row: sqlite3's
+// archives have no sqlar_listing, so fsys reads a file's mode, mtime and
+// sz from its row, which pagoda's Table.Get assembles whole when it
+// spills onto overflow pages (about 2.5 times its stored bytes each time,
+// twice that under the race detector; a command looks a file up twice or
+// so). The stored bytes, never the claim.
+func hostileBound(c sqlartest.Case) uint64 {
+	n := uint64(16 << 20)
+	if b, ok := c.Data.([]byte); ok {
+		n += 12 * uint64(len(b))
+	}
+	return n
+}
+
+// TestFSHostileArchive runs cat, extract and serve over every row of
+// sqlartest's hostile archive, which SQLite wrote: names that leave the
+// archive, links out of it, sz that lies either way (by one byte, 1032
+// times, 41 GiB) or is negative. No command panics or allocates by a
+// claim; a damaged file is an error wrapping ErrCorrupt (cat, extract)
+// or a 500 or a cut response, logged (serve); extract writes nothing
+// outside its directory and leaves no damaged file behind.
+func TestFSHostileArchive(t *testing.T) {
+	top := tempDir(t)
+	db := filepath.Join(top, "hostile.sqlar")
+	cases := sqlartest.WriteHostile(t, db)
+
+	t.Run("cat", func(t *testing.T) {
+		for _, c := range cases {
+			var out bytes.Buffer
+			var err error
+			n := sqlartest.Allocated(func() { _, err = runTo(&out, "fs", "cat", db, c.Name) })
+			if n > hostileBound(c) {
+				t.Errorf("cat %q allocated %d bytes", c.Name, n)
+			}
+			switch c.Want {
+			case sqlartest.Reads:
+				if err != nil || !bytes.Equal(out.Bytes(), c.Content) {
+					t.Errorf("cat %q: %q, %v", c.Name, out.Bytes(), err)
+				}
+			case sqlartest.Hidden:
+				if err != nil || out.String() != "evil\n" {
+					t.Errorf("cat %q: %q, %v", c.Name, out.Bytes(), err)
+				}
+			case sqlartest.Corrupt, sqlartest.BadLink:
+				if !errors.Is(err, pagoda.ErrCorrupt) {
+					t.Errorf("cat %q (%s): %v, want an error wrapping ErrCorrupt", c.Name, c.Why, err)
+				}
+				if out.Len() > 0 && int64(out.Len()) >= c.Sz {
+					t.Errorf("cat %q (sz %d) printed %d bytes", c.Name, c.Sz, out.Len())
+				}
+			case sqlartest.Invalid, sqlartest.Outside, sqlartest.Directory:
+				if err == nil || out.Len() > 0 {
+					t.Errorf("cat %q (%s): %d bytes, %v; want an error", c.Name, c.Why, out.Len(), err)
+				}
+			default:
+				t.Fatalf("no check for %v", c.Want)
+			}
+		}
+	})
+
+	t.Run("extract", func(t *testing.T) {
+		// The whole archive: the first damaged file stops extract, with
+		// an error wrapping ErrCorrupt, and is not left behind.
+		dir := filepath.Join(tempDir(t), "all")
+		_, _, err := run(t, "fs", "extract", db, dir)
+		if !errors.Is(err, pagoda.ErrCorrupt) {
+			t.Errorf("extract: %v, want an error wrapping ErrCorrupt", err)
+		}
+		onlyBelow(t, filepath.Dir(dir), dir)
+		// Each entry alone.
+		for _, c := range cases {
+			top := tempDir(t)
+			dir := filepath.Join(top, "x")
+			var err error
+			n := sqlartest.Allocated(func() { _, err = runTo(io.Discard, "fs", "extract", db, dir, c.Name) })
+			if n > hostileBound(c) {
+				t.Errorf("extract %q allocated %d bytes", c.Name, n)
+			}
+			onlyBelow(t, top, dir)
+			local := filepath.Join(dir, filepath.FromSlash(c.Name))
+			got, rerr := os.ReadFile(local)
+			switch c.Want {
+			case sqlartest.Reads:
+				if err != nil || rerr != nil || !bytes.Equal(got, c.Content) {
+					t.Errorf("extract %q: %v; the file: %q, %v", c.Name, err, got, rerr)
+				}
+			case sqlartest.Hidden:
+				if err != nil || string(got) != "evil\n" {
+					t.Errorf("extract %q: %v; the file: %q, %v", c.Name, err, got, rerr)
+				}
+			case sqlartest.Corrupt, sqlartest.BadLink:
+				if !errors.Is(err, pagoda.ErrCorrupt) {
+					t.Errorf("extract %q (%s): %v, want an error wrapping ErrCorrupt", c.Name, c.Why, err)
+				}
+				if _, err := os.Lstat(local); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("extract %q left %s behind (%v)", c.Name, local, err)
+				}
+			case sqlartest.Invalid:
+				if err == nil {
+					t.Errorf("extract %q (%s): no error", c.Name, c.Why)
+				}
+			case sqlartest.Outside:
+				// The link, as it is, and nothing through it.
+				if target, lerr := os.Readlink(local); err != nil || lerr != nil || target != c.Data {
+					t.Errorf("extract %q: %v; the link: %q, %v", c.Name, err, target, lerr)
+				}
+			case sqlartest.Directory:
+				if fi, serr := os.Stat(local); err != nil || serr != nil || !fi.IsDir() {
+					t.Errorf("extract %q: %v; the directory: %v", c.Name, err, serr)
+				}
+			default:
+				t.Fatalf("no check for %v", c.Want)
+			}
+		}
+		// A file below a link out, asked for with the link: refused.
+		top := tempDir(t)
+		dir = filepath.Join(top, "x")
+		if _, _, err := run(t, "fs", "extract", db, dir, "out", "out/evil.txt"); err == nil {
+			t.Error("extract of a file below a link that leaves the directory: no error")
+		}
+		onlyBelow(t, top, dir)
+	})
+
+	t.Run("serve", func(t *testing.T) {
+		pdb, err := pagoda.Open(db, &pagoda.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pdb.Close()
+		var logged syncBuffer
+		srv := httptest.NewServer(fsHandler(fsys.New(pdb, nil), 4, log.New(&logged, "", 0)))
+		defer srv.Close()
+		for _, c := range cases {
+			url := srv.URL + "/" + (&neturl.URL{Path: c.Name}).EscapedPath()
+			var code int
+			var body []byte
+			var err error
+			n := sqlartest.Allocated(func() {
+				var resp *http.Response
+				if resp, err = srv.Client().Get(url); err != nil {
+					return
+				}
+				defer resp.Body.Close()
+				code = resp.StatusCode
+				body, err = io.ReadAll(resp.Body)
+			})
+			if n > hostileBound(c)+uint64(len(body)) {
+				t.Errorf("GET %s allocated %d bytes", c.Name, n)
+			}
+			switch c.Want {
+			case sqlartest.Reads:
+				if err != nil || code != 200 || !bytes.Equal(body, c.Content) {
+					t.Errorf("GET %q: %d %q, %v", c.Name, code, body, err)
+				}
+			case sqlartest.Hidden:
+				if err != nil || code != 200 || string(body) != "evil\n" {
+					t.Errorf("GET %q: %d %q, %v", c.Name, code, body, err)
+				}
+			case sqlartest.Corrupt, sqlartest.BadLink:
+				// Damage that shows before the first byte of the body is
+				// a 500 (a file of up to 1 MiB is read through first).
+				// Damage found later cuts the response short.
+				early := !c.Late
+				switch {
+				case code == 500 && err == nil:
+				case !early && err != nil && int64(len(body)) < c.Sz:
+				default:
+					t.Errorf("GET %q (%s): %d, %d bytes, %v; want a 500 or a cut response", c.Name, c.Why, code, len(body), err)
+				}
+				if early && code != 500 {
+					t.Errorf("GET %q (sz %d): %d, want 500", c.Name, c.Sz, code)
+				}
+				if log := logged.String(); !strings.Contains(log, "GET /"+c.Name+": ") || !strings.Contains(log, pagoda.ErrCorrupt.Error()) {
+					t.Errorf("GET %q: the log does not tell:\n%s", c.Name, log)
+				}
+			case sqlartest.Invalid, sqlartest.Outside:
+				if code != 404 {
+					t.Errorf("GET %q (%s): %d %q, %v; want 404", c.Name, c.Why, code, body, err)
+				}
+			case sqlartest.Directory:
+				if err != nil || code != 200 {
+					t.Errorf("GET %q: %d, %v", c.Name, code, err)
+				}
+			default:
+				t.Fatalf("no check for %v", c.Want)
+			}
+		}
+		// The server still serves.
+		if resp, err := srv.Client().Get(srv.URL + "/ok.txt"); err != nil || resp.StatusCode != 200 {
+			t.Errorf("GET /ok.txt after the rest: %v, %v", resp, err)
+		} else {
+			resp.Body.Close()
+		}
+	})
+}
+
+// onlyBelow fails t if top holds anything but dir and what lies below it.
+func onlyBelow(t *testing.T, top, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if filepath.Join(top, e.Name()) != dir {
+			t.Errorf("written outside %s: %s", dir, filepath.Join(top, e.Name()))
+		}
+	}
+}
+
+// bombArchive writes an archive (by SQLite) holding sqlartest's bomb, a
+// 1 GiB file of zeros stored in 1.3 MB, and ok.txt.
+func bombArchive(t *testing.T) string {
+	t.Helper()
+	db := filepath.Join(tempDir(t), "bomb.sqlar")
+	sqlartest.Write(t, db,
+		sqlartest.Row{Name: "bomb", Mode: sqlartest.File, Mtime: 1e9, Sz: sqlartest.BombSize, Data: sqlartest.Bomb()},
+		sqlartest.Row{Name: "ok.txt", Mode: sqlartest.File, Mtime: 1e9, Sz: 3, Data: "ok\n"},
+	)
+	return db
+}
+
+// bombBound is the most a command may allocate reading the bomb: a few
+// MiB (its 1.3 MB row, assembled once, among them), not the 1 GiB file.
+const bombBound = 8 << 20
+
+// TestFSBomb runs cat, extract and serve (three requests at once) over a
+// 1 GiB file stored in 1.3 MB: every byte comes, and each command
+// allocates a few MiB, not the file.
+func TestFSBomb(t *testing.T) {
+	db := bombArchive(t)
+	t.Run("cat", func(t *testing.T) {
+		var z zeroCounter
+		var err error
+		n := sqlartest.Allocated(func() { _, err = runTo(&z, "fs", "cat", db, "bomb") })
+		t.Logf("cat allocated %d bytes", n)
+		if err != nil || z.n != sqlartest.BombSize || z.nonZero {
+			t.Errorf("cat: %d bytes (all zero: %v), %v", z.n, !z.nonZero, err)
+		}
+		if n > bombBound {
+			t.Errorf("cat allocated %d bytes", n)
+		}
+	})
+	t.Run("extract", func(t *testing.T) {
+		dir := filepath.Join(tempDir(t), "x")
+		var err error
+		n := sqlartest.Allocated(func() { _, err = runTo(io.Discard, "fs", "extract", db, dir, "bomb") })
+		t.Logf("extract allocated %d bytes", n)
+		fi, serr := os.Stat(filepath.Join(dir, "bomb"))
+		if err != nil || serr != nil || fi.Size() != sqlartest.BombSize {
+			t.Errorf("extract: %v; the file: %v, %v", err, fi, serr)
+		}
+		if n > bombBound {
+			t.Errorf("extract allocated %d bytes", n)
+		}
+		os.Remove(filepath.Join(dir, "bomb"))
+	})
+	t.Run("serve", func(t *testing.T) {
+		pdb, err := pagoda.Open(db, &pagoda.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pdb.Close()
+		srv := httptest.NewServer(fsHandler(fsys.New(pdb, nil), 4, log.New(io.Discard, "", 0)))
+		defer srv.Close()
+		const parallel = 3
+		var got [parallel]zeroCounter
+		var errs [parallel]error
+		n := sqlartest.Allocated(func() {
+			var wg sync.WaitGroup
+			for i := range parallel {
+				wg.Go(func() {
+					resp, err := srv.Client().Get(srv.URL + "/bomb")
+					if err != nil {
+						errs[i] = err
+						return
+					}
+					defer resp.Body.Close()
+					_, errs[i] = io.Copy(&got[i], resp.Body)
+				})
+			}
+			wg.Wait()
+		})
+		t.Logf("%d GETs allocated %d bytes", parallel, n)
+		for i := range parallel {
+			if errs[i] != nil || got[i].n != sqlartest.BombSize || got[i].nonZero {
+				t.Errorf("GET %d: %d bytes (all zero: %v), %v", i, got[i].n, !got[i].nonZero, errs[i])
+			}
+		}
+		if n > parallel*bombBound {
+			t.Errorf("%d GETs allocated %d bytes", parallel, n)
+		}
 	})
 }
