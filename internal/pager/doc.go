@@ -167,8 +167,10 @@
 //     alone, and no checkpoint runs meanwhile), else a READ(i) whose mark
 //     is at most mxFrame, set to mxFrame when a slot can be had
 //     exclusively; the header is read again once the slot is held, and a
-//     change starts over. Snapshots of one pager share a slot, which stays
-//     held idleSlotHold after its last reader ends.
+//     change starts over. Snapshots of one pager share a slot, which goes
+//     when its last reader ends, as sqlite3's does: held between read
+//     transactions, it would keep another connection's FULL, RESTART and
+//     TRUNCATE checkpoints waiting for as long as the pager reads.
 //  26. Recovery holds WRITE (unless this pager's writer does), CKPT and
 //     RECOVER, reads the WAL file as it is, and leaves the marks of the
 //     pager's own slots alone.

@@ -20,11 +20,6 @@ import (
 // could not take the locks it needs in time.
 var ErrBusy = format.ErrBusy
 
-// idleSlotHold is how long a read slot no snapshot uses stays held (rule
-// 25): back-to-back read transactions take it up again without a system
-// call, and a checkpoint elsewhere waits at most this long for it.
-const idleSlotHold = 20 * time.Millisecond
-
 // busyRetryMax is the longest pause between two attempts at a lock held
 // elsewhere.
 const busyRetryMax = 20 * time.Millisecond
@@ -37,9 +32,6 @@ var errRetry = errors.New("the wal-index changed: retry")
 type readSlot struct {
 	held bool // READ(i) is held shared
 	refs int  // live snapshots reading by it
-	// used is set when a snapshot stops reading by it; releaseIdle
-	// clears it, and releases the slot that stayed unused since.
-	used bool
 }
 
 // shared is a pager's part in the wal-index protocol. Its fields are
@@ -54,8 +46,6 @@ type shared struct {
 	// another connection's checkpoint may have grown or cut the file.
 	backfill uint32
 	slots    [shmReaders]readSlot
-	idle     *time.Timer // releases idle slots (releaseIdle)
-	armed    bool        // idle is set to fire
 	write    atomic.Bool // WRITE is held (set and cleared by the writer)
 }
 
@@ -104,9 +94,6 @@ func (p *Pager) closeShared(remove bool) error {
 	sh := p.sh
 	if sh == nil {
 		return nil
-	}
-	if sh.idle != nil {
-		sh.idle.Stop()
 	}
 	var errs []error
 	for i := range sh.slots {
@@ -506,51 +493,17 @@ func (p *Pager) holdSlot(i int) error {
 	return nil
 }
 
-// dropSlot counts a snapshot off slot i; once none reads by it, it is
-// released after idleSlotHold (releaseIdle). p.mu is held.
+// dropSlot counts a snapshot off slot i, and lets READ(i) go once no
+// snapshot reads by it, as sqlite3 ends a read transaction: a slot held
+// between transactions would keep another connection's checkpoint waiting
+// for it (FULL for a mark behind, RESTART and TRUNCATE for any) as long as
+// this pager reads. Snapshots that overlap share the slot with no system
+// call. p.mu is held.
 func (p *Pager) dropSlot(i int) {
-	sh := p.sh
-	sl := &sh.slots[i]
+	sl := &p.sh.slots[i]
 	sl.refs--
-	if sl.refs > 0 {
-		return
-	}
-	sl.used = true
-	if !sh.armed {
-		sh.armed = true
-		if sh.idle == nil {
-			sh.idle = time.AfterFunc(idleSlotHold, p.releaseIdle)
-		} else {
-			sh.idle.Reset(idleSlotHold)
-		}
-	}
-}
-
-// releaseIdle releases the slots no snapshot has read by since its last
-// run: a slot is released between idleSlotHold and twice that after its
-// last reader ended.
-func (p *Pager) releaseIdle() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	sh := p.sh
-	sh.armed = false
-	if p.closed {
-		return
-	}
-	again := false
-	for i := range sh.slots {
-		sl := &sh.slots[i]
-		switch {
-		case !sl.held || sl.refs > 0:
-		case sl.used:
-			sl.used, again = false, true
-		default:
-			_ = p.releaseSlot(i)
-		}
-	}
-	if again {
-		sh.armed = true
-		sh.idle.Reset(idleSlotHold)
+	if sl.refs == 0 {
+		_ = p.releaseSlot(i)
 	}
 }
 

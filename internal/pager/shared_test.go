@@ -47,13 +47,6 @@ func readersFree(t *testing.T, p *Pager) bool {
 	return true
 }
 
-// dropIdle releases the slots p holds with no snapshot reading by them, as
-// its timer does idleSlotHold after their last use.
-func dropIdle(p *Pager) {
-	p.releaseIdle()
-	p.releaseIdle()
-}
-
 // TestWriteTxHoldsNoSlot: a write transaction's snapshot takes no read
 // slot (rule 27): a commit costs no read-mark lock calls, and another
 // connection could have every READ(i) while it runs; a read snapshot does
@@ -130,9 +123,7 @@ func TestWriteTxReadingWALDoesNotRestart(t *testing.T) {
 	if w.base.slot != writerSlotWAL {
 		t.Fatalf("base slot %d, want writerSlotWAL", w.base.slot)
 	}
-	// Another connection copies every frame (passive: WRITE is a's),
-	// once a has let the slots it held idle go.
-	dropIdle(a)
+	// Another connection copies every frame (passive: WRITE is a's).
 	res, err := b.Checkpoint(CheckpointPassive)
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +131,6 @@ func TestWriteTxReadingWALDoesNotRestart(t *testing.T) {
 	if res.Copied != res.Frames || res.Frames == 0 {
 		t.Fatalf("checkpoint copied %d of %d frames", res.Copied, res.Frames)
 	}
-	dropIdle(b) // no reader anywhere: only the transaction's own snapshot holds the WAL
 	restarts := a.restarts
 	pg, err := w.Write(1)
 	if err != nil {
@@ -155,11 +145,9 @@ func TestWriteTxReadingWALDoesNotRestart(t *testing.T) {
 	}
 	// The next transaction begins with every frame copied: it restarts.
 	setUserVersion(t, a, 3)
-	dropIdle(a)
 	if _, err := b.Checkpoint(CheckpointPassive); err != nil {
 		t.Fatal(err)
 	}
-	dropIdle(b)
 	setUserVersion(t, a, 4)
 	if a.restarts == restarts {
 		t.Error("the WAL never restarted")
