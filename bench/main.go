@@ -60,6 +60,12 @@ const (
 	// benchFSQuickTime with --quick (about 20 s for the fs part).
 	benchFSFiles     = 10_000
 	benchFSQuickTime = 200 * time.Millisecond
+	// The beside workload: a SQLite reader in a child process reads a
+	// file of benchBesideRows rows for benchBesideTime beside each writer
+	// (benchBesideQuickTime with --quick).
+	benchBesideRows      = 100_000
+	benchBesideTime      = 2 * time.Second
+	benchBesideQuickTime = time.Second
 )
 
 func newBenchCommand() *cobra.Command {
@@ -80,6 +86,8 @@ func newBenchCommand() *cobra.Command {
 		fsFiles        int
 		fsBlobs        int
 		fsSrc          string
+		besideRows     int
+		besideTime     time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:           "bench",
@@ -172,10 +180,11 @@ workloads for less time, but keeps every size. Progress goes to stderr.`,
 				PeerOptions: bench.PeerOptions{SQLiteDefaults: sqliteDefaults},
 				Writes:      bench.WriteOptions{LoadRows: rows, InsertRows: inserts, Commits: commits, Limit: limit, MemoryRows: memoryRows},
 				FS:          bench.FSOptions{Files: fsFiles, Blobs: fsBlobs, SrcDir: fsSrc},
+				Beside:      bench.BesideOptions{Rows: besideRows, Time: besideTime},
 				Progress:    cmd.ErrOrStderr(),
 			}
-			if rows < 1 || inserts < 1 || commits < 1 || fsFiles < 1 || fsBlobs < 1 {
-				return fmt.Errorf("--rows, --inserts, --commits, --fs-files and --fs-blobs must be positive")
+			if rows < 1 || inserts < 1 || commits < 1 || fsFiles < 1 || fsBlobs < 1 || besideRows < 1 {
+				return fmt.Errorf("--rows, --inserts, --commits, --fs-files, --fs-blobs and --beside-rows must be positive")
 			}
 			mode := "full"
 			if quick {
@@ -201,6 +210,12 @@ workloads for less time, but keeps every size. Progress goes to stderr.`,
 					cfg.Writes.MemoryRows = benchQuickMemoryRows
 				}
 			}
+			if cfg.Beside.Time == 0 {
+				cfg.Beside.Time = benchBesideTime
+				if quick {
+					cfg.Beside.Time = benchBesideQuickTime
+				}
+			}
 			if cfg.Writes.Limit == 0 {
 				cfg.Writes.Limit = benchLoadLimit
 				if quick {
@@ -210,6 +225,9 @@ workloads for less time, but keeps every size. Progress goes to stderr.`,
 			var err error
 			if cfg.Peers, err = list(peers, "--peers"); err != nil {
 				return err
+			}
+			if !cmd.Flags().Changed("peers") {
+				cfg.Peers = nil // the defaults, with pagoda-exclusive where the modes are compared
 			}
 			for _, p := range cfg.Peers {
 				if err := bench.KnownPeer(p); err != nil {
@@ -261,6 +279,8 @@ workloads for less time, but keeps every size. Progress goes to stderr.`,
 	fl.IntVar(&fsFiles, "fs-files", benchFSFiles, "files in the generated tree of the fs workloads")
 	fl.IntVar(&fsBlobs, "fs-blobs", benchFSFiles, "10 KiB blobs of fs-blob")
 	fl.StringVar(&fsSrc, "fs-src", "", "the real tree of the fs workloads (default $(go env GOROOT)/src)")
+	fl.IntVar(&besideRows, "beside-rows", benchBesideRows, "rows of the file the beside workload's reader reads")
+	fl.DurationVar(&besideTime, "beside-time", 0, "how long the beside workload's reader reads beside each writer (default 2s, 1s with --quick)")
 	fl.IntVar(&count, "count", 0, "rounds over all peers, reporting medians (default 3, 1 with --quick)")
 	fl.DurationVar(&benchtime, "benchtime", 0, "target time per read and fs measurement (default 1s; 500ms for reads, 200ms for fs with --quick)")
 	fl.BoolVar(&sqliteDefaults, "sqlite-defaults", false, "run mattn and modernc with SQLite's default settings (no mmap, 2 MB cache)")

@@ -190,6 +190,9 @@ func TestFixture(t *testing.T) {
 // generated trees, and this package's source as the real tree.
 var smallFS = bench.FSOptions{Files: 200, Blobs: 20, BlobSize: 1000, SrcDir: "."}
 
+// smallBeside is a beside workload of a tenth of a second per writer.
+var smallBeside = bench.BesideOptions{Rows: 2000, Time: 100 * time.Millisecond}
+
 // smallWrites are write sizes that take well under a second per peer.
 var smallWrites = bench.WriteOptions{LoadRows: 3000, InsertRows: 2000, TxRows: 500, Commits: 5, CacheKeys: []int{300}, MemoryRows: 2000}
 
@@ -204,11 +207,14 @@ func TestRun(t *testing.T) {
 		Count:     2,
 		Writes:    smallWrites,
 		FS:        smallFS,
+		Beside:    smallBeside,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(rep.Results), len(bench.PeerNames)*len(bench.Workloads); got != want {
+	// pagoda-exclusive joins the default peers in lookup-tx, commit and
+	// commit-8.
+	if got, want := len(rep.Results), len(bench.PeerNames)*len(bench.Workloads)+1; got != want {
 		t.Fatalf("%d read results, want %d", got, want)
 	}
 	for _, r := range rep.Results {
@@ -223,7 +229,7 @@ func TestRun(t *testing.T) {
 	if runtime.GOOS != "windows" && runtime.GOOS != "plan9" && (rep.LookupFloorNs <= 0 || rep.ScanFloorNs <= 0) {
 		t.Errorf("memory floors %v ns/lookup, %v ns/row: want both measured", rep.LookupFloorNs, rep.ScanFloorNs)
 	}
-	if got, want := len(rep.Writes), len(bench.PeerNames)*len(bench.WriteWorkloads); got != want {
+	if got, want := len(rep.Writes), len(bench.PeerNames)*len(bench.WriteWorkloads)+2; got != want {
 		t.Fatalf("%d write results, want %d", got, want)
 	}
 	wantOps := map[string]int{"load-seq": 3000, "load-rand": 3000, "insert": 2000, "delete": 200, "commit": 5, "commit-8": 5}
@@ -254,7 +260,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range bench.WorkloadNames() {
-		if name == bench.CacheWorkload || name == bench.MemoryWorkload {
+		if name == bench.CacheWorkload || name == bench.MemoryWorkload || name == bench.BesideWorkload {
 			continue
 		}
 		peers := bench.PeerNames
@@ -278,7 +284,10 @@ func TestRun(t *testing.T) {
 	if got, want := len(rep.FS), len(bench.FSPeerNames)*len(bench.FSWorkloads); got != want {
 		t.Errorf("%d fs results, want %d", got, want)
 	}
-	for _, want := range []string{"lookup    pebble", "skipped", "targets:", "load-seq vs bbolt", "commit vs mattn", "load-seq file: pagoda",
+	if !hasRow(out.String(), "lookup", "pebble") {
+		t.Errorf("report lacks pebble's skipped lookup row:\n%s", out.String())
+	}
+	for _, want := range []string{"skipped", "targets:", "load-seq vs bbolt", "commit vs mattn", "load-seq file: pagoda",
 		"fs-walk/gen vs os", "fs-blob vs os", "archive/du"} {
 		if want == "commit vs mattn" && !slices.Contains(bench.PeerNames, "mattn") {
 			continue

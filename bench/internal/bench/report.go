@@ -38,9 +38,10 @@ func (r *Report) Print(w io.Writer) error {
 	section(r.Fixture != nil, func() { r.printReads(p, rounds) })
 	section(len(r.FS) > 0, func() { r.printFS(p, rounds) })
 	section(len(r.Writes) > 0, func() { r.printWrites(p, rounds) })
+	section(len(r.Beside) > 0, func() { r.printBeside(p, rounds) })
 	section(len(r.Cache) > 0, func() { r.printCache(p, rounds) })
 	section(len(r.Memory) > 0, func() { r.printMemory(p) })
-	lines := append(r.targets(), r.fsTargets()...)
+	lines := append(append(r.targets(), r.besideTargets()...), r.fsTargets()...)
 	if len(lines) > 0 {
 		p.printf("\ntargets:\n")
 		for _, l := range lines {
@@ -51,7 +52,7 @@ func (r *Report) Print(w io.Writer) error {
 	for _, ph := range []struct {
 		i    int
 		name string
-	}{{0, "reads"}, {4, "fs"}, {1, "writes"}, {2, "cache"}, {3, "memory"}} {
+	}{{0, "reads"}, {4, "fs"}, {1, "writes"}, {5, "beside"}, {2, "cache"}, {3, "memory"}} {
 		if d := r.Phases[ph.i]; d > 0 {
 			phases = append(phases, ph.name+" "+d.Round(100*time.Millisecond).String())
 		}
@@ -83,7 +84,19 @@ func (r *Report) printReads(p *printer, rounds string) {
 		p.printf("fixture: %s (cached)\n", f.Dir)
 	}
 	p.printf("files: SQLite %s (read by pagoda, mattn, modernc), bbolt %s\n", mb(r.SQLiteSize), mb(r.BoltSize))
+	var modes [][2]string
+	for _, res := range r.Results {
+		modes = append(modes, [2]string{res.Peer, res.Mode})
+	}
+	if m := modesLine(modes); m != "" {
+		p.printf("pagoda opens the WAL-mode fixture writable: %s\n", m)
+	}
 	p.printf("mattn, modernc: database/sql, prepared statements, one read transaction, WAL; %s\n", r.sqliteSettings())
+	if slices.ContainsFunc(r.Results, func(res Result) bool { return res.Workload == "lookup-tx" }) {
+		p.printf("lookup-tx: each lookup a read transaction of its own, the value copied out of it: pagoda View (Table, Get, Column),\n")
+		p.printf("  bbolt View (Bucket, Get), mattn and modernc one query outside BEGIN, SQLite's implicit read transaction (BEGIN\n")
+		p.printf("  is deferred: BEGIN, SELECT, COMMIT would be the same read transaction and two more statements)\n")
+	}
 	if slices.Contains(r.Config.Peers, "mattn-autocommit") {
 		p.printf("mattn-autocommit: database/sql, statements prepared on the *sql.DB, a transaction per query, WAL; SQLite defaults\n")
 	}
@@ -125,6 +138,39 @@ func (r *Report) printReads(p *printer, rounds string) {
 	}
 }
 
+// modesLine says which mode each pagoda peer of the (peer, mode) pairs ran
+// in, as found at Open (see pagodaMode); "" when no pair has a mode.
+func modesLine(pairs [][2]string) string {
+	var peers []string
+	found := map[string][]string{}
+	for _, pm := range pairs {
+		peer, mode := pm[0], pm[1]
+		if mode == "" || slices.Contains(found[peer], mode) {
+			continue
+		}
+		if found[peer] == nil {
+			peers = append(peers, peer)
+		}
+		found[peer] = append(found[peer], mode)
+	}
+	var parts []string
+	for _, peer := range peers {
+		var ms []string
+		for _, m := range found[peer] {
+			switch m {
+			case modeShared:
+				ms = append(ms, "shared (a second connection opened the file beside it)")
+			case modeExclusive:
+				ms = append(ms, "exclusive (the file held EXCLUSIVE: a second connection could not open it)")
+			default:
+				ms = append(ms, m)
+			}
+		}
+		parts = append(parts, peer+" "+strings.Join(ms, " and "))
+	}
+	return strings.Join(parts, "; ")
+}
+
 // sqliteSettings describes the pragmas of the SQLite peers.
 func (r *Report) sqliteSettings() string {
 	if r.Config.SQLiteDefaults || len(SQLitePragmas) == 0 {
@@ -141,6 +187,13 @@ func (r *Report) printWrites(p *printer, rounds string) {
 	p.printf("  reopened, every row scanned, some looked up%s\n", rounds)
 	p.printf("every commit durable: pagoda SyncFull; bbolt defaults; pebble defaults, Sync; mattn, modernc: database/sql,\n")
 	p.printf("  prepared statements, BEGIN/COMMIT, %s; %s\n", strings.Join(storePragmas, "; "), r.sqliteSettings())
+	var modes [][2]string
+	for _, res := range r.Writes {
+		modes = append(modes, [2]string{res.Peer, res.Mode})
+	}
+	if m := modesLine(modes); m != "" {
+		p.printf("pagoda creates its stores in WAL mode: %s\n", m)
+	}
 	if names := r.writeNames(); names["load-seq"] {
 		p.printf("bbolt sets FillPercent 1.0 for load-seq, as its documentation advises for append-only writes\n")
 	}
