@@ -45,6 +45,7 @@ const (
 	benchValueSize       = 100
 	benchTime            = time.Second
 	benchCount           = 3
+	benchTargetCount     = 3 // rounds of what issue #28's targets compare, --quick too
 	benchQuickTime       = 500 * time.Millisecond
 	benchLoadLimit       = 30 * time.Second
 	benchQuickLimit      = 5 * time.Second
@@ -87,6 +88,7 @@ func newBenchCommand() *cobra.Command {
 		fsBlobs        int
 		fsSrc          string
 		besideRows     int
+		targetCount    int
 		besideTime     time.Duration
 	)
 	cmd := &cobra.Command{
@@ -97,13 +99,19 @@ func newBenchCommand() *cobra.Command {
 		Long: `Benchmark pagoda against mattn/go-sqlite3, modernc.org/sqlite, bbolt and
 pebble, in one process run, one peer after the other.
 
-Reads (lookup, scan). SQLite (mattn/go-sqlite3) writes a table CREATE TABLE
-t(id INTEGER PRIMARY KEY, v BLOB) with rowids 1..N (--rows) and 100-byte
-random values, in WAL mode; bbolt gets the same rows under 8-byte
-big-endian keys. The files are cached under --dir by their parameters.
-Every peer is checked against the data, then measured: random point
-lookups by rowid, and a full scan in rowid order reading every value.
-pebble has no read workloads: its rows say skipped. Then the memory
+Reads (lookup, lookup-tx, scan). SQLite (mattn/go-sqlite3) writes a table
+CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB) with rowids 1..N (--rows)
+and 100-byte random values, in WAL mode; bbolt gets the same rows under
+8-byte big-endian keys. The files are cached under --dir by their
+parameters. Every peer is checked against the data, then measured: random
+point lookups by rowid in one read transaction (lookup) and each in a read
+transaction of its own, as a request handler reads (lookup-tx: pagoda
+View, Table, Get, Column), and a full scan in rowid order reading every
+value. pagoda opens the file writable, so in the shared mode (the
+default: sqlite3 and other processes read and write beside it); peer
+pagoda-exclusive, pagoda with Options.Exclusive, joins lookup-tx, commit
+and commit-8 for the shared mode's targets, which compare the two. pebble
+has no read workloads: its rows say skipped. Then the memory
 floors: the SQLite file, mapped, read with no engine at all: one random
 page after another with four lines of each loaded at once (what a
 lookup's leaf costs from memory), and every line once in order (what a
@@ -131,6 +139,14 @@ up) after each workload, so that no peer wins by dropping writes. Beside
 pagoda's insert, delete and commit figures the report prints their disk
 floor: the bytes pagoda wrote to its WAL (for commit, 4 KiB per commit),
 written to a plain file with one fdatasync per commit and nothing else.
+
+Beside (beside): a SQLite reader (mattn, SQLite's defaults) in a child
+process reads random rows of three copies of a --beside-rows file, one
+query per read, 20 ms on each copy in turn for --beside-time, while this
+process commits a durable one-row transaction a millisecond into two of
+them: pagoda into one, mattn (WAL, synchronous=FULL) into the other, the
+third left alone. Its reads per second on each copy say what each writer
+costs a sqlite3 process reading beside it.
 
 Memory (memory): each peer, in a child process of its own, loads
 --memory-rows rows (keys in order, one transaction) into a fresh store,
@@ -169,7 +185,11 @@ speed-up over each peer (the peer's ns/op divided by pagoda's), file sizes
 and memory, then the targets of the issues, met or NOT met. Without
 --quick every measurement is made in 3 rounds and each number is the
 median; --quick makes one round and measures the reads and the fs
-workloads for less time, but keeps every size. Progress goes to stderr.`,
+workloads for less time, but keeps every size. What the shared mode's
+targets compare (pagoda and pagoda-exclusive in lookup-tx, commit and
+commit-8; beside) is measured in --target-count rounds, 3 with --quick
+too, and each target gives the median of its per-round ratios and their
+range. Progress goes to stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg := bench.Config{
@@ -177,6 +197,7 @@ workloads for less time, but keeps every size. Progress goes to stderr.`,
 				Fixture:     bench.FixtureOptions{Rows: rows, ValueSize: benchValueSize},
 				Benchtime:   benchtime,
 				Count:       count,
+				TargetCount: targetCount,
 				PeerOptions: bench.PeerOptions{SQLiteDefaults: sqliteDefaults},
 				Writes:      bench.WriteOptions{LoadRows: rows, InsertRows: inserts, Commits: commits, Limit: limit, MemoryRows: memoryRows},
 				FS:          bench.FSOptions{Files: fsFiles, Blobs: fsBlobs, SrcDir: fsSrc},
@@ -203,6 +224,9 @@ workloads for less time, but keeps every size. Progress goes to stderr.`,
 				if quick {
 					cfg.Count = 1
 				}
+			}
+			if cfg.TargetCount == 0 {
+				cfg.TargetCount = benchTargetCount
 			}
 			if cfg.Writes.MemoryRows == 0 {
 				cfg.Writes.MemoryRows = benchMemoryRows
@@ -266,7 +290,7 @@ workloads for less time, but keeps every size. Progress goes to stderr.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.BoolVar(&quick, "quick", false, "one round, reads measured for less time (the run takes a minute or two, not several)")
+	fl.BoolVar(&quick, "quick", false, "one round (3 of what the shared mode's targets compare), reads measured for less time (the run takes a minute or two, not several)")
 	fl.IntVar(&rows, "rows", benchRows, "rows in the read table and in each bulk load")
 	fl.StringVar(&dir, "dir", filepath.Join(os.TempDir(), benchDirName), "directory caching the read files and holding the written stores")
 	fl.StringVar(&peers, "peers", strings.Join(append(slices.Clone(bench.PeerNames), "pagoda-tx", "os", "walkdir"), ","), "comma-separated peers to measure (os: the fs workloads' os.DirFS; pagoda-tx: fsys in one read transaction; walkdir: fs.WalkDir over listings read beforehand)")
@@ -282,6 +306,7 @@ workloads for less time, but keeps every size. Progress goes to stderr.`,
 	fl.IntVar(&besideRows, "beside-rows", benchBesideRows, "rows of the file the beside workload's reader reads")
 	fl.DurationVar(&besideTime, "beside-time", 0, "how long the beside workload's reader reads beside each writer (default 2s, 1s with --quick)")
 	fl.IntVar(&count, "count", 0, "rounds over all peers, reporting medians (default 3, 1 with --quick)")
+	fl.IntVar(&targetCount, "target-count", 0, "rounds of what the shared mode's targets compare (pagoda and pagoda-exclusive in lookup-tx, commit and commit-8; beside) when more than --count (default 3, --quick too)")
 	fl.DurationVar(&benchtime, "benchtime", 0, "target time per read and fs measurement (default 1s; 500ms for reads, 200ms for fs with --quick)")
 	fl.BoolVar(&sqliteDefaults, "sqlite-defaults", false, "run mattn and modernc with SQLite's default settings (no mmap, 2 MB cache)")
 	fl.MarkHidden("benchtime")

@@ -59,6 +59,7 @@ func TestBench(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"ns/op", "allocs/op", "pagoda speed-up", "targets:", "skipped", "max RSS", "load-seq vs bbolt",
+		"lookup-tx shared vs exclusive: ", "beside: a SQLite reader's reads/s beside pagoda over beside ", "(median of 3 rounds, ",
 		"fs-walk/gen vs os", "archive/du"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -98,6 +99,7 @@ func TestBench(t *testing.T) {
 		{"--rows", "0", "--dir", dir},
 		{"--inserts", "-1", "--dir", dir},
 		{"--fs-files", "0", "--dir", dir},
+		{"--beside-rows", "0", "--dir", dir},
 		{"extra-arg"},
 		{"child", "-peer", "pagoda"},
 	} {

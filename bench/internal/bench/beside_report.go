@@ -14,30 +14,45 @@ func (r *Report) printBeside(p *printer, rounds string) {
 	for _, res := range r.Beside {
 		writers = append(writers, besideWriterDoc(res.Writer))
 	}
-	p.printf("beside: a SQLite reader (%s, SQLite's C code with its defaults) in another process reads random rows of a\n", besideReader())
-	p.printf("  %s-row WAL-mode file that SQLite wrote, one query per read, each its own read transaction, for %s, while\n", group(int64(o.Rows)), o.Time)
-	p.printf("  this process commits durable one-row transactions into the file: %s;\n", strings.Join(writers, "; "))
-	p.printf("  a fresh copy of the file for each writer; the reader checks every value, each writer's rows are checked after%s\n", besideRounds(r.besideCount(), rounds))
+	where := "in another process"
 	if r.Config.ChildCommand == nil {
-		p.printf("  (the reader ran in this process, not a child: a test run)\n")
+		where = "in this process (no child command)"
 	}
+	pace := "as fast as it can"
+	if o.Interval > 0 {
+		pace = fmt.Sprintf("one every %s (commit i at i*%s)", o.Interval, o.Interval)
+	}
+	p.printf("beside: a SQLite reader (%s, SQLite's C code with its defaults) %s reads random rows of copies of a\n", besideReader(), where)
+	p.printf("  %s-row WAL-mode file that SQLite wrote, one query per read, each its own read transaction, %s on each copy in\n", group(int64(o.Rows)), o.Slice)
+	p.printf("  turn for %s, while this process commits durable one-row transactions into the copies, each writer into its own,\n", o.Time)
+	p.printf("  all at once, %s: %s\n", pace, strings.Join(writers, "; "))
+	p.printf("the reader checks every value; each writer's rows are checked after, and its copy (DB.Check, integrity_check)%s\n", besideRounds(r.besideCount(), rounds))
 	p.printf("\n")
-	head := []string{"writer", "mode", "reads/s", "spread", "commits/s", "spread", "reads beside pagoda / beside writer"}
+	head := []string{"writer", "mode", "reads/s", "min-max", "commits/s", "min-max", "reads beside pagoda / beside writer"}
 	rows := [][]string{head}
 	for _, res := range r.Beside {
-		commits, cspread := "-", ""
+		span := func(lo, hi float64, prec int) string {
+			if res.Rounds <= 1 {
+				return ""
+			}
+			return rangeString(lo, hi, prec)
+		}
+		commits, cspan := "-", ""
 		if res.Writer != besideNone {
-			commits, cspread = group(int64(res.CommitsPerSec+0.5)), rangeString(res.MinCommits, res.MaxCommits, 0)
+			commits, cspan = group(int64(res.CommitsPerSec+0.5)), span(res.MinCommits, res.MaxCommits, 0)
 		}
 		ratio := "-"
 		if res.Ratio > 0 {
-			ratio = fmt.Sprintf("%.2fx (%s)", res.Ratio, rangeString(res.MinRatio, res.MaxRatio, 2))
+			ratio = fmt.Sprintf("%.2fx", res.Ratio)
+			if res.Rounds > 1 {
+				ratio += " (" + span(res.MinRatio, res.MaxRatio, 2) + ")"
+			}
 		}
 		mode := res.Mode
 		if mode == "" {
 			mode = "-"
 		}
-		rows = append(rows, []string{res.Writer, mode, group(int64(res.ReadsPerSec + 0.5)), rangeString(res.MinReads, res.MaxReads, 0), commits, cspread, ratio})
+		rows = append(rows, []string{res.Writer, mode, group(int64(res.ReadsPerSec + 0.5)), span(res.MinReads, res.MaxReads, 0), commits, cspan, ratio})
 	}
 	p.table(rows, 2)
 }
@@ -65,27 +80,4 @@ func rangeString(lo, hi float64, prec int) string {
 		return group(int64(lo+0.5)) + "-" + group(int64(hi+0.5))
 	}
 	return fmt.Sprintf("%.*f-%.*f", prec, lo, prec, hi)
-}
-
-// besideTargets checks issue #28's target for the beside workload: a
-// SQLite reader no slower beside a pagoda writer than beside a SQLite
-// writer, both in the same run.
-func (r *Report) besideTargets() []string {
-	var out []string
-	for _, res := range r.Beside {
-		if res.Ratio <= 0 {
-			continue
-		}
-		out = append(out, fmt.Sprintf("beside: a SQLite reader's reads/s beside pagoda over beside %s: %.2fx (%s), want >= 1x: %s",
-			res.Writer, res.Ratio, spreadOf(res.Rounds, res.MinRatio, res.MaxRatio), verdict(res.Ratio >= 1)))
-	}
-	return out
-}
-
-// spreadOf says what a ratio is the median of: n rounds, ranging lo-hi.
-func spreadOf(n int, lo, hi float64) string {
-	if n <= 1 {
-		return "1 round"
-	}
-	return fmt.Sprintf("median of %d rounds, %.2f-%.2f", n, lo, hi)
 }

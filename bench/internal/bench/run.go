@@ -26,9 +26,14 @@ type Config struct {
 	Workloads []string      // workload names (see WorkloadNames); nil means all
 	Benchtime time.Duration // target time per read measurement; 0 means 1s
 	Count     int           // rounds over all peers; each pair reports its median (0 means 1)
-	Writes    WriteOptions  // sizes of the write and cache workloads
-	FS        FSOptions     // sizes of the fs workloads' trees
-	Beside    BesideOptions // size and time of the beside workload
+	// TargetCount is the rounds of the measurements behind issue #28's
+	// targets, when more than Count: pagoda's, in both modes, in
+	// ModePeerWorkloads, and the beside workload. The rounds past Count
+	// measure only those.
+	TargetCount int
+	Writes      WriteOptions  // sizes of the write and cache workloads
+	FS          FSOptions     // sizes of the fs workloads' trees
+	Beside      BesideOptions // size and time of the beside workload
 	// ChildCommand, when set, runs each (peer, size) of the cache workload
 	// in a child process, to measure its peak memory: the program and its
 	// first arguments (say, pagoda bench child), which must hand the
@@ -288,6 +293,32 @@ func (cfg *Config) peersOfAny(workloads []string) []string {
 	return out
 }
 
+// rounds is the number of rounds: Count, or TargetCount if larger.
+func (cfg *Config) rounds() int { return max(cfg.Count, cfg.TargetCount) }
+
+// inRound reports whether round measures peer in workload: every pair in
+// the first Count rounds, only pagoda's (either mode) in ModePeerWorkloads
+// in the rounds past Count, up to TargetCount.
+func (cfg *Config) inRound(round int, workload, peer string) bool {
+	if round <= cfg.Count {
+		return true
+	}
+	return round <= cfg.TargetCount && isPagoda(peer) && slices.Contains(ModePeerWorkloads, workload)
+}
+
+// roundPeers returns the peers of workloads (peersOfAny) in the order of
+// round: pagoda and pagoda-exclusive trade places every other round, so
+// that neither is always measured first.
+func (cfg *Config) roundPeers(round int, workloads []string) []string {
+	peers := cfg.peersOfAny(workloads)
+	i, j := slices.Index(peers, "pagoda"), slices.Index(peers, pagodaExclusive)
+	if round%2 == 0 && i >= 0 && j >= 0 {
+		peers = slices.Clone(peers)
+		peers[i], peers[j] = peers[j], peers[i]
+	}
+	return peers
+}
+
 // progress prints a progress line.
 func (cfg *Config) progress(format string, args ...any) {
 	if cfg.Progress != nil {
@@ -297,11 +328,18 @@ func (cfg *Config) progress(format string, args ...any) {
 
 // round is the prefix of the progress lines of a round: "" when there is
 // only one.
-func (cfg *Config) round(round int) string {
-	if cfg.Count == 1 {
+func (cfg *Config) round(round int) string { return roundOf(round, cfg.Count) }
+
+// targetRound is round for the workloads of TargetCount's rounds.
+func (cfg *Config) targetRound(round int) string { return roundOf(round, cfg.rounds()) }
+
+// roundOf is the prefix of the progress lines of round of n: "" when n is
+// 1.
+func roundOf(round, n int) string {
+	if n == 1 {
 		return ""
 	}
-	return fmt.Sprintf("round %d/%d: ", round, cfg.Count)
+	return fmt.Sprintf("round %d/%d: ", round, n)
 }
 
 // runReads measures the read workloads.
@@ -335,15 +373,15 @@ func runReads(cfg *Config, workloads []Workload, rep *Report) error {
 	}
 	samples := map[[2]string][]Result{}
 	skipped := map[string]bool{}
-	for round := 1; round <= cfg.Count; round++ {
-		for _, name := range cfg.peersOfAny(names) {
+	for round := 1; round <= cfg.rounds(); round++ {
+		for _, name := range cfg.roundPeers(round, names) {
 			// A peer holding one read transaction for the workloads that
 			// read in it, then one reading in a transaction per operation
 			// for the others.
 			for _, txPerOp := range []bool{false, true} {
 				var ws []Workload
 				for _, w := range workloads {
-					if w.TxPerOp == txPerOp && slices.Contains(cfg.peersOf(w.Name), name) {
+					if w.TxPerOp == txPerOp && slices.Contains(cfg.peersOf(w.Name), name) && cfg.inRound(round, w.Name, name) {
 						ws = append(ws, w)
 					}
 				}
@@ -364,7 +402,7 @@ func runReads(cfg *Config, workloads []Workload, rep *Report) error {
 				if txPerOp {
 					how = " (a read transaction per operation)"
 				}
-				progress("%smeasuring %s%s ...", cfg.round(round), name, how)
+				progress("%smeasuring %s%s ...", cfg.targetRound(round), name, how)
 				if err := p.Open(f); err != nil {
 					return fmt.Errorf("bench: %s: open: %w", name, err)
 				}
@@ -410,18 +448,21 @@ func runReads(cfg *Config, workloads []Workload, rep *Report) error {
 func runWrites(cfg *Config, dir string, names []string, rep *Report) error {
 	wb := NewWriteBench(dir, cfg.Fixture, cfg.Writes, cfg.PeerOptions)
 	samples := map[[2]string][]WriteResult{}
-	for round := 1; round <= cfg.Count; round++ {
-		for _, name := range cfg.peersOfAny(names) {
+	for round := 1; round <= cfg.rounds(); round++ {
+		for _, name := range cfg.roundPeers(round, names) {
 			if _, err := NewStore(name, cfg.PeerOptions); Skipped(err) {
 				continue
 			}
-			var its []string // the workloads name is a peer of
+			var its []string // the workloads name is a peer of in this round
 			for _, w := range names {
-				if slices.Contains(cfg.peersOf(w), name) {
+				if slices.Contains(cfg.peersOf(w), name) && cfg.inRound(round, w, name) {
 					its = append(its, w)
 				}
 			}
-			cfg.progress("%swriting with %s (%s) ...", cfg.round(round), name, strings.Join(its, ", "))
+			if len(its) == 0 {
+				continue
+			}
+			cfg.progress("%swriting with %s (%s) ...", cfg.targetRound(round), name, strings.Join(its, ", "))
 			results, err := wb.Measure(name, its)
 			if err != nil {
 				return err
@@ -557,8 +598,9 @@ func medianOf[T any](xs []T, key func(T) float64) T {
 func medianWrite(rs []WriteResult) WriteResult {
 	m := medianOf(rs, func(r WriteResult) float64 { return r.NsPerOp })
 	m.MinNs, m.MaxNs = rangeOf(rs, func(r WriteResult) float64 { return r.NsPerOp })
-	m.FloorRatios, m.PagodaRatios = nil, nil
+	m.FloorRatios, m.PagodaRatios, m.RoundNs = nil, nil, nil
 	for _, r := range rs {
+		m.RoundNs = append(m.RoundNs, r.NsPerOp)
 		if r.FloorRatio > 0 {
 			m.FloorRatios = append(m.FloorRatios, r.FloorRatio)
 		}

@@ -83,6 +83,7 @@ type WriteResult struct {
 	NsPerOp  float64       // the median over rounds
 	MinNs    float64       // fastest and slowest ns/op over rounds
 	MaxNs    float64       //
+	RoundNs  []float64     // ns/op of each round, in round order
 	Total    time.Duration // the whole timed part, of the median round
 	// Stopped says that the load passed WriteOptions.Limit and was stopped
 	// (rolled back) after Ops rows: NsPerOp is a lower bound.
