@@ -59,7 +59,7 @@ func TestBench(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"ns/op", "allocs/op", "pagoda speed-up", "targets:", "skipped", "max RSS", "load-seq vs bbolt",
-		"lookup-tx shared vs exclusive: ", "beside: a SQLite reader's reads/s beside pagoda over beside ", "(median of 3 rounds, ",
+		"lookup-tx shared vs exclusive, interleaved 256 lookups at a time: ", "beside: a SQLite reader's reads/s beside pagoda over beside ", "(median of 3 rounds, ",
 		"fs-walk/gen vs os", "archive/du"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -281,6 +281,9 @@ func TestRun(t *testing.T) {
 			}
 		}
 	}
+	if len(rep.LookupTxRatios) != 3 || slices.ContainsFunc(rep.LookupTxRatios, func(x float64) bool { return x <= 0 }) {
+		t.Errorf("lookup-tx interleaved ratios %v, want one a round", rep.LookupTxRatios)
+	}
 	if got, want := len(rep.Beside), 3; got != want {
 		t.Fatalf("%d beside results, want %d (none, pagoda, a SQLite writer): %+v", got, want, rep.Beside)
 	}
@@ -342,7 +345,7 @@ func TestRun(t *testing.T) {
 	}
 	for _, want := range []string{"skipped", "targets:", "load-seq vs bbolt", "commit vs mattn", "load-seq file: pagoda",
 		"fs-walk/gen vs os", "fs-blob vs os", "archive/du",
-		"lookup-tx shared vs exclusive: ", "commit shared vs exclusive, interleaved commit by commit: ", "commit (shared) vs a bare fdatasync",
+		"lookup-tx shared vs exclusive, interleaved 256 lookups at a time: ", "commit shared vs exclusive, interleaved commit by commit: ", "commit (shared) vs a bare fdatasync",
 		"commit-8 vs commit (pagoda, shared, Batch): ", "beside: a SQLite reader's reads/s beside pagoda over beside ", "(median of 3 rounds, "} {
 		if want == "commit vs mattn" && !slices.Contains(bench.PeerNames, "mattn") {
 			continue

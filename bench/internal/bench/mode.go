@@ -3,7 +3,10 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
+	"time"
 
 	"github.com/pagodadb/pagoda"
 )
@@ -55,4 +58,76 @@ func modeOf(x any) string {
 		return m.Mode()
 	}
 	return ""
+}
+
+// interleavedSlice is the lookups of one turn of interleavedViews.
+const interleavedSlice = 256
+
+// interleavedViews measures lookup-tx in both modes at once, for d: pagoda
+// (the shared mode) and pagoda-exclusive, each a peer of NewTxPeer, read
+// in turns of interleavedSlice lookups (the shared one's first, then the
+// exclusive one's, then the other way round), so that both meet the
+// machine in the same state, as interleavedCommits does for commits. The
+// exclusive mode keeps its file to itself, so one of them reads a copy of
+// the fixture made under dir: the exclusive one when swap is false, the
+// shared one when it is true. It returns the shared mode's time per lookup
+// over the exclusive one's.
+func interleavedViews(f *Fixture, dir string, d time.Duration, swap bool) (ratio float64, err error) {
+	cdir, err := os.MkdirTemp(dir, "run-modes-")
+	if err != nil {
+		return 0, err
+	}
+	defer func() { err = errors.Join(err, removeAll(cdir)) }()
+	c := *f
+	c.SQLitePath = filepath.Join(cdir, filepath.Base(f.SQLitePath))
+	if err := copyFile(f.SQLitePath, c.SQLitePath); err != nil {
+		return 0, err
+	}
+	files := [2]*Fixture{f, &c} // shared, exclusive
+	if swap {
+		files[0], files[1] = files[1], files[0]
+	}
+	var peers [2]Peer
+	for i, name := range []string{"pagoda", pagodaExclusive} {
+		p, err := NewTxPeer(name, PeerOptions{})
+		if err != nil {
+			return 0, err
+		}
+		if err := p.Open(files[i]); err != nil {
+			return 0, fmt.Errorf("%s: open: %w", name, err)
+		}
+		defer func() { err = errors.Join(err, p.Close()) }()
+		if err := Verify(p, files[i], 100); err != nil {
+			return 0, err
+		}
+		peers[i] = p
+	}
+	ids := f.LookupRowids()
+	mask := len(ids) - 1
+	var took [2]time.Duration
+	var next [2]int
+	sum := 0
+	for turn, end := 0, time.Now().Add(d); time.Now().Before(end); turn++ {
+		order := [2]int{0, 1}
+		if turn%2 == 1 {
+			order = [2]int{1, 0}
+		}
+		for _, i := range order {
+			p := peers[i]
+			t0 := time.Now()
+			for range interleavedSlice {
+				v, err := p.Get(ids[next[i]&mask])
+				if err != nil {
+					return 0, fmt.Errorf("%s: %w", p.Name(), err)
+				}
+				sum += len(v)
+				next[i]++
+			}
+			took[i] += time.Since(t0)
+		}
+	}
+	if sum == 0 || took[1] == 0 {
+		return 0, errors.New("no lookups")
+	}
+	return float64(took[0]) / float64(took[1]), nil
 }

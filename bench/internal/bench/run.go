@@ -77,8 +77,12 @@ type Report struct {
 	Cache                      []CacheResult  // the cache workload, by size then peer
 	Memory                     []MemoryResult // the memory workload, by peer
 	Beside                     []BesideResult // the beside workload, by writer
-	FS                         []FSResult     // the fs workloads, by workload then peer
-	FSTrees                    []FSTreeResult // the trees of the fs workloads
+	// LookupTxRatios are lookup-tx's time per lookup in the shared mode
+	// over the exclusive mode's, the two interleaved (interleavedViews),
+	// one a round.
+	LookupTxRatios []float64
+	FS             []FSResult     // the fs workloads, by workload then peer
+	FSTrees        []FSTreeResult // the trees of the fs workloads
 	// CacheBaseline is the peak memory of a child that only generates the
 	// keys and values, by size (empty without child processes).
 	CacheBaseline map[int]int64
@@ -418,6 +422,15 @@ func runReads(cfg *Config, workloads []Workload, rep *Report) error {
 					samples[k] = append(samples[k], res)
 				}
 			}
+		}
+		if ps := cfg.peersOf("lookup-tx"); slices.Contains(names, "lookup-tx") && slices.Contains(ps, "pagoda") && slices.Contains(ps, pagodaExclusive) &&
+			cfg.inRound(round, "lookup-tx", "pagoda") {
+			progress("%smeasuring lookup-tx of pagoda and pagoda-exclusive interleaved ...", cfg.targetRound(round))
+			x, err := interleavedViews(f, cfg.Dir, cfg.Benchtime, round%2 == 0)
+			if err != nil {
+				return fmt.Errorf("bench: lookup-tx interleaved: %w", err)
+			}
+			rep.LookupTxRatios = append(rep.LookupTxRatios, x)
 		}
 	}
 	for _, w := range workloads {
