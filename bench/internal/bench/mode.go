@@ -68,22 +68,12 @@ const interleavedSlice = 256
 // in turns of interleavedSlice lookups (the shared one's first, then the
 // exclusive one's, then the other way round), so that both meet the
 // machine in the same state, as interleavedCommits does for commits. The
-// exclusive mode keeps its file to itself, so one of them reads a copy of
-// the fixture made under dir: the exclusive one when swap is false, the
-// shared one when it is true. It returns the shared mode's time per lookup
-// over the exclusive one's.
-func interleavedViews(f *Fixture, dir string, d time.Duration, swap bool) (ratio float64, err error) {
-	cdir, err := os.MkdirTemp(dir, "run-modes-")
-	if err != nil {
-		return 0, err
-	}
-	defer func() { err = errors.Join(err, removeAll(cdir)) }()
-	c := *f
-	c.SQLitePath = filepath.Join(cdir, filepath.Base(f.SQLitePath))
-	if err := copyFile(f.SQLitePath, c.SQLitePath); err != nil {
-		return 0, err
-	}
-	files := [2]*Fixture{f, &c} // shared, exclusive
+// exclusive mode keeps its file to itself, so one of them reads c, a copy
+// of the fixture f: the exclusive one when swap is false, the shared one
+// when it is true. It returns the shared mode's time per lookup over the
+// exclusive one's.
+func interleavedViews(f, c *Fixture, d time.Duration, swap bool) (ratio float64, err error) {
+	files := [2]*Fixture{f, c} // shared, exclusive
 	if swap {
 		files[0], files[1] = files[1], files[0]
 	}
@@ -130,4 +120,19 @@ func interleavedViews(f *Fixture, dir string, d time.Duration, swap bool) (ratio
 		return 0, errors.New("no lookups")
 	}
 	return float64(took[0]) / float64(took[1]), nil
+}
+
+// fixtureCopy copies f's SQLite file into a new directory under dir and
+// returns the copy, and a function that removes it.
+func fixtureCopy(f *Fixture, dir string) (*Fixture, func() error, error) {
+	cdir, err := os.MkdirTemp(dir, "run-modes-")
+	if err != nil {
+		return nil, nil, err
+	}
+	c := *f
+	c.SQLitePath = filepath.Join(cdir, filepath.Base(f.SQLitePath))
+	if err := copyFile(f.SQLitePath, c.SQLitePath); err != nil {
+		return nil, nil, errors.Join(err, removeAll(cdir))
+	}
+	return &c, func() error { return removeAll(cdir) }, nil
 }

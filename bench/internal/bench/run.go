@@ -347,7 +347,7 @@ func roundOf(round, n int) string {
 }
 
 // runReads measures the read workloads.
-func runReads(cfg *Config, workloads []Workload, rep *Report) error {
+func runReads(cfg *Config, workloads []Workload, rep *Report) (err error) {
 	progress := cfg.progress
 	progress("fixture: %d rows of %d-byte values under %s ...", cfg.Fixture.Rows, cfg.Fixture.ValueSize, cfg.Dir)
 	f, err := LoadFixture(cfg.Dir, cfg.Fixture)
@@ -377,6 +377,7 @@ func runReads(cfg *Config, workloads []Workload, rep *Report) error {
 	}
 	samples := map[[2]string][]Result{}
 	skipped := map[string]bool{}
+	var fcopy *Fixture // the fixture's copy, for interleavedViews
 	for round := 1; round <= cfg.rounds(); round++ {
 		for _, name := range cfg.roundPeers(round, names) {
 			// A peer holding one read transaction for the workloads that
@@ -426,7 +427,14 @@ func runReads(cfg *Config, workloads []Workload, rep *Report) error {
 		if ps := cfg.peersOf("lookup-tx"); slices.Contains(names, "lookup-tx") && slices.Contains(ps, "pagoda") && slices.Contains(ps, pagodaExclusive) &&
 			cfg.inRound(round, "lookup-tx", "pagoda") {
 			progress("%smeasuring lookup-tx of pagoda and pagoda-exclusive interleaved ...", cfg.targetRound(round))
-			x, err := interleavedViews(f, cfg.Dir, cfg.Benchtime, round%2 == 0)
+			if fcopy == nil {
+				var remove func() error
+				if fcopy, remove, err = fixtureCopy(f, cfg.Dir); err != nil {
+					return fmt.Errorf("bench: lookup-tx interleaved: %w", err)
+				}
+				defer func() { err = errors.Join(err, remove()) }()
+			}
+			x, err := interleavedViews(f, fcopy, cfg.Benchtime, round%2 == 0)
 			if err != nil {
 				return fmt.Errorf("bench: lookup-tx interleaved: %w", err)
 			}
