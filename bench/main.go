@@ -37,9 +37,11 @@ func main() {
 // makes one round instead of 3, measures each read workload for 500 ms
 // instead of 1 s, stops a bulk load after 5 s instead of 30 s (the slower
 // peers' random loads then show a lower bound) and loads 500,000 rows in
-// the memory workload instead of 10,000,000, but keeps every other size:
-// about 95 s in all on that machine, half of it the write workloads,
-// against several minutes without it.
+// the memory workload instead of 10,000,000, but keeps every other size,
+// and still makes 3 rounds of what the shared mode's targets compare
+// (benchTargetCount): about 90 s in all on that machine at a load average
+// of 2 to 4, half of it the write workloads, against several minutes
+// without it.
 const (
 	benchRows            = 1_000_000
 	benchValueSize       = 100
