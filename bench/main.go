@@ -37,14 +37,17 @@ func main() {
 // makes one round instead of 3, measures each read workload for 500 ms
 // instead of 1 s, stops a bulk load after 5 s instead of 30 s (the slower
 // peers' random loads then show a lower bound) and loads 500,000 rows in
-// the memory workload instead of 10,000,000, but keeps every other size:
-// about 95 s in all on that machine, half of it the write workloads,
-// against several minutes without it.
+// the memory workload instead of 10,000,000, but keeps every other size,
+// and still makes 3 rounds of what the shared mode's targets compare
+// (benchTargetCount): about 90 s in all on that machine at a load average
+// of 2 to 4, half of it the write workloads, against several minutes
+// without it.
 const (
 	benchRows            = 1_000_000
 	benchValueSize       = 100
 	benchTime            = time.Second
 	benchCount           = 3
+	benchTargetCount     = 3 // rounds of what issue #28's targets compare, --quick too
 	benchQuickTime       = 500 * time.Millisecond
 	benchLoadLimit       = 30 * time.Second
 	benchQuickLimit      = 5 * time.Second
@@ -60,6 +63,12 @@ const (
 	// benchFSQuickTime with --quick (about 20 s for the fs part).
 	benchFSFiles     = 10_000
 	benchFSQuickTime = 200 * time.Millisecond
+	// The beside workload: a SQLite reader in a child process reads
+	// copies of a file of benchBesideRows rows for benchBesideTime a
+	// round, --quick too (its figures are targets, and the machine's
+	// noise needs that long).
+	benchBesideRows = 100_000
+	benchBesideTime = 2 * time.Second
 )
 
 func newBenchCommand() *cobra.Command {
@@ -80,6 +89,9 @@ func newBenchCommand() *cobra.Command {
 		fsFiles        int
 		fsBlobs        int
 		fsSrc          string
+		besideRows     int
+		targetCount    int
+		besideTime     time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:           "bench",
@@ -89,13 +101,19 @@ func newBenchCommand() *cobra.Command {
 		Long: `Benchmark pagoda against mattn/go-sqlite3, modernc.org/sqlite, bbolt and
 pebble, in one process run, one peer after the other.
 
-Reads (lookup, scan). SQLite (mattn/go-sqlite3) writes a table CREATE TABLE
-t(id INTEGER PRIMARY KEY, v BLOB) with rowids 1..N (--rows) and 100-byte
-random values, in WAL mode; bbolt gets the same rows under 8-byte
-big-endian keys. The files are cached under --dir by their parameters.
-Every peer is checked against the data, then measured: random point
-lookups by rowid, and a full scan in rowid order reading every value.
-pebble has no read workloads: its rows say skipped. Then the memory
+Reads (lookup, lookup-tx, scan). SQLite (mattn/go-sqlite3) writes a table
+CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB) with rowids 1..N (--rows)
+and 100-byte random values, in WAL mode; bbolt gets the same rows under
+8-byte big-endian keys. The files are cached under --dir by their
+parameters. Every peer is checked against the data, then measured: random
+point lookups by rowid in one read transaction (lookup) and each in a read
+transaction of its own, as a request handler reads (lookup-tx: pagoda
+View, Table, Get, Column), and a full scan in rowid order reading every
+value. pagoda opens the file writable, so in the shared mode (the
+default: sqlite3 and other processes read and write beside it); peer
+pagoda-exclusive, pagoda with Options.Exclusive, joins lookup-tx, commit
+and commit-8 for the shared mode's targets, which compare the two. pebble
+has no read workloads: its rows say skipped. Then the memory
 floors: the SQLite file, mapped, read with no engine at all: one random
 page after another with four lines of each loaded at once (what a
 lookup's leaf costs from memory), and every line once in order (what a
@@ -123,6 +141,14 @@ up) after each workload, so that no peer wins by dropping writes. Beside
 pagoda's insert, delete and commit figures the report prints their disk
 floor: the bytes pagoda wrote to its WAL (for commit, 4 KiB per commit),
 written to a plain file with one fdatasync per commit and nothing else.
+
+Beside (beside): a SQLite reader (mattn, SQLite's defaults) in a child
+process reads random rows of three copies of a --beside-rows file, one
+query per read, 20 ms on each copy in turn for --beside-time, while this
+process commits a durable one-row transaction a millisecond into two of
+them: pagoda into one, mattn (WAL, synchronous=FULL) into the other, the
+third left alone. Its reads per second on each copy say what each writer
+costs a sqlite3 process reading beside it.
 
 Memory (memory): each peer, in a child process of its own, loads
 --memory-rows rows (keys in order, one transaction) into a fresh store,
@@ -161,7 +187,11 @@ speed-up over each peer (the peer's ns/op divided by pagoda's), file sizes
 and memory, then the targets of the issues, met or NOT met. Without
 --quick every measurement is made in 3 rounds and each number is the
 median; --quick makes one round and measures the reads and the fs
-workloads for less time, but keeps every size. Progress goes to stderr.`,
+workloads for less time, but keeps every size. What the shared mode's
+targets compare (pagoda and pagoda-exclusive in lookup-tx, commit and
+commit-8; beside) is measured in --target-count rounds, 3 with --quick
+too, and each target gives the median of its per-round ratios and their
+range. Progress goes to stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg := bench.Config{
@@ -169,13 +199,15 @@ workloads for less time, but keeps every size. Progress goes to stderr.`,
 				Fixture:     bench.FixtureOptions{Rows: rows, ValueSize: benchValueSize},
 				Benchtime:   benchtime,
 				Count:       count,
+				TargetCount: targetCount,
 				PeerOptions: bench.PeerOptions{SQLiteDefaults: sqliteDefaults},
 				Writes:      bench.WriteOptions{LoadRows: rows, InsertRows: inserts, Commits: commits, Limit: limit, MemoryRows: memoryRows},
 				FS:          bench.FSOptions{Files: fsFiles, Blobs: fsBlobs, SrcDir: fsSrc},
+				Beside:      bench.BesideOptions{Rows: besideRows, Time: besideTime},
 				Progress:    cmd.ErrOrStderr(),
 			}
-			if rows < 1 || inserts < 1 || commits < 1 || fsFiles < 1 || fsBlobs < 1 {
-				return fmt.Errorf("--rows, --inserts, --commits, --fs-files and --fs-blobs must be positive")
+			if rows < 1 || inserts < 1 || commits < 1 || fsFiles < 1 || fsBlobs < 1 || besideRows < 1 {
+				return fmt.Errorf("--rows, --inserts, --commits, --fs-files, --fs-blobs and --beside-rows must be positive")
 			}
 			mode := "full"
 			if quick {
@@ -195,11 +227,17 @@ workloads for less time, but keeps every size. Progress goes to stderr.`,
 					cfg.Count = 1
 				}
 			}
+			if cfg.TargetCount == 0 {
+				cfg.TargetCount = benchTargetCount
+			}
 			if cfg.Writes.MemoryRows == 0 {
 				cfg.Writes.MemoryRows = benchMemoryRows
 				if quick {
 					cfg.Writes.MemoryRows = benchQuickMemoryRows
 				}
+			}
+			if cfg.Beside.Time == 0 {
+				cfg.Beside.Time = benchBesideTime
 			}
 			if cfg.Writes.Limit == 0 {
 				cfg.Writes.Limit = benchLoadLimit
@@ -210,6 +248,9 @@ workloads for less time, but keeps every size. Progress goes to stderr.`,
 			var err error
 			if cfg.Peers, err = list(peers, "--peers"); err != nil {
 				return err
+			}
+			if !cmd.Flags().Changed("peers") {
+				cfg.Peers = nil // the defaults, with pagoda-exclusive where the modes are compared
 			}
 			for _, p := range cfg.Peers {
 				if err := bench.KnownPeer(p); err != nil {
@@ -248,7 +289,7 @@ workloads for less time, but keeps every size. Progress goes to stderr.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.BoolVar(&quick, "quick", false, "one round, reads measured for less time (the run takes a minute or two, not several)")
+	fl.BoolVar(&quick, "quick", false, "one round (3 of what the shared mode's targets compare), reads measured for less time (the run takes a minute or two, not several)")
 	fl.IntVar(&rows, "rows", benchRows, "rows in the read table and in each bulk load")
 	fl.StringVar(&dir, "dir", filepath.Join(os.TempDir(), benchDirName), "directory caching the read files and holding the written stores")
 	fl.StringVar(&peers, "peers", strings.Join(append(slices.Clone(bench.PeerNames), "pagoda-tx", "os", "walkdir"), ","), "comma-separated peers to measure (os: the fs workloads' os.DirFS; pagoda-tx: fsys in one read transaction; walkdir: fs.WalkDir over listings read beforehand)")
@@ -261,7 +302,10 @@ workloads for less time, but keeps every size. Progress goes to stderr.`,
 	fl.IntVar(&fsFiles, "fs-files", benchFSFiles, "files in the generated tree of the fs workloads")
 	fl.IntVar(&fsBlobs, "fs-blobs", benchFSFiles, "10 KiB blobs of fs-blob")
 	fl.StringVar(&fsSrc, "fs-src", "", "the real tree of the fs workloads (default $(go env GOROOT)/src)")
+	fl.IntVar(&besideRows, "beside-rows", benchBesideRows, "rows of the file the beside workload's reader reads")
+	fl.DurationVar(&besideTime, "beside-time", 0, "how long the beside workload's reader reads in each round (default 2s)")
 	fl.IntVar(&count, "count", 0, "rounds over all peers, reporting medians (default 3, 1 with --quick)")
+	fl.IntVar(&targetCount, "target-count", 0, "rounds of what the shared mode's targets compare (pagoda and pagoda-exclusive in lookup-tx, commit and commit-8; beside) when more than --count (default 3, --quick too)")
 	fl.DurationVar(&benchtime, "benchtime", 0, "target time per read and fs measurement (default 1s; 500ms for reads, 200ms for fs with --quick)")
 	fl.BoolVar(&sqliteDefaults, "sqlite-defaults", false, "run mattn and modernc with SQLite's default settings (no mmap, 2 MB cache)")
 	fl.MarkHidden("benchtime")

@@ -13,7 +13,7 @@ import (
 // smallBench are the arguments of a pagoda bench run on tiny sizes with
 // tiny measurements.
 var smallBench = []string{"--quick", "--rows", "2000", "--inserts", "1000", "--commits", "5", "--cache-keys", "300", "--memory-rows", "1500", "--benchtime", "2ms",
-	"--fs-files", "200", "--fs-blobs", "20", "--fs-src", "."}
+	"--fs-files", "200", "--fs-blobs", "20", "--fs-src", ".", "--beside-rows", "2000", "--beside-time", "100ms"}
 
 // TestBench runs pagoda bench on tiny sizes and checks that the tables
 // have one row per workload and peer, pebble's reads skipped.
@@ -24,7 +24,7 @@ func TestBench(t *testing.T) {
 		t.Fatalf("pagoda bench: %v\nstderr:\n%s", err, stderr)
 	}
 	for _, w := range bench.WorkloadNames() {
-		if w == bench.CacheWorkload || w == bench.MemoryWorkload {
+		if w == bench.CacheWorkload || w == bench.MemoryWorkload || w == bench.BesideWorkload {
 			continue
 		}
 		peers := bench.PeerNames
@@ -45,7 +45,21 @@ func TestBench(t *testing.T) {
 			t.Errorf("no memory row for %s in:\n%s", peer, out)
 		}
 	}
-	for _, want := range []string{"ns/op", "allocs/op", "pagoda speed-up", "targets:", "lookup    pebble", "skipped", "max RSS", "load-seq vs bbolt",
+	for _, w := range bench.ModePeerWorkloads {
+		if !hasBenchRow(out, w, "pagoda-exclusive") {
+			t.Errorf("no row for %s/pagoda-exclusive in:\n%s", w, out)
+		}
+	}
+	if !hasBenchRow(out, "lookup", "pebble") || hasBenchRow(out, "lookup", "pagoda-exclusive") {
+		t.Errorf("want a lookup row for pebble (skipped) and none for pagoda-exclusive:\n%s", out)
+	}
+	for _, writer := range []string{"none", "pagoda", "mattn"} {
+		if !hasBenchRow(out, writer, "-") && !hasBenchRow(out, writer, "shared") {
+			t.Errorf("no beside row for writer %s in:\n%s", writer, out)
+		}
+	}
+	for _, want := range []string{"ns/op", "allocs/op", "pagoda speed-up", "targets:", "skipped", "max RSS", "load-seq vs bbolt",
+		"lookup-tx shared vs exclusive, interleaved 256 lookups at a time: ", "beside: a SQLite reader's reads/s beside pagoda over beside ", "(median of 3 rounds, ",
 		"fs-walk/gen vs os", "archive/du"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -85,6 +99,7 @@ func TestBench(t *testing.T) {
 		{"--rows", "0", "--dir", dir},
 		{"--inserts", "-1", "--dir", dir},
 		{"--fs-files", "0", "--dir", dir},
+		{"--beside-rows", "0", "--dir", dir},
 		{"extra-arg"},
 		{"child", "-peer", "pagoda"},
 	} {

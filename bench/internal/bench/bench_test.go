@@ -80,9 +80,12 @@ func smallFixture(t *testing.T) *bench.Fixture {
 	return f
 }
 
-// TestPeersAgree checks that every peer returns the fixture's exact bytes
-// for every rowid, fails on missing rowids, and scans the same rows in the
-// same order, so that a broken peer cannot produce a pretty number.
+// TestPeersAgree checks that every peer, holding one read transaction
+// (NewPeer) or reading in a transaction per call (NewTxPeer), returns the
+// fixture's exact bytes for every rowid, fails on missing rowids, and
+// scans the same rows in the same order, so that a broken peer cannot
+// produce a pretty number; pagoda runs in the shared mode and
+// pagoda-exclusive in the exclusive one.
 func TestPeersAgree(t *testing.T) {
 	f := smallFixture(t)
 	var want []byte
@@ -91,58 +94,81 @@ func TestPeersAgree(t *testing.T) {
 		want = f.Value(want[:0], id)
 		wantHash.Write(want)
 	}
-	names := bench.PeerNames
+	names := append(slices.Clip(bench.PeerNames), "pagoda-exclusive")
 	if slices.Contains(names, "mattn") {
-		names = append(slices.Clip(names), "mattn-autocommit")
+		names = append(names, "mattn-autocommit")
 	}
 	for _, name := range names {
-		t.Run(name, func(t *testing.T) {
-			p, err := bench.NewPeer(name)
-			if bench.Skipped(err) {
-				t.Skipf("%s: %v", name, err)
+		for _, tx := range []bool{false, true} {
+			sub := name
+			if tx {
+				sub += "/tx"
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := p.Open(f); err != nil {
-				t.Fatal(err)
-			}
-			defer func() {
-				if err := p.Close(); err != nil {
-					t.Error(err)
-				}
-			}()
-			if err := bench.Verify(p, f, 1000); err != nil {
-				t.Fatal(err)
-			}
-			for id := int64(1); id <= int64(f.Rows); id++ {
-				v, err := p.Get(id)
-				if err != nil {
-					t.Fatalf("get %d: %v", id, err)
-				}
-				if want = f.Value(want[:0], id); !bytes.Equal(v, want) {
-					t.Fatalf("get %d: %x, want %x", id, v, want)
-				}
-			}
-			for _, id := range []int64{0, -1, int64(f.Rows) + 1} {
-				if v, err := p.Get(id); err == nil {
-					t.Errorf("get %d (missing): %x, want an error", id, v)
-				}
-			}
-			h := fnv.New64a()
-			total := 0
-			n, err := p.Scan(func(v []byte) {
-				h.Write(v)
-				total += len(v)
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n != f.Rows || total != f.Rows*f.ValueSize || h.Sum64() != wantHash.Sum64() {
-				t.Fatalf("scan: %d rows, %d bytes, hash %x; want %d rows, %d bytes, hash %x",
-					n, total, h.Sum64(), f.Rows, f.Rows*f.ValueSize, wantHash.Sum64())
-			}
-		})
+			t.Run(sub, func(t *testing.T) { testPeerAgrees(t, f, name, tx, want, wantHash.Sum64()) })
+		}
+	}
+}
+
+// testPeerAgrees is TestPeersAgree for one peer.
+func testPeerAgrees(t *testing.T, f *bench.Fixture, name string, tx bool, want []byte, wantHash uint64) {
+	p, err := bench.NewPeer(name)
+	if tx {
+		p, err = bench.NewTxPeer(name, bench.PeerOptions{})
+	}
+	if bench.Skipped(err) {
+		t.Skipf("%s: %v", name, err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Open(f); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := p.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	if err := bench.Verify(p, f, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if m, ok := p.(interface{ Mode() string }); ok {
+		wantMode := map[string]string{"pagoda": "shared", "pagoda-exclusive": "exclusive"}[name]
+		if runtime.GOOS != "linux" {
+			wantMode = "exclusive"
+		}
+		if m.Mode() != wantMode {
+			t.Errorf("%s: mode %q, want %q", name, m.Mode(), wantMode)
+		}
+	} else if name == "pagoda" || name == "pagoda-exclusive" {
+		t.Errorf("%s says no mode", name)
+	}
+	for id := int64(1); id <= int64(f.Rows); id++ {
+		v, err := p.Get(id)
+		if err != nil {
+			t.Fatalf("get %d: %v", id, err)
+		}
+		if want = f.Value(want[:0], id); !bytes.Equal(v, want) {
+			t.Fatalf("get %d: %x, want %x", id, v, want)
+		}
+	}
+	for _, id := range []int64{0, -1, int64(f.Rows) + 1} {
+		if v, err := p.Get(id); err == nil {
+			t.Errorf("get %d (missing): %x, want an error", id, v)
+		}
+	}
+	h := fnv.New64a()
+	total := 0
+	n, err := p.Scan(func(v []byte) {
+		h.Write(v)
+		total += len(v)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != f.Rows || total != f.Rows*f.ValueSize || h.Sum64() != wantHash {
+		t.Fatalf("scan: %d rows, %d bytes, hash %x; want %d rows, %d bytes, hash %x",
+			n, total, h.Sum64(), f.Rows, f.Rows*f.ValueSize, wantHash)
 	}
 }
 
@@ -190,31 +216,42 @@ func TestFixture(t *testing.T) {
 // generated trees, and this package's source as the real tree.
 var smallFS = bench.FSOptions{Files: 200, Blobs: 20, BlobSize: 1000, SrcDir: "."}
 
+// smallBeside is a beside workload of a tenth of a second a round.
+var smallBeside = bench.BesideOptions{Rows: 2000, Time: 100 * time.Millisecond, Slice: 5 * time.Millisecond}
+
 // smallWrites are write sizes that take well under a second per peer.
 var smallWrites = bench.WriteOptions{LoadRows: 3000, InsertRows: 2000, TxRows: 500, Commits: 5, CacheKeys: []int{300}, MemoryRows: 2000}
 
 // TestRun runs the whole harness on small sizes with a tiny benchtime and
-// checks the report.
+// checks the report: 2 rounds, and 3 of what the shared mode's targets
+// compare.
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	rep, err := bench.Run(bench.Config{
-		Dir:       dir,
-		Fixture:   bench.FixtureOptions{Rows: 2000},
-		Benchtime: 5 * time.Millisecond,
-		Count:     2,
-		Writes:    smallWrites,
-		FS:        smallFS,
+		Dir:         dir,
+		Fixture:     bench.FixtureOptions{Rows: 2000},
+		Benchtime:   5 * time.Millisecond,
+		Count:       2,
+		TargetCount: 3,
+		Writes:      smallWrites,
+		FS:          smallFS,
+		Beside:      smallBeside,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(rep.Results), len(bench.PeerNames)*len(bench.Workloads); got != want {
+	// pagoda-exclusive joins the default peers in lookup-tx, commit and
+	// commit-8.
+	if got, want := len(rep.Results), len(bench.PeerNames)*len(bench.Workloads)+1; got != want {
 		t.Fatalf("%d read results, want %d", got, want)
 	}
 	for _, r := range rep.Results {
 		if r.Skipped != (r.Peer == "pebble") {
 			t.Errorf("result %+v: want only pebble's read results skipped", r)
 			continue
+		}
+		if !r.Skipped && len(r.RoundNs) != wantRounds(r.Workload, r.Peer) {
+			t.Errorf("result %+v: %d rounds, want %d", r, len(r.RoundNs), wantRounds(r.Workload, r.Peer))
 		}
 		if !r.Skipped && (r.N == 0 || r.NsPerOp <= 0 || r.FileSize <= 0 || r.MinNs > r.NsPerOp || r.MaxNs < r.NsPerOp) {
 			t.Errorf("result %+v: want operations, time within the spread and a file size", r)
@@ -223,14 +260,39 @@ func TestRun(t *testing.T) {
 	if runtime.GOOS != "windows" && runtime.GOOS != "plan9" && (rep.LookupFloorNs <= 0 || rep.ScanFloorNs <= 0) {
 		t.Errorf("memory floors %v ns/lookup, %v ns/row: want both measured", rep.LookupFloorNs, rep.ScanFloorNs)
 	}
-	if got, want := len(rep.Writes), len(bench.PeerNames)*len(bench.WriteWorkloads); got != want {
+	if got, want := len(rep.Writes), len(bench.PeerNames)*len(bench.WriteWorkloads)+2; got != want {
 		t.Fatalf("%d write results, want %d", got, want)
 	}
 	wantOps := map[string]int{"load-seq": 3000, "load-rand": 3000, "insert": 2000, "delete": 200, "commit": 5, "commit-8": 5}
 	for _, r := range rep.Writes {
 		if r.Skipped || r.Stopped || r.Ops != wantOps[r.Workload] || r.NsPerOp <= 0 || r.FileSize <= 0 || r.Total <= 0 ||
-			r.MinNs > r.NsPerOp || r.MaxNs < r.NsPerOp {
-			t.Errorf("write result %+v: want %d operations, time within the spread and a file size", r, wantOps[r.Workload])
+			r.MinNs > r.NsPerOp || r.MaxNs < r.NsPerOp || len(r.RoundNs) != wantRounds(r.Workload, r.Peer) {
+			t.Errorf("write result %+v: want %d operations in %d rounds, time within the spread and a file size", r, wantOps[r.Workload], wantRounds(r.Workload, r.Peer))
+		}
+		// The interleaved ratios of commit: pagoda's against the disk
+		// floor, the others' against pagoda's, one a round.
+		if r.Workload == "commit" {
+			ratios := r.PagodaRatios
+			if r.Peer == "pagoda" {
+				ratios = r.FloorRatios
+			}
+			if len(ratios) != wantRounds(r.Workload, r.Peer) || slices.ContainsFunc(ratios, func(x float64) bool { return x <= 0 }) {
+				t.Errorf("commit of %s: interleaved ratios %v, want one a round", r.Peer, ratios)
+			}
+		}
+	}
+	if len(rep.LookupTxRatios) != 3 || slices.ContainsFunc(rep.LookupTxRatios, func(x float64) bool { return x <= 0 }) {
+		t.Errorf("lookup-tx interleaved ratios %v, want one a round", rep.LookupTxRatios)
+	}
+	if got, want := len(rep.Beside), 3; got != want {
+		t.Fatalf("%d beside results, want %d (none, pagoda, a SQLite writer): %+v", got, want, rep.Beside)
+	}
+	for i, r := range rep.Beside {
+		writer := r.Writer != "none"
+		if r.Writer != []string{"none", "pagoda", rep.Beside[2].Writer}[i] || r.Rounds != 3 || r.Reads <= 0 || r.ReadsPerSec <= 0 ||
+			r.MinReads > r.ReadsPerSec || r.MaxReads < r.ReadsPerSec || writer != (r.CommitsPerSec > 0) ||
+			(r.Writer == "pagoda") != (r.Mode != "") || (i == 2) != (len(r.Ratios) == 3) {
+			t.Errorf("beside result %d: %+v", i, r)
 		}
 	}
 	if got, want := len(rep.Cache), len(bench.PeerNames); got != want {
@@ -254,7 +316,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range bench.WorkloadNames() {
-		if name == bench.CacheWorkload || name == bench.MemoryWorkload {
+		if name == bench.CacheWorkload || name == bench.MemoryWorkload || name == bench.BesideWorkload {
 			continue
 		}
 		peers := bench.PeerNames
@@ -278,8 +340,13 @@ func TestRun(t *testing.T) {
 	if got, want := len(rep.FS), len(bench.FSPeerNames)*len(bench.FSWorkloads); got != want {
 		t.Errorf("%d fs results, want %d", got, want)
 	}
-	for _, want := range []string{"lookup    pebble", "skipped", "targets:", "load-seq vs bbolt", "commit vs mattn", "load-seq file: pagoda",
-		"fs-walk/gen vs os", "fs-blob vs os", "archive/du"} {
+	if !hasRow(out.String(), "lookup", "pebble") {
+		t.Errorf("report lacks pebble's skipped lookup row:\n%s", out.String())
+	}
+	for _, want := range []string{"skipped", "targets:", "load-seq vs bbolt", "commit vs mattn", "load-seq file: pagoda",
+		"fs-walk/gen vs os", "fs-blob vs os", "archive/du",
+		"lookup-tx shared vs exclusive, interleaved 256 lookups at a time: ", "commit shared vs exclusive, interleaved commit by commit: ", "commit (shared) vs a bare fdatasync",
+		"commit-8 vs commit (pagoda, shared, Batch): ", "beside: a SQLite reader's reads/s beside pagoda over beside ", "(median of 3 rounds, "} {
 		if want == "commit vs mattn" && !slices.Contains(bench.PeerNames, "mattn") {
 			continue
 		}
@@ -305,6 +372,15 @@ func TestRun(t *testing.T) {
 	} else if errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a fixture of zero rows: %v", err)
 	}
+}
+
+// wantRounds is the rounds of TestRun's (workload, peer): 3 for pagoda's
+// in the workloads that compare the modes, 2 for the others.
+func wantRounds(workload, peer string) int {
+	if (peer == "pagoda" || peer == "pagoda-exclusive") && slices.Contains(bench.ModePeerWorkloads, workload) {
+		return 3
+	}
+	return 2
 }
 
 // hasRow reports whether a table of out has a row starting with the cells

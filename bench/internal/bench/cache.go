@@ -159,8 +159,13 @@ func childArgs(dir, peer string, keys, txRows int, rows FixtureOptions, popt Pee
 // (pagoda bench child): it parses args as Run passes them, runs
 // MeasureCache in a new directory under the -dir given, and writes the
 // CacheResult as JSON to w, with MaxRSS the peak resident memory of the
-// process (0 where the OS does not tell).
+// process (0 where the OS does not tell). With -memory-rows it runs the
+// memory workload instead; with the first argument beside, it is the
+// reader of the beside workload.
 func RunChild(args []string, w io.Writer) error {
+	if len(args) > 0 && args[0] == besideChild {
+		return runBesideChild(args[1:], w)
+	}
 	fs := flag.NewFlagSet("pagoda bench child", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (

@@ -69,6 +69,19 @@
 // afterwards; the report gives each tree's files, directories, bytes and
 // disk usage beside its archive's size and import time.
 //
+// The shared mode (issue #28): peer pagoda opens its files writable, so in
+// the shared mode on Linux (the -shm wal-index, beside sqlite3 and other
+// processes), and peer pagoda-exclusive with Options.Exclusive; the default
+// peers add pagoda-exclusive to lookup-tx (each lookup a read transaction
+// of its own, [NewTxPeer]), commit and commit-8. The beside workload
+// ([BesideWorkload]) has a SQLite reader in a child process read copies of
+// one file in turn while pagoda and mattn commit into theirs. The targets
+// of the shared mode compare in-run: lookup-tx of both modes interleaved,
+// commit of both modes interleaved commit by commit, commit against the
+// disk floor, commit-8 against commit, the reader beside pagoda against
+// beside mattn; each is measured in Config.TargetCount rounds and reported
+// as the median of its per-round ratios and their range.
+//
 // Ratios between peers measured in the same run are the numbers to read;
 // absolute times depend on the machine.
 package bench

@@ -90,7 +90,7 @@ func (r *Report) printFS(p *printer, rounds string) {
 		}
 		row := []string{res.Workload, res.Peer, nsString(res.NsPerOp)}
 		if spread {
-			row = append(row, spreadString(res.NsPerOp, res.MinNs, res.MaxNs))
+			row = append(row, spreadString(r.Config.Count, res.NsPerOp, res.MinNs, res.MaxNs))
 		}
 		rows = append(rows, append(row, item, rate, group(res.AllocsPerOp), group(res.BytesPerOp), ratio))
 	}

@@ -2,41 +2,109 @@ package bench
 
 import (
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/pagodadb/pagoda"
 )
 
-// pagodaPeer reads the SQLite file through pagoda's public API: one long
-// read transaction, the table looked up once, Table.Get and Table.All.
+// pagodaPeer reads the SQLite file through pagoda's public API, opened
+// writable, as an application that also writes opens it: the fixture is a
+// WAL-mode file, so peer pagoda runs in the shared mode (the default on
+// Linux: each read transaction holds a read mark of the -shm wal-index)
+// and peer pagoda-exclusive with Options.Exclusive (the file held
+// EXCLUSIVE from Open to Close, no -shm). Mode says which one Open found.
+//
+// With one long read transaction (NewPeer) the table is looked up once,
+// and Get and Scan are Table.Get and Table.All. With a transaction per
+// call (NewTxPeer) each Get is a request handler's read: View, Table, Get,
+// Column, the value copied out before the transaction ends.
 type pagodaPeer struct {
-	db *pagoda.DB
-	tx *pagoda.Tx
-	t  *pagoda.Table
+	name      string
+	exclusive bool
+	txPerOp   bool
+	mode      string
+	db        *pagoda.DB
+	tx        *pagoda.Tx
+	t         *pagoda.Table
+	buf       []byte
 }
 
-func (p *pagodaPeer) Name() string { return "pagoda" }
+// openTimeout is how long a peer waits for a lock that another process
+// holds on a fixture (say, pagoda-exclusive in a bench run beside).
+const openTimeout = 10 * time.Second
+
+func (p *pagodaPeer) Name() string { return p.name }
+
+// Mode is the mode the database was found in at Open (see pagodaMode).
+func (p *pagodaPeer) Mode() string { return p.mode }
 
 func (p *pagodaPeer) Open(f *Fixture) error {
-	db, err := pagoda.Open(f.SQLitePath, &pagoda.Options{ReadOnly: true})
+	db, err := openPagoda(f.SQLitePath, p.exclusive, &pagoda.Options{Timeout: openTimeout})
 	if err != nil {
 		return err
 	}
+	if p.mode, err = pagodaMode(db, p.exclusive); err != nil {
+		db.Close()
+		return err
+	}
+	p.db = db
+	if p.txPerOp {
+		return nil
+	}
 	tx, err := db.Begin(false)
 	if err != nil {
+		p.db = nil
 		db.Close()
 		return err
 	}
 	t, err := tx.Table(tableName)
 	if err != nil {
+		p.db = nil
 		tx.Rollback()
 		db.Close()
 		return err
 	}
-	p.db, p.tx, p.t = db, tx, t
+	p.tx, p.t = tx, t
 	return nil
 }
 
+// openPagoda opens the database at path writable, exclusive or not, with
+// opts (nil: the defaults); it fails if the file could only be opened
+// read-only, which would not measure the mode asked for.
+func openPagoda(path string, exclusive bool, opts *pagoda.Options) (*pagoda.DB, error) {
+	o := pagoda.Options{}
+	if opts != nil {
+		o = *opts
+	}
+	o.Exclusive = exclusive
+	db, err := pagoda.Open(path, &o)
+	if err != nil {
+		return nil, err
+	}
+	if db.ReadOnly() {
+		db.Close()
+		return nil, fmt.Errorf("bench: %s opened read-only (it cannot be written): the modes are measured on a writable file", path)
+	}
+	return db, nil
+}
+
 func (p *pagodaPeer) Get(rowid int64) ([]byte, error) {
+	if p.txPerOp {
+		err := p.db.View(func(tx *pagoda.Tx) error {
+			t, err := tx.Table(tableName)
+			if err != nil {
+				return err
+			}
+			rec, err := t.Get(rowid)
+			if err != nil {
+				return err
+			}
+			p.buf = append(p.buf[:0], rec.Column(1).Blob()...)
+			return nil
+		})
+		return p.buf, err
+	}
 	rec, err := p.t.Get(rowid)
 	if err != nil {
 		return nil, err
@@ -45,19 +113,39 @@ func (p *pagodaPeer) Get(rowid int64) ([]byte, error) {
 }
 
 func (p *pagodaPeer) Scan(fn func(v []byte)) (int, error) {
+	if p.txPerOp {
+		n := 0
+		err := p.db.View(func(tx *pagoda.Tx) error {
+			t, err := tx.Table(tableName)
+			if err != nil {
+				return err
+			}
+			n, err = scanTable(tx, t, fn)
+			return err
+		})
+		return n, err
+	}
+	return scanTable(p.tx, p.t, fn)
+}
+
+// scanTable hands every value of t, a table of tx, to fn in rowid order.
+func scanTable(tx *pagoda.Tx, t *pagoda.Table, fn func(v []byte)) (int, error) {
 	n := 0
-	for _, rec := range p.t.All() {
+	for _, rec := range t.All() {
 		fn(rec.Column(1).Blob())
 		n++
 	}
-	return n, p.tx.Err()
+	return n, tx.Err()
 }
 
 func (p *pagodaPeer) Close() error {
 	if p.db == nil {
 		return nil
 	}
-	err := p.tx.Rollback()
+	var err error
+	if p.tx != nil {
+		err = p.tx.Rollback()
+	}
 	err = errors.Join(err, p.db.Close())
 	p.db, p.tx, p.t = nil, nil, nil
 	return err

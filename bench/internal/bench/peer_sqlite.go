@@ -34,6 +34,10 @@ var SQLitePragmas = []string{
 // goroutine on every Query, which costs about a microsecond per lookup
 // here; the Conn way is the fastest database/sql offers.
 //
+// With txPerOp set (NewTxPeer) there is no BEGIN: each query on the
+// connection is its own read transaction, SQLite's implicit one, begun
+// and ended by the query.
+//
 // With autocommit set the peer is used as most programs use database/sql:
 // statements prepared on the *sql.DB, each query its own implicit
 // transaction, SQLite's default settings.
@@ -41,6 +45,7 @@ type sqlPeer struct {
 	name, driver string
 	pragmas      []string
 	autocommit   bool
+	txPerOp      bool
 	db           *sql.DB
 	conn         *sql.Conn
 	inTx         bool
@@ -86,10 +91,12 @@ func (p *sqlPeer) Open(f *Fixture) (err error) {
 	if mode != "wal" {
 		return fmt.Errorf("%s: journal_mode is %q, want wal", p.name, mode)
 	}
-	if _, err := p.conn.ExecContext(ctx, "BEGIN"); err != nil {
-		return fmt.Errorf("%s: %w", p.name, err)
+	if !p.txPerOp {
+		if _, err := p.conn.ExecContext(ctx, "BEGIN"); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+		p.inTx = true
 	}
-	p.inTx = true
 	if p.get, err = p.conn.PrepareContext(ctx, "SELECT v FROM t WHERE id = ?"); err != nil {
 		return fmt.Errorf("%s: %w", p.name, err)
 	}

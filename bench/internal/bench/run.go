@@ -17,14 +17,23 @@ import (
 
 // Config selects what Run measures.
 type Config struct {
-	Dir       string         // fixture cache directory; write workloads make their stores under it
-	Fixture   FixtureOptions // rows, value size, seed (the value size and seed of the writes too)
-	Peers     []string       // peer names; nil means PeerNames, and FSPeerNames for the fs workloads
-	Workloads []string       // workload names (see WorkloadNames); nil means all
-	Benchtime time.Duration  // target time per read measurement; 0 means 1s
-	Count     int            // rounds over all peers; each pair reports its median (0 means 1)
-	Writes    WriteOptions   // sizes of the write and cache workloads
-	FS        FSOptions      // sizes of the fs workloads' trees
+	Dir     string         // fixture cache directory; write workloads make their stores under it
+	Fixture FixtureOptions // rows, value size, seed (the value size and seed of the writes too)
+	// Peers are the peer names; nil means PeerNames, with pagoda-exclusive
+	// in ModePeerWorkloads, FSPeerNames for the fs workloads, and pagoda
+	// and mattn (modernc without cgo) as the writers of beside.
+	Peers     []string
+	Workloads []string      // workload names (see WorkloadNames); nil means all
+	Benchtime time.Duration // target time per read measurement; 0 means 1s
+	Count     int           // rounds over all peers; each pair reports its median (0 means 1)
+	// TargetCount is the rounds of the measurements behind issue #28's
+	// targets, when more than Count: pagoda's, in both modes, in
+	// ModePeerWorkloads, and the beside workload. The rounds past Count
+	// measure only those.
+	TargetCount int
+	Writes      WriteOptions  // sizes of the write and cache workloads
+	FS          FSOptions     // sizes of the fs workloads' trees
+	Beside      BesideOptions // size and time of the beside workload
 	// ChildCommand, when set, runs each (peer, size) of the cache workload
 	// in a child process, to measure its peak memory: the program and its
 	// first arguments (say, pagoda bench child), which must hand the
@@ -33,6 +42,8 @@ type Config struct {
 	ChildCommand []string
 	PeerOptions
 	Progress io.Writer // progress lines; nil means none
+
+	defaultPeers bool // Peers was nil
 }
 
 // Result is one measured (read workload, peer) pair.
@@ -40,11 +51,13 @@ type Result struct {
 	Workload    string
 	Peer        string
 	Skipped     bool    // the peer has no reader (it only writes)
+	Mode        string  // pagoda's: shared or exclusive (see pagodaMode); "" for the other peers
 	N           int     // operations timed
 	NsPerOp     float64 // nanoseconds per operation (the median over rounds)
 	MinNs       float64 // fastest and slowest ns/op over rounds
 	MaxNs       float64
-	NsPerRow    float64 // for whole-table workloads: ns/op divided by the rows; else 0
+	RoundNs     []float64 // ns/op of each round, in round order
+	NsPerRow    float64   // for whole-table workloads: ns/op divided by the rows; else 0
 	AllocsPerOp int64
 	BytesPerOp  int64
 	FileSize    int64 // size of the file the peer read
@@ -63,16 +76,21 @@ type Report struct {
 	Writes                     []WriteResult  // write workloads
 	Cache                      []CacheResult  // the cache workload, by size then peer
 	Memory                     []MemoryResult // the memory workload, by peer
-	FS                         []FSResult     // the fs workloads, by workload then peer
-	FSTrees                    []FSTreeResult // the trees of the fs workloads
+	Beside                     []BesideResult // the beside workload, by writer
+	// LookupTxRatios are lookup-tx's time per lookup in the shared mode
+	// over the exclusive mode's, the two interleaved (interleavedViews),
+	// one a round.
+	LookupTxRatios []float64
+	FS             []FSResult     // the fs workloads, by workload then peer
+	FSTrees        []FSTreeResult // the trees of the fs workloads
 	// CacheBaseline is the peak memory of a child that only generates the
 	// keys and values, by size (empty without child processes).
 	CacheBaseline map[int]int64
 	Elapsed       time.Duration // whole run, fixture included
 	// Phases is the time each kind of workload took, checks and setup
 	// included: reads (with the fixture), writes, cache, memory, fs (with
-	// the trees and archives).
-	Phases [5]time.Duration
+	// the trees and archives), beside.
+	Phases [6]time.Duration
 }
 
 // WorkloadNames lists every workload Run knows: the read workloads, the
@@ -90,7 +108,7 @@ func WorkloadNames() []string {
 	for _, w := range WriteWorkloads {
 		names = append(names, w.Name)
 	}
-	return append(names, CacheWorkload, MemoryWorkload)
+	return append(names, BesideWorkload, CacheWorkload, MemoryWorkload)
 }
 
 // Run measures the workloads of cfg, one peer after the other, Count
@@ -102,6 +120,9 @@ func WorkloadNames() []string {
 //     closes it;
 //   - the write workloads (see WriteBench), on stores in a directory under
 //     cfg.Dir that is removed afterwards;
+//   - the beside workload (see runBeside), on files in a directory under
+//     cfg.Dir that is removed afterwards, its reader in a child process
+//     when cfg.ChildCommand is set;
 //   - the cache workload, at each size, each (peer, size) in a child
 //     process when cfg.ChildCommand is set;
 //   - the fs workloads (see runFS), with the peers of cfg.Peers that have
@@ -114,6 +135,7 @@ func WorkloadNames() []string {
 func Run(cfg Config) (*Report, error) {
 	start := time.Now()
 	fsPeers := selectFSPeers(cfg.Peers)
+	cfg.defaultPeers = cfg.Peers == nil
 	if cfg.Peers == nil {
 		cfg.Peers = PeerNames
 	}
@@ -134,7 +156,7 @@ func Run(cfg Config) (*Report, error) {
 	var reads []Workload
 	var writes []string
 	var fsWorkloads []FSWorkload
-	cache, memory := false, false
+	cache, memory, beside := false, false, false
 	for _, name := range cfg.Workloads {
 		if w, err := WorkloadByName(name); err == nil {
 			reads = append(reads, w)
@@ -146,6 +168,8 @@ func Run(cfg Config) (*Report, error) {
 			}
 		} else if _, err := writeWorkload(name); err == nil {
 			writes = append(writes, name)
+		} else if name == BesideWorkload {
+			beside = true
 		} else if name == CacheWorkload {
 			cache = true
 		} else if name == MemoryWorkload {
@@ -165,6 +189,9 @@ func Run(cfg Config) (*Report, error) {
 	if len(cfg.Peers) == 0 {
 		reads, writes, cache, memory = nil, nil, false, false
 	}
+	if len(cfg.besideWriters()) == 0 {
+		beside = false
+	}
 	for _, name := range cfg.Peers {
 		if err := knownPeer(name, cfg.PeerOptions); err != nil {
 			return nil, err
@@ -177,7 +204,7 @@ func Run(cfg Config) (*Report, error) {
 		}
 		rep.Phases[0] = time.Since(start)
 	}
-	if len(fsWorkloads) > 0 || len(writes) > 0 || cache || memory {
+	if len(fsWorkloads) > 0 || len(writes) > 0 || beside || cache || memory {
 		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 			return nil, fmt.Errorf("bench: %w", err)
 		}
@@ -200,6 +227,13 @@ func Run(cfg Config) (*Report, error) {
 				return nil, err
 			}
 			rep.Phases[1] = time.Since(t)
+		}
+		if beside {
+			t := time.Now()
+			if err := runBeside(&cfg, dir, rep); err != nil {
+				return nil, err
+			}
+			rep.Phases[5] = time.Since(t)
 		}
 		if cache {
 			t := time.Now()
@@ -242,6 +276,53 @@ func knownPeer(name string, opt PeerOptions) error {
 	return werr
 }
 
+// peersOf returns the peers of workload: cfg.Peers, and pagoda-exclusive
+// after pagoda in ModePeerWorkloads when the peers are the defaults.
+func (cfg *Config) peersOf(workload string) []string {
+	i := slices.Index(cfg.Peers, "pagoda")
+	if !cfg.defaultPeers || i < 0 || slices.Contains(cfg.Peers, pagodaExclusive) || !slices.Contains(ModePeerWorkloads, workload) {
+		return cfg.Peers
+	}
+	return slices.Insert(slices.Clone(cfg.Peers), i+1, pagodaExclusive)
+}
+
+// peersOfAny returns the peers of any of workloads, in peersOf's order.
+func (cfg *Config) peersOfAny(workloads []string) []string {
+	out := cfg.Peers
+	for _, w := range workloads {
+		if ps := cfg.peersOf(w); len(ps) > len(out) {
+			out = ps
+		}
+	}
+	return out
+}
+
+// rounds is the number of rounds: Count, or TargetCount if larger.
+func (cfg *Config) rounds() int { return max(cfg.Count, cfg.TargetCount) }
+
+// inRound reports whether round measures peer in workload: every pair in
+// the first Count rounds, only pagoda's (either mode) in ModePeerWorkloads
+// in the rounds past Count, up to TargetCount.
+func (cfg *Config) inRound(round int, workload, peer string) bool {
+	if round <= cfg.Count {
+		return true
+	}
+	return round <= cfg.TargetCount && isPagoda(peer) && slices.Contains(ModePeerWorkloads, workload)
+}
+
+// roundPeers returns the peers of workloads (peersOfAny) in the order of
+// round: pagoda and pagoda-exclusive trade places every other round, so
+// that neither is always measured first.
+func (cfg *Config) roundPeers(round int, workloads []string) []string {
+	peers := cfg.peersOfAny(workloads)
+	i, j := slices.Index(peers, "pagoda"), slices.Index(peers, pagodaExclusive)
+	if round%2 == 0 && i >= 0 && j >= 0 {
+		peers = slices.Clone(peers)
+		peers[i], peers[j] = peers[j], peers[i]
+	}
+	return peers
+}
+
 // progress prints a progress line.
 func (cfg *Config) progress(format string, args ...any) {
 	if cfg.Progress != nil {
@@ -251,15 +332,22 @@ func (cfg *Config) progress(format string, args ...any) {
 
 // round is the prefix of the progress lines of a round: "" when there is
 // only one.
-func (cfg *Config) round(round int) string {
-	if cfg.Count == 1 {
+func (cfg *Config) round(round int) string { return roundOf(round, cfg.Count) }
+
+// targetRound is round for the workloads of TargetCount's rounds.
+func (cfg *Config) targetRound(round int) string { return roundOf(round, cfg.rounds()) }
+
+// roundOf is the prefix of the progress lines of round of n: "" when n is
+// 1.
+func roundOf(round, n int) string {
+	if n == 1 {
 		return ""
 	}
-	return fmt.Sprintf("round %d/%d: ", round, cfg.Count)
+	return fmt.Sprintf("round %d/%d: ", round, n)
 }
 
 // runReads measures the read workloads.
-func runReads(cfg *Config, workloads []Workload, rep *Report) error {
+func runReads(cfg *Config, workloads []Workload, rep *Report) (err error) {
 	progress := cfg.progress
 	progress("fixture: %d rows of %d-byte values under %s ...", cfg.Fixture.Rows, cfg.Fixture.ValueSize, cfg.Dir)
 	f, err := LoadFixture(cfg.Dir, cfg.Fixture)
@@ -283,39 +371,78 @@ func runReads(cfg *Config, workloads []Workload, rep *Report) error {
 	}
 	defer restore()
 
+	var names []string
+	for _, w := range workloads {
+		names = append(names, w.Name)
+	}
 	samples := map[[2]string][]Result{}
 	skipped := map[string]bool{}
-	for round := 1; round <= cfg.Count; round++ {
-		for _, name := range cfg.Peers {
-			// A fresh peer each round: nothing cached in the peer's own
-			// structures carries over, as in a new process.
-			p, err := NewPeerWith(name, cfg.PeerOptions)
-			if Skipped(err) {
-				skipped[name] = true
-				continue
+	var fcopy *Fixture // the fixture's copy, for interleavedViews
+	for round := 1; round <= cfg.rounds(); round++ {
+		for _, name := range cfg.roundPeers(round, names) {
+			// A peer holding one read transaction for the workloads that
+			// read in it, then one reading in a transaction per operation
+			// for the others.
+			for _, txPerOp := range []bool{false, true} {
+				var ws []Workload
+				for _, w := range workloads {
+					if w.TxPerOp == txPerOp && slices.Contains(cfg.peersOf(w.Name), name) && cfg.inRound(round, w.Name, name) {
+						ws = append(ws, w)
+					}
+				}
+				if len(ws) == 0 {
+					continue
+				}
+				// A fresh peer each round: nothing cached in the peer's
+				// own structures carries over, as in a new process.
+				p, err := newPeer(name, cfg.PeerOptions, txPerOp)
+				if Skipped(err) {
+					skipped[name] = true
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				how := ""
+				if txPerOp {
+					how = " (a read transaction per operation)"
+				}
+				progress("%smeasuring %s%s ...", cfg.targetRound(round), name, how)
+				if err := p.Open(f); err != nil {
+					return fmt.Errorf("bench: %s: open: %w", name, err)
+				}
+				results, err := measure(p, f, ws)
+				if cerr := p.Close(); err == nil && cerr != nil {
+					err = fmt.Errorf("bench: %s: close: %w", name, cerr)
+				}
+				if err != nil {
+					return err
+				}
+				for _, res := range results {
+					k := [2]string{res.Workload, res.Peer}
+					samples[k] = append(samples[k], res)
+				}
 			}
+		}
+		if ps := cfg.peersOf("lookup-tx"); slices.Contains(names, "lookup-tx") && slices.Contains(ps, "pagoda") && slices.Contains(ps, pagodaExclusive) &&
+			cfg.inRound(round, "lookup-tx", "pagoda") {
+			progress("%smeasuring lookup-tx of pagoda and pagoda-exclusive interleaved ...", cfg.targetRound(round))
+			if fcopy == nil {
+				var remove func() error
+				if fcopy, remove, err = fixtureCopy(f, cfg.Dir); err != nil {
+					return fmt.Errorf("bench: lookup-tx interleaved: %w", err)
+				}
+				defer func() { err = errors.Join(err, remove()) }()
+			}
+			x, err := interleavedViews(f, fcopy, cfg.Benchtime, round%2 == 0)
 			if err != nil {
-				return err
+				return fmt.Errorf("bench: lookup-tx interleaved: %w", err)
 			}
-			progress("%smeasuring %s ...", cfg.round(round), name)
-			if err := p.Open(f); err != nil {
-				return fmt.Errorf("bench: %s: open: %w", name, err)
-			}
-			results, err := measure(p, f, workloads)
-			if cerr := p.Close(); err == nil && cerr != nil {
-				err = fmt.Errorf("bench: %s: close: %w", name, cerr)
-			}
-			if err != nil {
-				return err
-			}
-			for _, res := range results {
-				k := [2]string{res.Workload, res.Peer}
-				samples[k] = append(samples[k], res)
-			}
+			rep.LookupTxRatios = append(rep.LookupTxRatios, x)
 		}
 	}
 	for _, w := range workloads {
-		for _, name := range cfg.Peers {
+		for _, name := range cfg.peersOf(w.Name) {
 			if skipped[name] {
 				rep.Results = append(rep.Results, Result{Workload: w.Name, Peer: name, Skipped: true})
 				continue
@@ -342,13 +469,22 @@ func runReads(cfg *Config, workloads []Workload, rep *Report) error {
 func runWrites(cfg *Config, dir string, names []string, rep *Report) error {
 	wb := NewWriteBench(dir, cfg.Fixture, cfg.Writes, cfg.PeerOptions)
 	samples := map[[2]string][]WriteResult{}
-	for round := 1; round <= cfg.Count; round++ {
-		for _, name := range cfg.Peers {
+	for round := 1; round <= cfg.rounds(); round++ {
+		for _, name := range cfg.roundPeers(round, names) {
 			if _, err := NewStore(name, cfg.PeerOptions); Skipped(err) {
 				continue
 			}
-			cfg.progress("%swriting with %s (%s) ...", cfg.round(round), name, strings.Join(names, ", "))
-			results, err := wb.Measure(name, names)
+			var its []string // the workloads name is a peer of in this round
+			for _, w := range names {
+				if slices.Contains(cfg.peersOf(w), name) && cfg.inRound(round, w, name) {
+					its = append(its, w)
+				}
+			}
+			if len(its) == 0 {
+				continue
+			}
+			cfg.progress("%swriting with %s (%s) ...", cfg.targetRound(round), name, strings.Join(its, ", "))
+			results, err := wb.Measure(name, its)
 			if err != nil {
 				return err
 			}
@@ -362,7 +498,7 @@ func runWrites(cfg *Config, dir string, names []string, rep *Report) error {
 		if !slices.Contains(names, w.Name) {
 			continue
 		}
-		for _, name := range cfg.Peers {
+		for _, name := range cfg.peersOf(w.Name) {
 			rs := samples[[2]string{w.Name, name}]
 			if len(rs) == 0 {
 				rep.Writes = append(rep.Writes, WriteResult{Workload: w.Name, Peer: name, Skipped: true, Unit: w.Unit})
@@ -456,6 +592,7 @@ func measure(p Peer, f *Fixture, workloads []Workload) ([]Result, error) {
 		res := Result{
 			Workload:    w.Name,
 			Peer:        p.Name(),
+			Mode:        modeOf(p),
 			N:           r.N,
 			NsPerOp:     float64(r.T.Nanoseconds()) / float64(r.N),
 			AllocsPerOp: r.AllocsPerOp(),
@@ -476,13 +613,32 @@ func medianOf[T any](xs []T, key func(T) float64) T {
 	return sorted[(len(sorted)-1)/2]
 }
 
-// medianWrite is median for write results.
+// medianWrite is median for write results; the interleaved ratios are the
+// medians of their own, and FloorRatios and PagodaRatios list them by
+// round.
 func medianWrite(rs []WriteResult) WriteResult {
 	m := medianOf(rs, func(r WriteResult) float64 { return r.NsPerOp })
-	m.MinNs = slices.MinFunc(rs, func(a, b WriteResult) int { return cmp.Compare(a.NsPerOp, b.NsPerOp) }).NsPerOp
-	m.MaxNs = slices.MaxFunc(rs, func(a, b WriteResult) int { return cmp.Compare(a.NsPerOp, b.NsPerOp) }).NsPerOp
+	m.MinNs, m.MaxNs = rangeOf(rs, func(r WriteResult) float64 { return r.NsPerOp })
+	m.FloorRatios, m.PagodaRatios, m.RoundNs = nil, nil, nil
+	for _, r := range rs {
+		m.RoundNs = append(m.RoundNs, r.NsPerOp)
+		if r.FloorRatio > 0 {
+			m.FloorRatios = append(m.FloorRatios, r.FloorRatio)
+		}
+		if r.PagodaRatio > 0 {
+			m.PagodaRatios = append(m.PagodaRatios, r.PagodaRatio)
+		}
+	}
+	if len(m.FloorRatios) > 0 {
+		m.FloorRatio = medianOf(m.FloorRatios, identity)
+	}
+	if len(m.PagodaRatios) > 0 {
+		m.PagodaRatio = medianOf(m.PagodaRatios, identity)
+	}
 	return m
 }
+
+func identity(x float64) float64 { return x }
 
 // medianCache returns the median of each measure of the cache results,
 // taken separately.
@@ -497,11 +653,16 @@ func medianCache(rs []CacheResult) CacheResult {
 }
 
 // median returns the sample with the median ns/op (the lower middle one for
-// an even count), with MinNs and MaxNs spanning all samples.
+// an even count), with MinNs and MaxNs spanning all samples and RoundNs
+// listing them, rs being in round order.
 func median(rs []Result) Result {
 	sorted := slices.SortedFunc(slices.Values(rs), func(a, b Result) int { return cmp.Compare(a.NsPerOp, b.NsPerOp) })
 	m := sorted[(len(sorted)-1)/2]
 	m.MinNs, m.MaxNs = sorted[0].NsPerOp, sorted[len(sorted)-1].NsPerOp
+	m.RoundNs = nil
+	for _, r := range rs {
+		m.RoundNs = append(m.RoundNs, r.NsPerOp)
+	}
 	return m
 }
 

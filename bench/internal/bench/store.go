@@ -21,7 +21,8 @@ import (
 // each engine promises with its default or documented setting (SQLite WAL
 // with synchronous=FULL, bbolt's default, pebble.Sync, pagoda's SyncFull).
 type Store interface {
-	// Name is the peer's short name: pagoda, mattn, modernc, bbolt or pebble.
+	// Name is the peer's short name: pagoda, pagoda-exclusive, mattn,
+	// modernc, bbolt or pebble.
 	Name() string
 	// Open opens the store in dir, creating it (and its empty table) when
 	// dir holds none.
@@ -82,8 +83,8 @@ func NewStore(name string, opt PeerOptions) (Store, error) {
 		pragmas = nil
 	}
 	switch name {
-	case "pagoda":
-		return &pagodaStore{}, nil
+	case "pagoda", pagodaExclusive:
+		return &pagodaStore{name: name, exclusive: name == pagodaExclusive}, nil
 	case "mattn":
 		if !cgoEnabled {
 			return nil, errNoCgo
@@ -102,7 +103,7 @@ func NewStore(name string, opt PeerOptions) (Store, error) {
 }
 
 func unknownPeer(name string) error {
-	return fmt.Errorf("bench: unknown peer %q (want one of %s, or mattn-autocommit)", name, strings.Join(PeerNames, ", "))
+	return fmt.Errorf("bench: unknown peer %q (want one of %s, %s or mattn-autocommit)", name, strings.Join(PeerNames, ", "), pagodaExclusive)
 }
 
 // errNoCgo is the error for peer mattn in a binary built without cgo.

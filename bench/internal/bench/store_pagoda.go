@@ -10,18 +10,35 @@ import (
 // pagodaStore writes through pagoda's public API with its default options
 // (SyncFull, 4096-byte pages, 64 MiB of cache): Tx.CreateTable, then
 // Table.Insert(key, value), Table.Delete and Table.Get, the table looked up
-// once per transaction.
+// once per transaction. Options.Timeout is openTimeout, as mattn's
+// busy_timeout is 5 s: beside a sqlite3 reader (the beside workload) a
+// write transaction can find WRITE held for a moment, which a reader that
+// read the wal-index header while it was being written takes to read it
+// again (wal.c's walIndexReadHdr), and with no timeout Begin would fail
+// with ErrBusy. pagoda creates its file in WAL mode, so store
+// pagoda runs in the shared mode (Linux) and store pagoda-exclusive, with
+// Options.Exclusive, in the exclusive one; Mode says which Open found.
 type pagodaStore struct {
-	db *pagoda.DB
-	tx *pagoda.Tx
-	t  *pagoda.Table
+	name      string
+	exclusive bool
+	mode      string
+	db        *pagoda.DB
+	tx        *pagoda.Tx
+	t         *pagoda.Table
 }
 
-func (s *pagodaStore) Name() string { return "pagoda" }
+func (s *pagodaStore) Name() string { return s.name }
+
+// Mode is the mode the store was found in at its last Open (pagodaMode).
+func (s *pagodaStore) Mode() string { return s.mode }
 
 func (s *pagodaStore) Open(dir string, opt StoreOptions) error {
-	db, err := pagoda.Open(filepath.Join(dir, storeFile), &pagoda.Options{Sync: pagoda.SyncFull, CacheSize: opt.CacheSize})
+	db, err := openPagoda(filepath.Join(dir, storeFile), s.exclusive, &pagoda.Options{Sync: pagoda.SyncFull, CacheSize: opt.CacheSize, Timeout: openTimeout})
 	if err != nil {
+		return err
+	}
+	if s.mode, err = pagodaMode(db, s.exclusive); err != nil {
+		db.Close()
 		return err
 	}
 	err = db.Update(func(tx *pagoda.Tx) error {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -210,6 +211,56 @@ func TestCacheChild(t *testing.T) {
 	}
 	if err := bench.RunChild([]string{"-peer", "nope", "-keys", "10"}, &out); err == nil {
 		t.Error("child of an unknown peer: no error")
+	}
+}
+
+// TestBesideChild runs the beside workload with its reader in a child
+// process (this test binary, acting as pagoda bench child beside): the
+// reader reads every copy, each writer commits, and the report says so.
+func TestBesideChild(t *testing.T) {
+	t.Setenv(childEnv, "1")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	rep, err := bench.Run(bench.Config{
+		Dir:          t.TempDir(),
+		Workloads:    []string{bench.BesideWorkload},
+		Peers:        []string{"pagoda", "modernc"},
+		Beside:       bench.BesideOptions{Rows: 1000, Time: 200 * time.Millisecond, Slice: 10 * time.Millisecond},
+		ChildCommand: []string{exe},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Beside) != 3 {
+		t.Fatalf("%d beside results, want none, pagoda and modernc: %+v", len(rep.Beside), rep.Beside)
+	}
+	for i, r := range rep.Beside {
+		if r.Writer != []string{"none", "pagoda", "modernc"}[i] || r.Rounds != 1 || r.Reads <= 0 || (i > 0) != (r.CommitsPerSec > 0) ||
+			(i == 2) != (r.Ratio > 0) {
+			t.Errorf("beside result %d: %+v", i, r)
+		}
+	}
+	var out strings.Builder
+	if err := rep.Print(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"in another process", "beside: a SQLite reader's reads/s beside pagoda over beside modernc: ", "(1 round)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	t.Logf("\n%s", out.String())
+
+	for _, args := range [][]string{
+		{"beside"},
+		{"beside", "-driver", "nope", "-rows", "10", "-time", "1s", "-slice", "1ms", "x.db"},
+		{"beside", "-driver", "modernc", "-rows", "10", "-time", "1s", "-slice", "1ms", filepath.Join(t.TempDir(), "missing.db")},
+	} {
+		if err := bench.RunChild(args, &out); err == nil {
+			t.Errorf("child %q: no error", args)
+		}
 	}
 }
 

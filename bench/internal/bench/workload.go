@@ -18,12 +18,17 @@ type Workload struct {
 	// PerRow reports a metric per row of the fixture (ns/row), for
 	// workloads whose one operation reads the whole table.
 	PerRow bool
-	Run    func(b *testing.B, p Peer, f *Fixture) error
+	// TxPerOp runs the workload on peers of NewTxPeer, which read each
+	// operation in a read transaction of its own, instead of peers
+	// holding one read transaction throughout.
+	TxPerOp bool
+	Run     func(b *testing.B, p Peer, f *Fixture) error
 }
 
 // Workloads lists every workload, in report order.
 var Workloads = []Workload{
 	{Name: "lookup", Doc: "random point lookup by rowid, value read", Run: Lookup},
+	{Name: "lookup-tx", Doc: "the same, each lookup in a read transaction of its own (a request handler's read)", TxPerOp: true, Run: Lookup},
 	{Name: "scan", Doc: "full scan in rowid order, every value read", PerRow: true, Run: Scan},
 }
 
@@ -62,7 +67,9 @@ func (o FixtureOptions) LookupRowids() []int64 {
 }
 
 // Lookup measures one random point lookup by rowid per operation: Get, and
-// the value's length summed so that the value is really fetched.
+// the value's length summed so that the value is really fetched. On a peer
+// of NewTxPeer (workload lookup-tx) each Get is a read transaction of its
+// own.
 func Lookup(b *testing.B, p Peer, f *Fixture) error {
 	ids := f.LookupRowids()
 	mask := len(ids) - 1

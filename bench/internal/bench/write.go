@@ -76,12 +76,14 @@ func (o WriteOptions) deleteRows() int { return max(o.InsertRows/10, 1) }
 type WriteResult struct {
 	Workload string
 	Peer     string
-	Skipped  bool // the peer has no store (it only reads)
-	Ops      int  // operations timed: rows, or commits
+	Skipped  bool   // the peer has no store (it only reads)
+	Mode     string // pagoda's: shared or exclusive (see pagodaMode); "" for the other peers
+	Ops      int    // operations timed: rows, or commits
 	Unit     string
 	NsPerOp  float64       // the median over rounds
 	MinNs    float64       // fastest and slowest ns/op over rounds
 	MaxNs    float64       //
+	RoundNs  []float64     // ns/op of each round, in round order
 	Total    time.Duration // the whole timed part, of the median round
 	// Stopped says that the load passed WriteOptions.Limit and was stopped
 	// (rolled back) after Ops rows: NsPerOp is a lower bound.
@@ -101,8 +103,13 @@ type WriteResult struct {
 	// measured commit by commit in one loop (see interleavedFloor).
 	FloorRatio float64
 	// PagodaRatio, for commit, is the peer's commit time over pagoda's,
-	// measured commit by commit in one loop (see interleavedCommits).
+	// measured commit by commit in one loop (see interleavedCommits);
+	// for pagoda-exclusive, the exclusive mode's over the shared one's.
 	PagodaRatio float64
+	// FloorRatios and PagodaRatios are the ratios of each round, in round
+	// order, when they were measured (FloorRatio and PagodaRatio are then
+	// their medians).
+	FloorRatios, PagodaRatios []float64
 }
 
 // WriteBench measures the write workloads of any peer with the same rows:
@@ -242,7 +249,11 @@ func (w *WriteBench) measure(peer string, fn func(s Store, dir string) ([]WriteR
 	defer func() {
 		err = errors.Join(err, s.Close(), removeAll(dir))
 	}()
-	return fn(s, dir)
+	rs, err = fn(s, dir)
+	for i := range rs {
+		rs[i].Mode = modeOf(s)
+	}
+	return rs, err
 }
 
 // timer measures the time and the Go heap allocations of a timed part.
@@ -434,7 +445,7 @@ func (w *WriteBench) commits(s Store, dir string) ([]WriteResult, error) {
 		return nil, err
 	}
 	res := t.stop("commit", len(keys))
-	if _, ok := s.(walStatser); ok {
+	if s.Name() == "pagoda" {
 		c, f, err := w.interleavedFloor(s.Name(), len(keys))
 		if err != nil {
 			return nil, fmt.Errorf("disk floor: %w", err)
@@ -497,8 +508,9 @@ func (w *WriteBench) interleavedFloor(peer string, n int) (commits, floor time.D
 }
 
 // interleavedCommits commits n one-row transactions into a fresh pagoda
-// store and n into a fresh store of peer, alternately, so that both meet
-// the disk in the same state, and returns the time each took.
+// store and n into a fresh store of peer, alternately (pagoda's first, then
+// the peer's first, and so on), so that both meet the disk in the same
+// state, and returns the time each took.
 func (w *WriteBench) interleavedCommits(peer string, n int) (pagoda, other time.Duration, err error) {
 	var stores [2]Store
 	for i, name := range []string{"pagoda", peer} {
@@ -519,8 +531,13 @@ func (w *WriteBench) interleavedCommits(peer string, n int) (pagoda, other time.
 	}
 	var took [2]time.Duration
 	settleDisk()
-	for _, k := range inOrder(n) {
-		for i, s := range stores {
+	for j, k := range inOrder(n) {
+		order := [2]int{0, 1}
+		if j%2 == 1 {
+			order = [2]int{1, 0}
+		}
+		for _, i := range order {
+			s := stores[i]
 			t0 := time.Now()
 			if _, err := writeRows(s, w.data, []int64{k}, 1, false, time.Time{}); err != nil {
 				return 0, 0, err
