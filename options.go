@@ -40,9 +40,10 @@ type Options struct {
 	// Timeout is how long Open waits for the database file's lock while
 	// another process, or another DB of this one, holds it, and how long a
 	// write transaction or a checkpoint of a shared database waits for
-	// another connection's (see Open); 0 means no waiting. Past it Open
-	// fails with an error wrapping ErrLocked, Begin and Checkpoint with
-	// one wrapping ErrBusy.
+	// another connection's (see Open); 0 means no waiting, but for 10 ms
+	// at a shared database's write lock, which a sqlite3 reader takes for
+	// a moment now and then. Past it Open fails with an error wrapping
+	// ErrLocked, Begin and Checkpoint with one wrapping ErrBusy.
 	Timeout time.Duration
 	// Exclusive keeps the database file to this DB from Open to Close, as
 	// sqlite3's PRAGMA locking_mode=EXCLUSIVE: a writable DB holds

@@ -20,6 +20,12 @@ import (
 // could not take the locks it needs in time.
 var ErrBusy = format.ErrBusy
 
+// writeGrace is the least a write transaction waits for WRITE, even with
+// a Timeout of 0: a sqlite3 reader that meets a header being written takes
+// WRITE for a moment to read it again (walIndexReadHdr), and a writer
+// should not fail for that.
+const writeGrace = 10 * time.Millisecond
+
 // busyRetryMax is the longest pause between two attempts at a lock held
 // elsewhere.
 const busyRetryMax = 20 * time.Millisecond
@@ -78,7 +84,7 @@ func (p *Pager) openShared() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for {
-		h, err := p.sharedHeader(deadline)
+		h, err := p.sharedHeader(time.Until(deadline))
 		if err != nil {
 			return err
 		}
@@ -110,10 +116,11 @@ func (p *Pager) closeShared(remove bool) error {
 // while the two copies differ (a writer between them), and once they have
 // differed past a moment, or say nothing was ever written, rebuilds the
 // index from the WAL (recoverShared). p.mu is held.
-func (p *Pager) sharedHeader(deadline time.Time) (walIndexHdr, error) {
+func (p *Pager) sharedHeader(wait time.Duration) (walIndexHdr, error) {
 	if p.sh.fresh && p.sh.x.hdrWordsEqual(&p.sh.raw) {
 		return p.sh.hdr, nil
 	}
+	var deadline time.Time // from the first wait: no clock read otherwise
 	pause := time.Duration(0)
 	for tries := 0; ; tries++ {
 		h, ok, err := p.sh.x.readHdr()
@@ -139,7 +146,9 @@ func (p *Pager) sharedHeader(deadline time.Time) (walIndexHdr, error) {
 				return h, err
 			}
 		}
-		if time.Now().After(deadline) {
+		if deadline.IsZero() {
+			deadline = time.Now().Add(wait)
+		} else if time.Now().After(deadline) {
 			return h, fmt.Errorf("%s: the wal-index stays torn or unwritten, and another connection holds what rebuilding it needs: %w", p.sh.x.path, ErrBusy)
 		}
 		p.mu.Unlock()
@@ -303,7 +312,8 @@ func (p *Pager) refreshDBFile() error {
 // the latest header, adopted; a read slot whose mark no checkpoint passes;
 // the header checked again once the slot is held.
 func (p *Pager) initShared(s *Snapshot, writer bool) error {
-	deadline := time.Now().Add(max(p.opts.Timeout, time.Second))
+	wait := max(p.opts.Timeout, time.Second)
+	var deadline time.Time // from the first retry: no clock read otherwise
 	pause := time.Duration(0)
 	for {
 		p.mu.Lock()
@@ -311,12 +321,14 @@ func (p *Pager) initShared(s *Snapshot, writer bool) error {
 			p.mu.Unlock()
 			return fmt.Errorf("%s is closed", p.path)
 		}
-		err := p.tryShared(s, deadline, writer)
+		err := p.tryShared(s, wait, writer)
 		p.mu.Unlock()
 		if !errors.Is(err, errRetry) {
 			return err
 		}
-		if time.Now().After(deadline) {
+		if deadline.IsZero() {
+			deadline = time.Now().Add(wait)
+		} else if time.Now().After(deadline) {
 			return fmt.Errorf("%s: no read slot of the wal-index came free: %w", p.path, ErrBusy)
 		}
 		if pause == 0 {
@@ -330,9 +342,9 @@ func (p *Pager) initShared(s *Snapshot, writer bool) error {
 
 // tryShared is one attempt of initShared; writer says s is the snapshot of
 // the write transaction, begun with WRITE held. p.mu is held.
-func (p *Pager) tryShared(s *Snapshot, deadline time.Time, writer bool) error {
+func (p *Pager) tryShared(s *Snapshot, wait time.Duration, writer bool) error {
 	sh := p.sh
-	h, err := p.sharedHeader(deadline)
+	h, err := p.sharedHeader(wait)
 	if err != nil {
 		return err
 	}
@@ -541,7 +553,7 @@ func (p *Pager) waitLock(l walLock, n int, exclusive bool, wait time.Duration) e
 // takeWrite takes WRITE for a write transaction (rule 27), waiting up to
 // the pager's Timeout. The caller holds the pager's writer lock.
 func (p *Pager) takeWrite() error {
-	if err := p.waitLock(walLockWrite, 1, true, p.opts.Timeout); err != nil {
+	if err := p.waitLock(walLockWrite, 1, true, max(p.opts.Timeout, writeGrace)); err != nil {
 		return err
 	}
 	p.sh.write.Store(true)
@@ -711,7 +723,7 @@ func (p *Pager) checkpointShared(mode CheckpointMode) (res CheckpointResult, err
 		defer p.releaseWrite()
 	}
 	p.mu.Lock()
-	h, err := p.sharedHeader(time.Now().Add(max(wait, shmPatience)))
+	h, err := p.sharedHeader(max(wait, shmPatience))
 	if err == nil && h != sh.hdr {
 		err = p.adopt(h)
 	}
