@@ -185,10 +185,13 @@
 //     database file as the transaction began (so it reads none from the
 //     WAL) and READ(1..4) can all be had exclusively (no reader of the
 //     WAL, in any connection); the index says the WAL is empty before its
-//     header is rewritten, as walRestartHdr does. It writes no page into the database file (rule 11's
-//     direct writes). Its commit maps the index regions it needs before
-//     the commit point, then indexes its frames and writes the header
-//     before WRITE goes.
+//     header is rewritten, as walRestartHdr does. Pages past the committed
+//     end go straight into the database file (rule 11's direct writes)
+//     only while it holds READ(0) shared, from the first such page to its
+//     end: every checkpoint that copies, and so may cut the file to the
+//     last commit's size, must have READ(0) exclusively. Its commit maps
+//     the index regions it needs before the commit point, then indexes its
+//     frames and writes the header before WRITE goes.
 //  28. A checkpoint holds CKPT; it moves every free read mark behind the
 //     last commit up to it (READ(i) exclusive for the moment), stops at
 //     the marks it cannot, copies frames up to that point with READ(0)

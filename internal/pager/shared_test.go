@@ -217,3 +217,86 @@ func TestReadOnlyLeavesNothing(t *testing.T) {
 		t.Errorf("user_version %s, want 3", got)
 	}
 }
+
+// TestDirectWritesShared: a shared write transaction writes pages past the
+// committed end straight into the database file (rule 27) while it holds
+// READ(0): another connection's checkpoint meanwhile copies nothing, so it
+// cannot cut the file to the last commit's size under those pages; after
+// the commit both connections, and SQLite, read every page.
+func TestDirectWritesShared(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "direct.db")
+	if !vfs.FileLocks {
+		t.Skip("locks belong to the process here: pagoda does not share a file")
+	}
+	a, err := Open(path, Options{CheckpointPages: -1, CacheSize: 16 * 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	setUserVersion(t, a, 1) // a commit in the WAL for b's checkpoint to copy
+	b := openShared(t, path)
+
+	w, err := a.BeginWrite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Rollback()
+	var pages []uint32
+	for i := range 200 {
+		pgno, pg, err := w.Allocate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pg[0], pg[1] = 0x0d, byte(i) // a table leaf's type byte, and a mark
+		pages = append(pages, pgno)
+		if err := w.Settle(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !w.direct || !w.fence {
+		t.Fatalf("direct %v, fence %v: the pages past the end did not go into the file", w.direct, w.fence)
+	}
+	size0 := fileSize(t, path)
+	res, err := b.Checkpoint(CheckpointPassive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Copied != 0 {
+		t.Errorf("a checkpoint beside the transaction copied %d frames", res.Copied)
+	}
+	if size := fileSize(t, path); size < size0 {
+		t.Fatalf("the file shrank from %d to %d bytes under the transaction", size0, size)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if a.sh.slots[0].held {
+		t.Error("READ(0) still held after the commit")
+	}
+	// b checkpoints all now; both read every page.
+	if _, err := b.Checkpoint(CheckpointPassive); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*Pager{a, b} {
+		var s Snapshot
+		if err := p.InitSnapshot(&s); err != nil {
+			t.Fatal(err)
+		}
+		for i, pgno := range pages {
+			pg, err := s.Page(pgno)
+			if err != nil || pg[1] != byte(i) {
+				t.Fatalf("page %d: mark %v, %v", pgno, pg[1], err)
+			}
+		}
+		s.Release()
+	}
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Size()
+}

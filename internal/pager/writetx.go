@@ -50,6 +50,10 @@ type WriteTx struct {
 	// allocated and freed count the pages Allocate took and Free gave
 	// back, for Stats when the transaction commits.
 	allocated, freed uint64
+	// fence is set while the transaction holds READ(0) of a shared
+	// database, to write pages past the committed end straight into the
+	// file (rule 27): no checkpoint copies meanwhile, so none cuts them.
+	fence bool
 }
 
 // BeginWrite starts the write transaction, waiting for the previous one to
@@ -286,13 +290,28 @@ func (w *WriteTx) Settle() error {
 func (w *WriteTx) directOK() bool {
 	p := w.p
 	data := p.db.Bytes()
-	// Shared, another connection's checkpoint may cut the file to the last
-	// commit's size, pages written past it included.
-	if p.sh != nil || p.opts.Sync == SyncNormal || len(data) < format.HeaderSize {
+	if p.opts.Sync == SyncNormal || len(data) < format.HeaderSize {
 		return false
 	}
 	h := format.Header(data)
-	return h.SizeIsValid() && h.DatabaseSize() <= w.base.nPages
+	if !h.SizeIsValid() || h.DatabaseSize() > w.base.nPages {
+		return false
+	}
+	// Shared, another connection's checkpoint cuts the file to the last
+	// commit's size once it has copied every frame, pages written past it
+	// included: the transaction holds READ(0) from its first such page to
+	// its end, which every checkpoint that copies must have exclusively.
+	// When a checkpoint has it now, the pages go to the WAL this time.
+	if p.sh != nil && !w.fence {
+		p.mu.Lock()
+		err := p.holdSlot(0)
+		p.mu.Unlock()
+		if err != nil {
+			return false
+		}
+		w.fence = true
+	}
+	return true
 }
 
 // spillDirect writes the buffered pages past the committed end of the
@@ -351,6 +370,12 @@ func (w *WriteTx) finish() {
 		ws.arena.trim(arenaKeep)
 	}
 	w.base.Release()
+	if w.fence {
+		w.p.mu.Lock()
+		w.p.dropSlot(0)
+		w.p.mu.Unlock()
+		w.fence = false
+	}
 	w.p.releaseWrite()
 	if w.p.rb != nil {
 		w.p.endRollbackWrite()
