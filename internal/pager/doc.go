@@ -170,7 +170,10 @@
 //     change starts over. Snapshots of one pager share a slot, which goes
 //     when its last reader ends, as sqlite3's does: held between read
 //     transactions, it would keep another connection's FULL, RESTART and
-//     TRUNCATE checkpoints waiting for as long as the pager reads.
+//     TRUNCATE checkpoints waiting for as long as the pager reads. A pager
+//     alone on the database (no other open file holds DMS, asked at most
+//     every aloneProbe) keeps it idleSlotHold, to take it up again with no
+//     system call; one that arrives meanwhile waits at most that long.
 //  26. Recovery holds WRITE (unless this pager's writer does), CKPT and
 //     RECOVER, reads the WAL file as it is, and leaves the marks of the
 //     pager's own slots alone.

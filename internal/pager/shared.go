@@ -38,7 +38,20 @@ var errRetry = errors.New("the wal-index changed: retry")
 type readSlot struct {
 	held bool // READ(i) is held shared
 	refs int  // live snapshots reading by it
+	// used is set when a snapshot stops reading by it while the pager is
+	// alone; releaseIdle clears it, and releases the slot that stayed
+	// unused since.
+	used bool
 }
+
+// idleSlotHold is how long a read slot no snapshot uses stays held while
+// the pager is alone on the database (rule 25): back-to-back read
+// transactions take it up again without a system call. aloneProbe is how
+// often the pager asks again whether it is alone.
+const (
+	idleSlotHold = 20 * time.Millisecond
+	aloneProbe   = time.Millisecond
+)
 
 // shared is a pager's part in the wal-index protocol. Its fields are
 // guarded by the pager's mu, but for write, which belongs to the writer.
@@ -52,7 +65,13 @@ type shared struct {
 	// another connection's checkpoint may have grown or cut the file.
 	backfill uint32
 	slots    [shmReaders]readSlot
-	write    atomic.Bool // WRITE is held (set and cleared by the writer)
+	idle     *time.Timer // releases idle slots (releaseIdle)
+	armed    bool        // idle is set to fire
+	// alone is whether no other connection held DMS (rule 23) when the
+	// pager last asked, at aloneAt.
+	alone   bool
+	aloneAt time.Time
+	write   atomic.Bool // WRITE is held (set and cleared by the writer)
 }
 
 // sharing reports whether the pager takes part in the wal-index protocol
@@ -100,6 +119,9 @@ func (p *Pager) closeShared(remove bool) error {
 	sh := p.sh
 	if sh == nil {
 		return nil
+	}
+	if sh.idle != nil {
+		sh.idle.Stop()
 	}
 	var errs []error
 	for i := range sh.slots {
@@ -505,17 +527,73 @@ func (p *Pager) holdSlot(i int) error {
 	return nil
 }
 
-// dropSlot counts a snapshot off slot i, and lets READ(i) go once no
-// snapshot reads by it, as sqlite3 ends a read transaction: a slot held
-// between transactions would keep another connection's checkpoint waiting
-// for it (FULL for a mark behind, RESTART and TRUNCATE for any) as long as
-// this pager reads. Snapshots that overlap share the slot with no system
-// call. p.mu is held.
+// dropSlot counts a snapshot off slot i. Once no snapshot reads by it,
+// READ(i) goes at once, as sqlite3 ends a read transaction, when another
+// connection has the database open: held between read transactions it
+// would keep that connection's checkpoints waiting (FULL for a mark
+// behind, RESTART and TRUNCATE for any) as long as this pager reads. A
+// pager alone keeps it idleSlotHold (releaseIdle), so that the next read
+// transaction takes it up with no system call. p.mu is held.
 func (p *Pager) dropSlot(i int) {
-	sl := &p.sh.slots[i]
+	sh := p.sh
+	sl := &sh.slots[i]
 	sl.refs--
-	if sl.refs == 0 {
+	if sl.refs > 0 {
+		return
+	}
+	if !p.alone() {
 		_ = p.releaseSlot(i)
+		return
+	}
+	sl.used = true
+	if !sh.armed {
+		sh.armed = true
+		if sh.idle == nil {
+			sh.idle = time.AfterFunc(idleSlotHold, p.releaseIdle)
+		} else {
+			sh.idle.Reset(idleSlotHold)
+		}
+	}
+}
+
+// alone reports whether the pager is the only connection to the
+// database: whether no other open file holds the -shm file's DMS byte,
+// which every connection holds shared (rule 23), as of a look at most
+// aloneProbe old. p.mu is held.
+func (p *Pager) alone() bool {
+	sh := p.sh
+	if now := time.Now(); now.Sub(sh.aloneAt) >= aloneProbe {
+		held, err := sh.x.f.HeldElsewhere(shmOffDMS, 1)
+		sh.alone, sh.aloneAt = err == nil && !held, now
+	}
+	return sh.alone
+}
+
+// releaseIdle releases the slots no snapshot has read by since its last
+// run: a slot is released between idleSlotHold and twice that after its
+// last reader ended.
+func (p *Pager) releaseIdle() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	sh := p.sh
+	sh.armed = false
+	if p.closed {
+		return
+	}
+	again := false
+	for i := range sh.slots {
+		sl := &sh.slots[i]
+		switch {
+		case !sl.held || sl.refs > 0:
+		case sl.used && p.alone():
+			sl.used, again = false, true
+		default:
+			_ = p.releaseSlot(i)
+		}
+	}
+	if again {
+		sh.armed = true
+		sh.idle.Reset(idleSlotHold)
 	}
 }
 

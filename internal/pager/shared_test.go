@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/sqltest"
@@ -45,6 +46,15 @@ func readersFree(t *testing.T, p *Pager) bool {
 		t.Fatal(err)
 	}
 	return true
+}
+
+// lookAgain has p ask at once whether it is still alone, and let go the
+// slots it kept idle if not, as its timer does within idleSlotHold.
+func lookAgain(p *Pager) {
+	p.mu.Lock()
+	p.sh.aloneAt = time.Time{}
+	p.mu.Unlock()
+	p.releaseIdle()
 }
 
 // TestWriteTxHoldsNoSlot: a write transaction's snapshot takes no read
@@ -123,7 +133,9 @@ func TestWriteTxReadingWALDoesNotRestart(t *testing.T) {
 	if w.base.slot != writerSlotWAL {
 		t.Fatalf("base slot %d, want writerSlotWAL", w.base.slot)
 	}
-	// Another connection copies every frame (passive: WRITE is a's).
+	// Another connection copies every frame (passive: WRITE is a's), once
+	// a has let go the slot it kept while it was alone.
+	lookAgain(a)
 	res, err := b.Checkpoint(CheckpointPassive)
 	if err != nil {
 		t.Fatal(err)
@@ -299,4 +311,38 @@ func fileSize(t *testing.T, path string) int64 {
 		t.Fatal(err)
 	}
 	return st.Size()
+}
+
+// TestSlotHeldWhileAlone: a pager alone on the database keeps its read
+// slot between read transactions (rule 25: no lock call per transaction);
+// once another connection has the file open, a slot goes when its last
+// reader ends, so that the other's checkpoints do not wait for it.
+func TestSlotHeldWhileAlone(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "alone.db")
+	a := openShared(t, path)
+	setUserVersion(t, a, 1)
+	read := func() int {
+		t.Helper()
+		var s Snapshot
+		if err := a.InitSnapshot(&s); err != nil {
+			t.Fatal(err)
+		}
+		slot := s.slot
+		s.Release()
+		return slot
+	}
+	slot := read()
+	if !a.sh.slots[slot].held {
+		t.Errorf("alone: slot %d let go after the read", slot)
+	}
+	b := openShared(t, path)
+	_ = b
+	time.Sleep(2 * aloneProbe)
+	slot = read()
+	if a.sh.slots[slot].held {
+		t.Errorf("beside another connection: slot %d still held after the read", slot)
+	}
+	if !readersFree(t, b) {
+		t.Error("READ(1..4) not free to the other connection between a's reads")
+	}
 }

@@ -600,4 +600,7 @@ func (f *faultFile) LockRange(start, n int64, exclusive bool) error {
 func (f *faultFile) Unlock() error                    { return f.base.Unlock() }
 func (f *faultFile) Downgrade() error                 { return f.base.Downgrade() }
 func (f *faultFile) UnlockRange(start, n int64) error { return f.base.UnlockRange(start, n) }
+func (f *faultFile) HeldElsewhere(start, n int64) (bool, error) {
+	return f.base.HeldElsewhere(start, n)
+}
 func (f *faultFile) Close() error                     { return f.base.Close() }

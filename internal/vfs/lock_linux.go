@@ -8,6 +8,10 @@ import "golang.org/x/sys/unix"
 // file keeps it, and in conflict with sqlite3's POSIX locks all the same.
 const lockCmd = unix.F_OFD_SETLK
 
+// getLockCmd asks which lock would stand in a lock's way (HeldElsewhere):
+// another open file's, this one's own never.
+const getLockCmd = unix.F_OFD_GETLK
+
 // FileLocks reports that locks belong to the open file, not the process:
 // a lock taken through one handle is not released, nor merged, by another
 // handle of the same file in this process (and sqlite3's POSIX locks there

@@ -29,3 +29,6 @@ func (f *osFile) UnlockRange(start, n int64) error { return nil }
 
 // FileLocks reports false: there are no locks here (see lock_linux.go).
 const FileLocks = false
+
+// HeldElsewhere reports no lock (see Lock).
+func (f *osFile) HeldElsewhere(start, n int64) (bool, error) { return false, nil }

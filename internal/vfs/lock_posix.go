@@ -10,5 +10,9 @@ import "golang.org/x/sys/unix"
 // process releases its locks (see the package doc).
 const lockCmd = unix.F_SETLK
 
+// getLockCmd asks which lock would stand in a lock's way (HeldElsewhere):
+// another process's, this process's own never.
+const getLockCmd = unix.F_GETLK
+
 // FileLocks reports that locks belong to the process (see lock_linux.go).
 const FileLocks = false

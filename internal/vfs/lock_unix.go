@@ -113,6 +113,22 @@ func (f *osFile) LockRange(start, n int64, exclusive bool) error {
 // UnlockRange releases n bytes from start (see File).
 func (f *osFile) UnlockRange(start, n int64) error { return f.setlk(unix.F_UNLCK, start, n) }
 
+// HeldElsewhere asks fcntl (getLockCmd) which lock an exclusive lock of
+// the bytes would meet (see File).
+func (f *osFile) HeldElsewhere(start, n int64) (bool, error) {
+	lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: io.SeekStart, Start: start, Len: n}
+	for {
+		err := unix.FcntlFlock(f.f.Fd(), getLockCmd, &lk)
+		switch {
+		case err == nil:
+			return lk.Type != unix.F_UNLCK, nil
+		case errors.Is(err, unix.EINTR):
+			continue
+		}
+		return false, err
+	}
+}
+
 // setlk sets a lock of type typ on n bytes from start, without waiting
 // (lockCmd: F_OFD_SETLK on Linux, F_SETLK elsewhere). A conflict is
 // ErrLocked.

@@ -72,6 +72,10 @@ type File interface {
 	LockRange(start, n int64, exclusive bool) error
 	// UnlockRange releases the locks on n bytes from start.
 	UnlockRange(start, n int64) error
+	// HeldElsewhere reports whether another open file, in this process or
+	// another, holds a lock on any of n bytes from start (one that an
+	// exclusive lock would meet), without taking or changing a lock.
+	HeldElsewhere(start, n int64) (bool, error)
 	// Close closes the file, releasing its locks.
 	Close() error
 }
