@@ -603,4 +603,4 @@ func (f *faultFile) UnlockRange(start, n int64) error { return f.base.UnlockRang
 func (f *faultFile) HeldElsewhere(start, n int64) (bool, error) {
 	return f.base.HeldElsewhere(start, n)
 }
-func (f *faultFile) Close() error                     { return f.base.Close() }
+func (f *faultFile) Close() error { return f.base.Close() }
