@@ -20,7 +20,7 @@ WAL. DEST must not exist; it appears complete or not at all. FILE is
 only read.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := pagoda.Open(args[0], &pagoda.Options{ReadOnly: true})
+			db, err := pagoda.Open(args[0], &pagoda.Options{ReadOnly: true, Timeout: lockWait})
 			if err != nil {
 				return err
 			}
@@ -44,7 +44,7 @@ version and application id kept. DEST must not exist; it appears
 complete or not at all. FILE is only read. Prints both sizes in pages.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := pagoda.Open(args[0], &pagoda.Options{ReadOnly: true})
+			db, err := pagoda.Open(args[0], &pagoda.Options{ReadOnly: true, Timeout: lockWait})
 			if err != nil {
 				return err
 			}
@@ -56,7 +56,7 @@ complete or not at all. FILE is only read. Prints both sizes in pages.`,
 			if err != nil {
 				return err
 			}
-			out, err := pagoda.Open(args[1], &pagoda.Options{ReadOnly: true})
+			out, err := pagoda.Open(args[1], &pagoda.Options{ReadOnly: true, Timeout: lockWait})
 			if err != nil {
 				return err
 			}

@@ -27,7 +27,7 @@ status 1.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := args[0]
-			db, err := pagoda.Open(path, &pagoda.Options{ReadOnly: true})
+			db, err := pagoda.Open(path, &pagoda.Options{ReadOnly: true, Timeout: lockWait})
 			if err != nil {
 				var pe *fs.PathError
 				if errors.As(err, &pe) && pe.Path == path {

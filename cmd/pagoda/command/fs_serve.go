@@ -49,7 +49,7 @@ bytes than the Content-Length, and the connection is closed.`,
 			if maxRequests < 1 {
 				return fmt.Errorf("--max-requests must be positive, not %d", maxRequests)
 			}
-			db, err := openDB(args[0], &pagoda.Options{ReadOnly: true})
+			db, err := openDB(args[0], &pagoda.Options{ReadOnly: true, Timeout: lockWait})
 			if err != nil {
 				return err
 			}

@@ -17,7 +17,7 @@ import (
 // goes.
 func TestFSServeMaxRequests(t *testing.T) {
 	db := bombArchive(t)
-	pdb, err := pagoda.Open(db, &pagoda.Options{ReadOnly: true})
+	pdb, err := pagoda.Open(db, &pagoda.Options{ReadOnly: true, Timeout: lockWait})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -574,7 +574,7 @@ func TestFSMkdirPut(t *testing.T) {
 func TestFSServe(t *testing.T) {
 	tree := append(slices.Clone(fsTree), fsTreeExtra...)
 	_, path := addTree(t, tree)
-	db, err := pagoda.Open(path, &pagoda.Options{ReadOnly: true})
+	db, err := pagoda.Open(path, &pagoda.Options{ReadOnly: true, Timeout: lockWait})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1088,7 +1088,7 @@ func TestFSHostileArchive(t *testing.T) {
 	})
 
 	t.Run("serve", func(t *testing.T) {
-		pdb, err := pagoda.Open(db, &pagoda.Options{ReadOnly: true})
+		pdb, err := pagoda.Open(db, &pagoda.Options{ReadOnly: true, Timeout: lockWait})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1222,7 +1222,7 @@ func TestFSBomb(t *testing.T) {
 		os.Remove(filepath.Join(dir, "bomb"))
 	})
 	t.Run("serve", func(t *testing.T) {
-		pdb, err := pagoda.Open(db, &pagoda.Options{ReadOnly: true})
+		pdb, err := pagoda.Open(db, &pagoda.Options{ReadOnly: true, Timeout: lockWait})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -77,7 +77,7 @@ func update(path string, create bool, fn func(tx *pagoda.Tx) error) (err error) 
 			}
 		}()
 	}
-	db, err := pagoda.Open(path, &pagoda.Options{JournalMode: journalMode})
+	db, err := pagoda.Open(path, &pagoda.Options{JournalMode: journalMode, Timeout: lockWait})
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) && pe.Path == path {

@@ -12,12 +12,19 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/pagodadb/pagoda"
 )
+
+// lockWait is how long a command waits for a lock that another connection
+// holds: as sqlite3's .timeout, so that a command started beside a writer
+// committing, or a last connection closing (which holds the file while it
+// checkpoints), does not fail at once with "database is locked".
+const lockWait = 5 * time.Second
 
 // extraCommands holds constructors of subcommands that register themselves
 // from their own files (in an init func), such as check.
@@ -31,6 +38,9 @@ func NewRoot() *cobra.Command {
 		Use:   "pagoda",
 		Short: "Inspect pagoda (SQLite 3) database files",
 		Long: `Inspect pagoda (SQLite 3) database files.
+
+Commands wait up to 5 s for a lock another connection holds (sqlite3's
+.timeout), then fail with "database is locked" or "database is busy".
 
 Exit status: 0 on success; 1 after an error, printed as "pagoda: <error>".
 A command that writes commits all its changes or none. When its commit is
@@ -215,7 +225,7 @@ func (e *cmdError) Unwrap() error { return e.err }
 // view opens the database at path read-only and runs fn in a read
 // transaction.
 func view(path string, fn func(tx *pagoda.Tx) error) error {
-	db, err := pagoda.Open(path, &pagoda.Options{ReadOnly: true})
+	db, err := pagoda.Open(path, &pagoda.Options{ReadOnly: true, Timeout: lockWait})
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) && pe.Path == path {

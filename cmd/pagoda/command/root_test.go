@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pagodadb/pagoda/internal/sqltest"
 	_ "github.com/pagodadb/pagoda/internal/sqltest" // the "sqlite" driver: SQLite itself, the oracle
@@ -341,5 +342,28 @@ func TestErrorMessages(t *testing.T) {
 		if code, out, stderr := runExit(t, args...); code != 0 || out != "[-3,\"minus three\"]\n" {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, stderr)
 		}
+	}
+}
+
+// TestCommandsWaitForLocks: a command started while another connection
+// holds the file exclusively waits for it (lockWait), as sqlite3 with a
+// .timeout does, rather than failing at once.
+func TestCommandsWaitForLocks(t *testing.T) {
+	path, _ := fixture(t)
+	held, err := pagoda.Open(path, &pagoda.Options{Exclusive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		held.Close()
+	}()
+	start := time.Now()
+	out, _, err := run(t, "tables", path)
+	if err != nil || !strings.Contains(out, "ipk") {
+		t.Fatalf("tables beside an exclusive DB that lets go after 300 ms: %q, %v", out, err)
+	}
+	if d := time.Since(start); d < 250*time.Millisecond {
+		t.Errorf("tables returned after %v, before the lock was let go", d)
 	}
 }
