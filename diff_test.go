@@ -1237,31 +1237,7 @@ func rowString(vs []val) string {
 
 func queryAll(t testing.TB, db *sql.DB, q string, args ...any) [][]any {
 	t.Helper()
-	rows, err := db.Query(q, args...)
-	if err != nil {
-		t.Fatalf("sqlite: %s: %v", q, err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out [][]any
-	for rows.Next() {
-		v := make([]any, len(cols))
-		p := make([]any, len(cols))
-		for i := range v {
-			p[i] = &v[i]
-		}
-		if err := rows.Scan(p...); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatalf("sqlite: %s: %v", q, err)
-	}
-	return out
+	return sqltest.Values(t, db, q, args...)
 }
 
 // queryVals runs a query whose columns come in (value, typeof(value)) pairs.

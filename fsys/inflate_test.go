@@ -15,26 +15,6 @@ import (
 	"github.com/pagodadb/pagoda/internal/sqlartest"
 )
 
-// zeros counts the bytes written to it and checks that they are all 0.
-type zeros struct {
-	n       int64
-	nonZero bool
-}
-
-var zeroChunk = make([]byte, 64<<10)
-
-func (z *zeros) Write(p []byte) (int, error) {
-	for rest := p; len(rest) > 0; {
-		k := min(len(rest), len(zeroChunk))
-		if !bytes.Equal(rest[:k], zeroChunk[:k]) {
-			z.nonZero = true
-		}
-		rest = rest[k:]
-	}
-	z.n += int64(len(p))
-	return len(p), nil
-}
-
 // TestInflateBomb reads a 1 GiB file stored in 1.3 MB (zeros) through an
 // open file, by WriteTo and by Read: every byte comes, and the reads
 // allocate less than a MiB (an inflater and a buffer), not the file.
@@ -46,7 +26,7 @@ func TestInflateBomb(t *testing.T) {
 		t.Fatalf("Stat: %v, %v", fi, err)
 	}
 	for _, way := range readWays[:2] {
-		var z zeros
+		var z sqlartest.Zeros
 		var err error
 		n := sqlartest.Allocated(func() {
 			var fl fs.File
@@ -56,8 +36,8 @@ func TestInflateBomb(t *testing.T) {
 			defer fl.Close()
 			_, err = way.read(fl, &z)
 		})
-		if err != nil || z.n != sqlartest.BombSize || z.nonZero {
-			t.Errorf("%s: %d bytes (all zero: %v), %v; want %d zeros", way.name, z.n, !z.nonZero, err, sqlartest.BombSize)
+		if err != nil || z.N != sqlartest.BombSize || z.NonZero {
+			t.Errorf("%s: %d bytes (all zero: %v), %v; want %d zeros", way.name, z.N, !z.NonZero, err, sqlartest.BombSize)
 		}
 		t.Logf("%s: %d bytes allocated", way.name, n)
 		if n > 1<<20 {

@@ -218,3 +218,24 @@ func WriteHostile(t testing.TB, path string) []Case {
 	Write(t, path, rows...)
 	return cases
 }
+
+// Zeros is a writer that counts the bytes written to it and notes whether
+// any is not 0: what a reader of Bomb's file must write.
+type Zeros struct {
+	N       int64
+	NonZero bool
+}
+
+var zeroChunk = make([]byte, 64<<10)
+
+func (z *Zeros) Write(p []byte) (int, error) {
+	for rest := p; len(rest) > 0; {
+		k := min(len(rest), len(zeroChunk))
+		if !bytes.Equal(rest[:k], zeroChunk[:k]) {
+			z.NonZero = true
+		}
+		rest = rest[k:]
+	}
+	z.N += int64(len(p))
+	return len(p), nil
+}

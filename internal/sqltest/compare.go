@@ -55,7 +55,7 @@ func CompareDatabases(t testing.TB, a, b string, rowids bool) int {
 	defer adb.Close()
 	defer bdb.Close()
 	schema := "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT IN ('sqlite_stat2', 'sqlite_stat3', 'sqlite_stat4') ORDER BY type, name"
-	as, bs := queryRows(t, adb, schema), queryRows(t, bdb, schema)
+	as, bs := Values(t, adb, schema), Values(t, bdb, schema)
 	if !reflect.DeepEqual(as, bs) {
 		t.Errorf("schemas differ:\n%s: %q\n%s: %q", filepath.Base(a), as, filepath.Base(b), bs)
 		return 0
@@ -80,7 +80,7 @@ func CompareDatabases(t testing.TB, a, b string, rowids bool) int {
 			}
 			q += " ORDER BY _rowid_"
 		}
-		ar, br := queryRows(t, adb, q), queryRows(t, bdb, q)
+		ar, br := Values(t, adb, q), Values(t, bdb, q)
 		if len(ar) != len(br) {
 			t.Errorf("table %s: %d rows in %s, %d in %s", name, len(ar), filepath.Base(a), len(br), filepath.Base(b))
 			continue
@@ -112,11 +112,11 @@ func showRow(row []any) string {
 	return strings.Join(parts, ", ")
 }
 
-// queryRows runs q and returns its rows as the driver gives them: nil,
+// Values runs q on db and returns its rows as the driver gives them: nil,
 // int64, float64, string (TEXT) or []byte (BLOB) per column.
-func queryRows(t testing.TB, db *sql.DB, q string) [][]any {
+func Values(t testing.TB, db *sql.DB, q string, args ...any) [][]any {
 	t.Helper()
-	rows, err := db.Query(q)
+	rows, err := db.Query(q, args...)
 	if err != nil {
 		t.Fatalf("sqlite: %s: %v", q, err)
 	}

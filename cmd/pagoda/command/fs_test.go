@@ -925,26 +925,6 @@ func runTo(stdout io.Writer, args ...string) (stderr string, err error) {
 	return e.String(), err
 }
 
-// zeroCounter counts the bytes written to it and notes any that is not 0.
-type zeroCounter struct {
-	n       int64
-	nonZero bool
-}
-
-var zeroChunk = make([]byte, 64<<10)
-
-func (z *zeroCounter) Write(p []byte) (int, error) {
-	for rest := p; len(rest) > 0; {
-		k := min(len(rest), len(zeroChunk))
-		if !bytes.Equal(rest[:k], zeroChunk[:k]) {
-			z.nonZero = true
-		}
-		rest = rest[k:]
-	}
-	z.n += int64(len(p))
-	return len(p), nil
-}
-
 // syncBuffer is a bytes.Buffer safe for a logger and a test at once.
 type syncBuffer struct {
 	mu sync.Mutex
@@ -1196,12 +1176,12 @@ const bombBound = 8 << 20
 func TestFSBomb(t *testing.T) {
 	db := bombArchive(t)
 	t.Run("cat", func(t *testing.T) {
-		var z zeroCounter
+		var z sqlartest.Zeros
 		var err error
 		n := sqlartest.Allocated(func() { _, err = runTo(&z, "fs", "cat", db, "bomb") })
 		t.Logf("cat allocated %d bytes", n)
-		if err != nil || z.n != sqlartest.BombSize || z.nonZero {
-			t.Errorf("cat: %d bytes (all zero: %v), %v", z.n, !z.nonZero, err)
+		if err != nil || z.N != sqlartest.BombSize || z.NonZero {
+			t.Errorf("cat: %d bytes (all zero: %v), %v", z.N, !z.NonZero, err)
 		}
 		if n > bombBound {
 			t.Errorf("cat allocated %d bytes", n)
@@ -1230,7 +1210,7 @@ func TestFSBomb(t *testing.T) {
 		srv := httptest.NewServer(fsHandler(fsys.New(pdb, nil), 4, log.New(io.Discard, "", 0)))
 		defer srv.Close()
 		const parallel = 3
-		var got [parallel]zeroCounter
+		var got [parallel]sqlartest.Zeros
 		var errs [parallel]error
 		n := sqlartest.Allocated(func() {
 			var wg sync.WaitGroup
@@ -1249,8 +1229,8 @@ func TestFSBomb(t *testing.T) {
 		})
 		t.Logf("%d GETs allocated %d bytes", parallel, n)
 		for i := range parallel {
-			if errs[i] != nil || got[i].n != sqlartest.BombSize || got[i].nonZero {
-				t.Errorf("GET %d: %d bytes (all zero: %v), %v", i, got[i].n, !got[i].nonZero, errs[i])
+			if errs[i] != nil || got[i].N != sqlartest.BombSize || got[i].NonZero {
+				t.Errorf("GET %d: %d bytes (all zero: %v), %v", i, got[i].N, !got[i].NonZero, errs[i])
 			}
 		}
 		if n > parallel*bombBound {

@@ -116,9 +116,16 @@ func appendJSONString(dst []byte, s []byte) []byte {
 // and blobs as their raw bytes (blobs as hex when hexBlobs is set), then a
 // newline.
 func appendListRow(dst []byte, rec pagoda.Record, hexBlobs bool) []byte {
+	return appendSeparated(dst, rec, '|', hexBlobs, func(dst, b []byte) []byte { return append(dst, b...) })
+}
+
+// appendSeparated appends rec's columns separated by sep, then a newline:
+// NULL as nothing, numbers as sqlite3 prints them, text and blobs through
+// field (blobs as hex when hexBlobs is set).
+func appendSeparated(dst []byte, rec pagoda.Record, sep byte, hexBlobs bool, field func(dst, b []byte) []byte) []byte {
 	for i := 0; i < rec.Len(); i++ {
 		if i > 0 {
-			dst = append(dst, '|')
+			dst = append(dst, sep)
 		}
 		v := rec.Column(i)
 		switch v.Type() {
@@ -127,12 +134,12 @@ func appendListRow(dst []byte, rec pagoda.Record, hexBlobs bool) []byte {
 		case pagoda.TypeFloat:
 			dst = append(dst, pagoda.FormatFloat(v.Float())...)
 		case pagoda.TypeText:
-			dst = append(dst, v.Blob()...)
+			dst = field(dst, v.Blob())
 		case pagoda.TypeBlob:
 			if hexBlobs {
 				dst = hex.AppendEncode(dst, v.Blob())
 			} else {
-				dst = append(dst, v.Blob()...)
+				dst = field(dst, v.Blob())
 			}
 		}
 	}

@@ -1,9 +1,6 @@
 package command
 
 import (
-	"encoding/hex"
-	"strconv"
-
 	"github.com/pagodadb/pagoda"
 )
 
@@ -36,27 +33,7 @@ func appendHeader(dst []byte, t *pagoda.Table, sep byte) []byte {
 
 // appendCSVRow appends rec as one CSV line (see csvScanHelp).
 func appendCSVRow(dst []byte, rec pagoda.Record, hexBlobs bool) []byte {
-	for i := 0; i < rec.Len(); i++ {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		v := rec.Column(i)
-		switch v.Type() {
-		case pagoda.TypeInteger:
-			dst = strconv.AppendInt(dst, v.Int(), 10)
-		case pagoda.TypeFloat:
-			dst = append(dst, pagoda.FormatFloat(v.Float())...)
-		case pagoda.TypeText:
-			dst = appendCSVField(dst, v.Blob())
-		case pagoda.TypeBlob:
-			if hexBlobs {
-				dst = hex.AppendEncode(dst, v.Blob())
-			} else {
-				dst = appendCSVField(dst, v.Blob())
-			}
-		}
-	}
-	return append(dst, '\n')
+	return appendSeparated(dst, rec, ',', hexBlobs, appendCSVField)
 }
 
 // appendCSVField appends b as a CSV field, quoted when sqlite3 quotes it:

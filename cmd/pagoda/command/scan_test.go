@@ -9,37 +9,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/pagodadb/pagoda/internal/sqltest"
 )
 
 // sqliteRows returns the rows of query as SQLite returns them (nil,
 // int64, float64, string or []byte per column).
 func sqliteRows(t *testing.T, sdb *sql.DB, query string) [][]any {
 	t.Helper()
-	rows, err := sdb.Query(query)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out [][]any
-	for rows.Next() {
-		row := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range row {
-			ptrs[i] = &row[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, row)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return sqltest.Values(t, sdb, query)
 }
 
 // parseJSONRows parses scan --json output: one array per line.
