@@ -53,8 +53,18 @@ func (tx *Tx) Bucket(name string) (*Bucket, error) {
 	if err := tx.rootOK("bucket", name, ti.Entry.RootPage); err != nil {
 		return nil, err
 	}
-	return &Bucket{tx: tx, epoch: tx.epoch, cat: tx.cat, name: ti.Entry.Name, root: ti.Entry.RootPage,
-		table: len(ti.Indexes) > 0 || len(ti.Triggers) > 0}, nil
+	for _, b := range tx.bkts {
+		if b.cat == tx.cat && b.root == ti.Entry.RootPage {
+			b.epoch, b.tbl = tx.epoch, nil
+			return b, nil
+		}
+	}
+	b := &Bucket{tx: tx, epoch: tx.epoch, cat: tx.cat, name: ti.Entry.Name, root: ti.Entry.RootPage,
+		table: len(ti.Indexes) > 0 || len(ti.Triggers) > 0}
+	if len(tx.bkts) < txHandles {
+		tx.bkts = append(tx.bkts, b)
+	}
+	return b, nil
 }
 
 // check reports whether b may be used (see Table.check).

@@ -68,14 +68,10 @@ func (db *DB) Check() error {
 // cannot be loaded (Begin failed on it): the checker reads what it can of
 // sqlite_schema itself and reports what is wrong with it.
 func (db *DB) checkWithoutCatalog() error {
-	db.txs.RLock()
-	defer db.txs.RUnlock()
-	db.mu.Lock()
-	closed := db.closed
-	db.mu.Unlock()
-	if closed {
-		return fmt.Errorf("pagoda: database is closed: %w", ErrTxClosed)
+	if err := db.holdOpen(); err != nil {
+		return err
 	}
+	defer db.txs.RUnlock()
 	var snap pager.Snapshot
 	if err := db.pager.InitSnapshot(&snap); err != nil {
 		return fmt.Errorf("pagoda: %w", err)

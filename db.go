@@ -22,8 +22,9 @@ type DB struct {
 	// by Close, which therefore waits for transactions to end.
 	txs sync.RWMutex
 
+	closed atomic.Bool // Close was called
+
 	mu        sync.Mutex
-	closed    bool
 	batch     batchState      // Batch calls waiting for a batch
 	cat       *schema.Catalog // catalog of the last schema read
 	catCookie uint32
@@ -35,6 +36,12 @@ type DB struct {
 	metaCat *schema.Catalog // the catalog tmeta and imeta describe
 	tmeta   map[*schema.TableInfo]*tableMeta
 	imeta   map[*schema.IndexInfo]*indexMeta
+
+	// rs is the readState of the latest commit a transaction began on.
+	rs atomic.Pointer[readState]
+	// txPool keeps the Txs that View and Update ended, with their
+	// buffers and handles (recycle).
+	txPool sync.Pool
 
 	// Transactions begun, write transactions begun, and open now.
 	txN, writeTxN atomic.Uint64
@@ -114,13 +121,9 @@ func (db *DB) PageSize() int { return db.pager.PageSize() }
 // that checkpoint fails (a full disk), Close returns an error wrapping
 // ErrCheckpoint: every commit stands, in the WAL.
 func (db *DB) Close() error {
-	db.mu.Lock()
-	if db.closed {
-		db.mu.Unlock()
+	if !db.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	db.closed = true
-	db.mu.Unlock()
 	db.txs.Lock()
 	defer db.txs.Unlock()
 	return db.pager.Close()
@@ -135,18 +138,28 @@ func (db *DB) Close() error {
 // not write (auto-vacuum, a header write version above 2, or UTF-16 text)
 // refuses them with ErrUnsupported, before anything is written.
 func (db *DB) Begin(writable bool) (*Tx, error) {
-	if writable && db.readOnly {
-		return nil, ErrReadOnly
-	}
-	if err := db.holdOpen(); err != nil {
+	tx := &Tx{}
+	if err := db.begin(tx, writable); err != nil {
 		return nil, err
 	}
-	tx := &Tx{db: db, writable: writable}
+	return tx, nil
+}
+
+// begin starts tx: a new Tx, or one that recycle put back in the pool.
+func (db *DB) begin(tx *Tx, writable bool) error {
+	if writable && db.readOnly {
+		return ErrReadOnly
+	}
+	if err := db.holdOpen(); err != nil {
+		return err
+	}
+	tx.db, tx.writable, tx.closed = db, writable, false
 	if writable {
 		w, err := db.pager.BeginWrite()
 		if err != nil {
+			tx.closed = true
 			db.txs.RUnlock()
-			return nil, fmt.Errorf("pagoda: %w", err)
+			return fmt.Errorf("pagoda: %w", err)
 		}
 		tx.w = w
 	}
@@ -159,32 +172,61 @@ func (db *DB) Begin(writable bool) (*Tx, error) {
 	if err != nil {
 		if tx.w != nil {
 			tx.w.Rollback()
+			tx.w = nil
 		}
+		tx.closed = true
 		db.txs.RUnlock()
-		return nil, fmt.Errorf("pagoda: %w", err)
+		return fmt.Errorf("pagoda: %w", err)
 	}
 	db.txN.Add(1)
 	if writable {
 		db.writeTxN.Add(1)
 	}
 	db.openTxN.Add(1)
-	cat, err := db.catalog(tx.pages())
-	if err != nil {
+	if err := tx.bind(); err != nil {
 		tx.end()
+		return err
+	}
+	return nil
+}
+
+// pooled returns a transaction begun on a Tx from the pool, for View and
+// Update, which hand it back (recycle) when their function has returned:
+// a transaction per request allocates nothing.
+func (db *DB) pooled(writable bool) (*Tx, error) {
+	tx, _ := db.txPool.Get().(*Tx)
+	if tx == nil {
+		tx = &Tx{}
+	}
+	if err := db.begin(tx, writable); err != nil {
+		tx.closed = true // begin let go of whatever it took
+		db.recycle(tx)
 		return nil, err
 	}
-	tx.cat = cat
 	return tx, nil
+}
+
+// recycle ends tx if it is open and puts it in the pool. Everything taken
+// from it becomes stale (a new epoch), but the handles it keeps for the
+// next transaction.
+func (db *DB) recycle(tx *Tx) {
+	if !tx.closed {
+		tx.end()
+	}
+	tx.epoch++
+	tx.snap = pager.Snapshot{}
+	tx.w, tx.bw, tx.rs = nil, nil, nil
+	clear(tx.onCommit)
+	tx.onCommit = tx.onCommit[:0]
+	tx.err, tx.werr = nil, nil
+	db.txPool.Put(tx)
 }
 
 // holdOpen keeps the database open for a transaction until it ends (its
 // end releases db.txs), or fails if the database is closed.
 func (db *DB) holdOpen() error {
 	db.txs.RLock()
-	db.mu.Lock()
-	closed := db.closed
-	db.mu.Unlock()
-	if closed {
+	if db.closed.Load() {
 		db.txs.RUnlock()
 		return fmt.Errorf("pagoda: database is closed: %w", ErrTxClosed)
 	}
@@ -195,15 +237,11 @@ func (db *DB) holdOpen() error {
 // otherwise, or if fn panics, the transaction is rolled back and leaves no
 // trace.
 func (db *DB) Update(fn func(*Tx) error) (err error) {
-	tx, err := db.Begin(true)
+	tx, err := db.pooled(true)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if !tx.closed {
-			tx.Rollback()
-		}
-	}()
+	defer db.recycle(tx)
 	if err := fn(tx); err != nil {
 		return err
 	}
@@ -255,11 +293,11 @@ func (db *DB) Checkpoint(mode CheckpointMode) (remaining int, err error) {
 // View runs fn in a read transaction and returns its error, or the first
 // error that stopped one of the transaction's iterators.
 func (db *DB) View(fn func(*Tx) error) error {
-	tx, err := db.Begin(false)
+	tx, err := db.pooled(false)
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
+	defer db.recycle(tx)
 	if err := fn(tx); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package pagoda
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/pagodadb/pagoda/internal/btree"
 	"github.com/pagodadb/pagoda/internal/expr"
@@ -20,9 +21,9 @@ type Table struct {
 	meta  *tableMeta
 	root  uint32
 	cur   btree.Cursor // for Get
-	// A read transaction's leaf directory of the table (leafdir.go): ld
-	// is the transaction's state, shared by its handles on the table; dir
-	// is ld's directory once t.cur reads through it (UseLeafDir).
+	// The leaf directory of the table on the read transaction's commit:
+	// ld is the commit's state, shared by every transaction on it; dir is
+	// ld's directory once t.cur reads through it (UseLeafDir).
 	ld  *leafDirState
 	dir *btree.LeafDir
 	rc  recordCtx // its rows'
@@ -59,12 +60,29 @@ func (tx *Tx) Table(name string) (*Table, error) {
 	if err := tx.rootOK("table", name, ti.Entry.RootPage); err != nil {
 		return nil, err
 	}
-	t := &Table{tx: tx, epoch: tx.epoch, cat: tx.cat, info: ti, meta: tx.db.tableMeta(tx.cat, ti), root: ti.Entry.RootPage}
+	for _, t := range tx.tabs {
+		if t.info == ti && t.cat == tx.cat {
+			t.bind()
+			return t, nil
+		}
+	}
+	t := &Table{tx: tx, cat: tx.cat, info: ti, meta: tx.db.tableMeta(tx.cat, ti), root: ti.Entry.RootPage}
 	t.rc = recordCtx{meta: &t.meta.rec, tx: tx}
-	if tx.w == nil && !ti.Table.WithoutRowID {
-		t.ld = tx.leafDir(t.root)
+	t.bind()
+	if len(tx.tabs) < txHandles {
+		tx.tabs = append(tx.tabs, t)
 	}
 	return t, nil
+}
+
+// bind makes t, new or kept by its Tx (which gives a table one handle),
+// current in the transaction.
+func (t *Table) bind() {
+	tx := t.tx
+	t.epoch, t.ld, t.dir = tx.epoch, nil, nil
+	if tx.w == nil && !t.info.Table.WithoutRowID {
+		t.ld = tx.rs.leafDir(t.root)
+	}
 }
 
 // check reports whether t may be used: its transaction is open and has not
@@ -382,52 +400,56 @@ func (tc *TableCursor) Err() error {
 // table's b-tree in key order, read from its interior pages once, so that
 // a lookup finds its leaf in one array and the leaf's trip to memory
 // starts at once, instead of after a search of the root and each interior
-// page below it. The snapshot's pages do not change while the transaction
-// lasts, so the directory stays right; write transactions, whose pages
-// change under their lookups, never build one.
+// page below it. A directory belongs to a commit (readState): every read
+// transaction begun on that commit, in any goroutine, reads through it, so
+// a transaction per request gets the path of a long one; a commit makes a
+// new readState, whose directories are built again when their lookups pay
+// for it. Write transactions, whose pages change under their lookups,
+// never use one.
 //
-// A table's directory is built when its lookups in the transaction, made
-// through any of its handles, reach dirMinLookups and its leaves (as
-// btree.EstimateLeaves guesses them) divided by dirLeavesPerLookup:
+// A table's directory is built when its lookups on the commit, made
+// through any transaction and handle, reach dirMinLookups and its leaves
+// (as btree.EstimateLeaves guesses them) divided by dirLeavesPerLookup:
 // building reads the interior pages, about 12 ns a leaf, a fraction of
 // the lookups made already (one costs 60 to 300 ns) and repaid by the
 // next ones. A table of more than dirMaxLeaves leaves gets none, nor do
-// tables past the transaction's first txLeafDirs.
+// tables past a commit's first readDirs.
 const (
 	dirMinLookups      = 256
 	dirLeavesPerLookup = 8
 	dirMaxLeaves       = 1 << 18 // 16 bytes a leaf: 4 MiB, a table of 1 GiB in 4 KiB pages
-	txLeafDirs         = 4
+	readDirs           = 8
 )
 
-// leafDirState is a read transaction's leaf directory of one table, and
-// the count of lookups that decides when to build it.
+// leafDirState is the leaf directory of one table on one commit, and the
+// count of lookups that decides when to build it. Transactions of many
+// goroutines share it: every field is atomic.
 type leafDirState struct {
-	root    uint32 // the table's root page; 0: a free slot
-	dir     *btree.LeafDir
-	lookups int // Get and OpenBlob calls on the table in the transaction
-	dirAt   int // lookups at which to build dir, 0 before it is estimated; -1: never
+	root    atomic.Uint32 // the table's root page; 0: a free slot
+	dir     atomic.Pointer[btree.LeafDir]
+	lookups atomic.Int64 // Get and OpenBlob calls on the table, until dir is built
+	dirAt   atomic.Int64 // lookups at which to build dir, 0 before it is estimated; -1: never, or being built
 }
 
-// leafDir returns the transaction's state for the table rooted at root,
-// taking a free slot for it, or nil when none is left.
-func (tx *Tx) leafDir(root uint32) *leafDirState {
-	for i := range tx.dirs {
-		d := &tx.dirs[i]
-		if d.root == root {
+// leafDir returns the state of the table rooted at root, taking a free
+// slot for it, or nil when none is left.
+func (rs *readState) leafDir(root uint32) *leafDirState {
+	for i := range rs.dirs {
+		d := &rs.dirs[i]
+		if r := d.root.Load(); r == root {
 			return d
-		}
-		if d.root == 0 {
-			d.root = root
+		} else if r == 0 && d.root.CompareAndSwap(0, root) {
 			return d
+		} else if d.root.Load() == root {
+			return d // another goroutine took this slot for root
 		}
 	}
 	return nil
 }
 
 // find looks rowid up for Get and OpenBlob with btree's FindRowid: through
-// the table's leaf directory when the transaction has one, building it
-// when the lookups have come to pay for it.
+// the table's leaf directory when its commit has one, building it when the
+// lookups have come to pay for it.
 func (t *Table) find(rowid int64) ([]byte, uint32, btree.FindStatus) {
 	if t.dir == nil {
 		t.cur.Init(t.tx.pages(), t.root, true, nil)
@@ -446,39 +468,41 @@ func (t *Table) takeDir() {
 	if ld == nil {
 		return
 	}
-	if ld.root != t.root {
-		// The transaction ended, which freed its slots, and Renew took
-		// it up again on the same snapshot (t is still valid): the slot
-		// may be another table's now.
-		if ld = t.tx.leafDir(t.root); ld == nil {
-			t.ld = nil
-			return
-		}
-		t.ld = ld
-	}
-	if ld.dir == nil && ld.dirAt >= 0 {
-		if ld.lookups++; ld.lookups >= dirMinLookups && ld.lookups >= ld.dirAt {
-			ld.build(t.tx.pages())
+	d := ld.dir.Load()
+	if d == nil {
+		if at := ld.dirAt.Load(); at >= 0 {
+			if n := ld.lookups.Add(1); n >= dirMinLookups && n >= at {
+				d = ld.build(t.tx.pages(), at, n)
+			}
 		}
 	}
-	if t.dir = ld.dir; t.dir != nil {
-		t.cur.UseLeafDir(t.dir)
+	if t.dir = d; d != nil {
+		t.cur.UseLeafDir(d)
 	}
 }
 
-// build builds the directory of the table in src, or sets when to: see
-// the top of the file.
-func (ld *leafDirState) build(src btree.Pages) {
-	if ld.dirAt == 0 {
-		est := btree.EstimateLeaves(src, ld.root)
+// build builds the directory of the table in src (a snapshot of the
+// state's commit), or sets when to: see the top of the file. at is dirAt
+// as the caller read it, n the lookups counted.
+func (ld *leafDirState) build(src btree.Pages, at, n int64) *btree.LeafDir {
+	root := ld.root.Load()
+	if at == 0 {
+		est := btree.EstimateLeaves(src, root)
 		if est < 2 || est > dirMaxLeaves {
-			ld.dirAt = -1 // one leaf, too many, or a damaged path: none
-			return
+			ld.dirAt.Store(-1) // one leaf, too many, or a damaged path: none
+			return nil
 		}
-		if ld.dirAt = est / dirLeavesPerLookup; ld.lookups < ld.dirAt {
-			return
+		at = max(int64(est/dirLeavesPerLookup), 1)
+		if !ld.dirAt.CompareAndSwap(0, at) || n < at {
+			return nil
 		}
 	}
-	ld.dirAt = -1 // one attempt
-	ld.dir = btree.BuildLeafDir(src, ld.root, dirMaxLeaves)
+	if !ld.dirAt.CompareAndSwap(at, -1) {
+		return nil // another transaction builds it
+	}
+	d := btree.BuildLeafDir(src, root, dirMaxLeaves)
+	if d != nil {
+		ld.dir.Store(d)
+	}
+	return d
 }

@@ -569,7 +569,7 @@ func TestGetThroughLeafDir(t *testing.T) {
 					}
 					checkGets(t, tb, model)
 					if tb.dir == nil {
-						t.Fatalf("no leaf directory after %d lookups (built at %d)", tb.ld.lookups, tb.ld.dirAt)
+						t.Fatalf("no leaf directory after %d lookups (built at %d)", tb.ld.lookups.Load(), tb.ld.dirAt.Load())
 					}
 					checkGets(t, tb, model) // every lookup through it
 					return nil
@@ -642,7 +642,7 @@ func TestLeafDirSnapshot(t *testing.T) {
 	if _, err := tb.Get(1); !errors.Is(err, ErrTxClosed) {
 		t.Fatalf("Get through a handle from before Renew: %v, want ErrTxClosed", err)
 	}
-	if tx.dirs[0].dir != nil {
+	if d := tx.rs.leafDir(tb.root); d == nil || d.dir.Load() != nil {
 		t.Fatal("Renew kept the old snapshot's directory")
 	}
 	tb, err = tx.Table("t")
@@ -728,12 +728,77 @@ func TestLeafDirSharedByHandles(t *testing.T) {
 			return err
 		}
 		if tb.dir == nil {
-			t.Fatalf("no directory after 4,000 lookups through as many handles (state %+v)", *tb.ld)
+			t.Fatalf("no directory after 4,000 lookups through as many handles (%d lookups, built at %d)", tb.ld.lookups.Load(), tb.ld.dirAt.Load())
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLeafDirSharedByTransactions: a transaction per lookup, as a
+// request handler reads, from several goroutines: the lookups of every
+// transaction on one commit count together, the directory built by one
+// serves the next, a commit gives the next transactions a new one (built
+// again when its lookups pay), and every lookup reads its own commit.
+func TestLeafDirSharedByTransactions(t *testing.T) {
+	path := leafDirFile(t, 4000, 50)
+	model := leafDirModel(t, sqltest.Open(t, path))
+	db := openChecked(t, path, nil)
+	get := func(k int64) (hadDir bool) {
+		err := db.View(func(tx *Tx) error {
+			tb, err := tx.Table("t")
+			if err != nil {
+				return err
+			}
+			rec, err := tb.Get(k)
+			if err != nil {
+				return err
+			}
+			if got := rec.Column(1).Blob(); !bytes.Equal(got, model[k]) {
+				t.Errorf("Get(%d) = %x, want %x", k, got, model[k])
+			}
+			hadDir = tb.dir != nil
+			return nil
+		})
+		if err != nil {
+			t.Error(err) // from the test's goroutines too
+		}
+		return hadDir
+	}
+	for round := range 3 {
+		var wg sync.WaitGroup
+		for g := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := int64(1 + g); k <= 4000; k += 4 {
+					get(k)
+				}
+			}()
+		}
+		wg.Wait()
+		if !get(77) {
+			t.Fatalf("round %d: no directory after 4,000 transactions of one lookup each", round)
+		}
+		// A commit: the next transaction begins on a new state, without
+		// a directory until its lookups pay for one.
+		k := int64(round*7 + 3)
+		v := []byte(fmt.Sprintf("round %d", round))
+		if err := db.Update(func(tx *Tx) error {
+			tb, err := tx.Table("t")
+			if err != nil {
+				return err
+			}
+			return tb.Put(k, nil, v)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		model[k] = v
+		if get(k) {
+			t.Fatalf("round %d: the first transaction after a commit read through a directory of the commit before", round)
+		}
 	}
 }
 

@@ -37,11 +37,47 @@ type Tx struct {
 	fields    []format.Value
 	checkVals []format.Value // a row as CHECK constraints see it
 	takes     []bool         // which indexes take the row being written
-	// dirs are a read transaction's leaf directories, by table
-	// (leafdir.go): its snapshot's, so Renew to another commit and the
-	// transaction's end drop them.
-	dirs [txLeafDirs]leafDirState
+	// rs is what the transactions of the snapshot's commit share.
+	rs *readState
+	// tabs and bkts are the handles Table and Bucket gave, kept with the
+	// Tx when View or Update pool it (DB.recycle): the next transaction
+	// takes them again without an allocation.
+	tabs []*Table
+	bkts []*Bucket
 }
+
+// readState is what the transactions begun on one commit (a
+// pager.Version) share, in every goroutine: the catalog, and the tables'
+// leaf directories (table.go), so that a transaction per request reads
+// through a directory that the requests before it paid for. A commit
+// makes the next one.
+type readState struct {
+	ver  pager.Version
+	cat  *schema.Catalog
+	dirs [readDirs]leafDirState
+}
+
+// bind gives tx, whose snapshot is taken, its commit's readState,
+// making it when tx is the first transaction on that commit.
+func (tx *Tx) bind() error {
+	db := tx.db
+	ver := tx.snap.Version()
+	rs := db.rs.Load()
+	if rs == nil || rs.ver != ver {
+		cat, err := db.catalog(tx.pages())
+		if err != nil {
+			return err
+		}
+		nrs := &readState{ver: ver, cat: cat}
+		db.rs.CompareAndSwap(rs, nrs)
+		rs = nrs
+	}
+	tx.rs, tx.cat = rs, rs.cat
+	return nil
+}
+
+// Handles kept by a pooled Tx, at most: beyond, Table and Bucket allocate.
+const txHandles = 8
 
 // pages returns the pages the transaction reads: its own changes over the
 // snapshot for a write transaction.
@@ -55,7 +91,6 @@ func (tx *Tx) pages() btree.Pages {
 // end releases what the transaction holds.
 func (tx *Tx) end() {
 	tx.closed = true
-	tx.dirs = [txLeafDirs]leafDirState{}
 	tx.snap.Release()
 	if tx.w != nil {
 		tx.w.Rollback()
@@ -189,13 +224,10 @@ func (tx *Tx) Renew() (same bool, err error) {
 		return true, nil
 	}
 	tx.epoch++
-	tx.dirs = [txLeafDirs]leafDirState{}
-	cat, err := db.catalog(tx.pages())
-	if err != nil {
+	if err := tx.bind(); err != nil {
 		tx.end()
 		return false, err
 	}
-	tx.cat = cat
 	return false, nil
 }
 

@@ -172,8 +172,9 @@
 //     transactions, it would keep another connection's FULL, RESTART and
 //     TRUNCATE checkpoints waiting for as long as the pager reads. A pager
 //     alone on the database (no other open file holds DMS, asked at most
-//     every aloneProbe) keeps it idleSlotHold, to take it up again with no
-//     system call; one that arrives meanwhile waits at most that long.
+//     every aloneProbe, and once in aloneDrops read transactions or by the
+//     idle timer) keeps it idleSlotHold, to take it up again with no
+//     system call; one that arrives meanwhile waits at most twice that.
 //  26. Recovery holds WRITE (unless this pager's writer does), CKPT and
 //     RECOVER, reads the WAL file as it is, and leaves the marks of the
 //     pager's own slots alone.

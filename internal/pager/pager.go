@@ -133,7 +133,7 @@ type Pager struct {
 	// marks counts live snapshots by the frame they read up to (0 for
 	// those that read the database file alone); walReaders counts those
 	// that read frames from the WAL.
-	marks      map[uint32]int
+	marks      markCounts
 	walReaders int
 	// restarts counts the times the WAL started over from its first frame
 	// (or was replaced), which overwrites frames without a commit.
@@ -191,7 +191,7 @@ func Open(path string, opts Options) (*Pager, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Pager{path: path, fs: fsys, f: f, readOnly: opts.ReadOnly, opts: opts, marks: map[uint32]int{}}
+	p := &Pager{path: path, fs: fsys, f: f, readOnly: opts.ReadOnly, opts: opts}
 	if err := p.lockFile(); err != nil {
 		p.Close()
 		return nil, err
@@ -442,7 +442,7 @@ func (p *Pager) InitSnapshot(s *Snapshot) error {
 		// pages over the ones it reads (TestSnapshotAcrossWALRestart).
 		s.mark = 0
 	}
-	p.marks[s.mark]++
+	p.marks.add(s.mark)
 	s.live = true
 	p.mu.Unlock()
 	return nil
@@ -492,14 +492,14 @@ func (p *Pager) RenewSnapshot(s *Snapshot) (same bool, err error) {
 				s.Release()
 				return false, p.InitSnapshot(s)
 			}
-			p.marks[s.mark]++
+			p.marks.add(s.mark)
 			if s.maxFrame != 0 {
 				p.walReaders++
 			}
 			s.live = true
 		}
 		if !s.live {
-			p.marks[s.mark]++
+			p.marks.add(s.mark)
 			if s.maxFrame != 0 {
 				p.walReaders++
 			}
@@ -516,11 +516,7 @@ func (p *Pager) RenewSnapshot(s *Snapshot) (same bool, err error) {
 // release unregisters snapshot s.
 func (p *Pager) release(s *Snapshot) {
 	p.mu.Lock()
-	if n := p.marks[s.mark]; n <= 1 {
-		delete(p.marks, s.mark)
-	} else {
-		p.marks[s.mark] = n - 1
-	}
+	p.marks.remove(s.mark)
 	if s.maxFrame != 0 {
 		p.walReaders--
 	}
@@ -533,12 +529,44 @@ func (p *Pager) release(s *Snapshot) {
 	p.mu.Unlock()
 }
 
+// markCounts counts live snapshots by mark: a few marks at a time, so a
+// slice that a read transaction's start and end search without hashing.
+type markCounts []markCount
+
+type markCount struct {
+	mark uint32
+	n    int
+}
+
+func (m *markCounts) add(mark uint32) {
+	for i := range *m {
+		if (*m)[i].mark == mark {
+			(*m)[i].n++
+			return
+		}
+	}
+	*m = append(*m, markCount{mark, 1})
+}
+
+func (m *markCounts) remove(mark uint32) {
+	s := *m
+	for i := range s {
+		if s[i].mark == mark {
+			if s[i].n--; s[i].n <= 0 {
+				s[i] = s[len(s)-1]
+				*m = s[:len(s)-1]
+			}
+			return
+		}
+	}
+}
+
 // oldestMark returns the smallest frame mark of live snapshots, or
 // ^uint32(0) when there are none. p.mu is held.
 func (p *Pager) oldestMark() uint32 {
 	m := ^uint32(0)
-	for k := range p.marks {
-		m = min(m, k)
+	for _, c := range p.marks {
+		m = min(m, c.mark)
 	}
 	return m
 }

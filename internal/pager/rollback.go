@@ -199,7 +199,7 @@ func (p *Pager) snapshotRollback(s *Snapshot) error {
 				s.journal = rb.overlay.pages
 			}
 			s.commits, s.restarts, s.adopted = p.stats.Commits, p.restarts, p.adopted
-			p.marks[0]++
+			p.marks.add(0)
 			s.live = true
 		}
 		p.mu.Unlock()

@@ -47,10 +47,13 @@ type readSlot struct {
 // idleSlotHold is how long a read slot no snapshot uses stays held while
 // the pager is alone on the database (rule 25): back-to-back read
 // transactions take it up again without a system call. aloneProbe is how
-// often the pager asks again whether it is alone.
+// often at most the pager asks again whether it is alone, and aloneDrops
+// how many read transactions end between two looks at the clock for it
+// (a look costs as much as a short read transaction).
 const (
 	idleSlotHold = 20 * time.Millisecond
 	aloneProbe   = time.Millisecond
+	aloneDrops   = 64
 )
 
 // shared is a pager's part in the wal-index protocol. Its fields are
@@ -71,6 +74,8 @@ type shared struct {
 	// pager last asked, at aloneAt.
 	alone   bool
 	aloneAt time.Time
+	drops   int         // slots dropped since the last look at the clock (dropSlot)
+	took    uint64      // READ locks taken (tryShared)
 	write   atomic.Bool // WRITE is held (set and cleared by the writer)
 }
 
@@ -377,10 +382,14 @@ func (p *Pager) tryShared(s *Snapshot, wait time.Duration, writer bool) error {
 	}
 	slot := writerSlot
 	if !writer {
+		took := sh.took
 		if slot, err = p.takeSlot(h); err != nil {
 			return err
 		}
-		if !sh.x.hdrWordsEqual(&sh.raw) {
+		// A slot taken now: read the header again, as a writer may have
+		// restarted the WAL or a checkpoint passed the mark before it was
+		// held. A slot held all along has kept both out since h was read.
+		if sh.took != took && !sh.x.hdrWordsEqual(&sh.raw) {
 			p.dropSlot(slot)
 			return errRetry
 		}
@@ -405,7 +414,7 @@ func (p *Pager) tryShared(s *Snapshot, wait time.Duration, writer bool) error {
 		s.mark = h.mxFrame
 		p.walReaders++
 	}
-	p.marks[s.mark]++
+	p.marks.add(s.mark)
 	s.live = true
 	return nil
 }
@@ -459,6 +468,7 @@ func (p *Pager) takeSlot(h walIndexHdr) (int, error) {
 			if sh.slots[i].refs > 0 {
 				continue
 			}
+			sh.took++
 			if err := x.lock(walLockRead(i), 1, true); err != nil {
 				if errors.Is(err, ErrLocked) {
 					continue
@@ -515,6 +525,7 @@ func (p *Pager) takeBackfill() error {
 func (p *Pager) holdSlot(i int) error {
 	sl := &p.sh.slots[i]
 	if !sl.held {
+		p.sh.took++
 		if err := p.sh.x.lock(walLockRead(i), 1, false); err != nil {
 			if errors.Is(err, ErrLocked) {
 				return errRetry
@@ -541,7 +552,12 @@ func (p *Pager) dropSlot(i int) {
 	if sl.refs > 0 {
 		return
 	}
-	if !p.alone() {
+	alone := sh.alone
+	if sh.drops++; sh.drops >= aloneDrops || !alone {
+		sh.drops = 0
+		alone = p.alone()
+	}
+	if !alone {
 		_ = p.releaseSlot(i)
 		return
 	}

@@ -338,7 +338,9 @@ func TestSlotHeldWhileAlone(t *testing.T) {
 	b := openShared(t, path)
 	_ = b
 	time.Sleep(2 * aloneProbe)
-	slot = read()
+	for range aloneDrops { // a look at the clock in that many ends
+		slot = read()
+	}
 	if a.sh.slots[slot].held {
 		t.Errorf("beside another connection: slot %d still held after the read", slot)
 	}

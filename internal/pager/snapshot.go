@@ -35,6 +35,21 @@ type Snapshot struct {
 	err error
 }
 
+// Version identifies the committed state a snapshot reads: snapshots of
+// one Version read the same pages (the same bytes at the same page
+// numbers), so what is learnt from one (a catalog, a table's leaves)
+// holds for every other. A commit of any connection, a WAL restart and a
+// state adopted from the wal-index or a rollback journal make another.
+type Version struct {
+	p                          *Pager
+	commits, restarts, adopted uint64
+}
+
+// Version returns the snapshot's Version.
+func (s *Snapshot) Version() Version {
+	return Version{p: s.p, commits: s.commits, restarts: s.restarts, adopted: s.adopted}
+}
+
 // Release ends the snapshot: its pages may be reused by checkpoints. The
 // slices it handed out stay mapped until the pager closes but may change.
 // Releasing twice is harmless.

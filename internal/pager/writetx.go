@@ -372,6 +372,7 @@ func (w *WriteTx) finish() {
 	w.base.Release()
 	if w.fence {
 		w.p.mu.Lock()
+		w.p.sh.drops = aloneDrops // ask now whether alone: a commit can afford the clock
 		w.p.dropSlot(0)
 		w.p.mu.Unlock()
 		w.fence = false
