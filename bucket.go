@@ -27,6 +27,10 @@ type Bucket struct {
 	name  string
 	root  uint32
 	cur   btree.Cursor // for Get
+	// The bucket's directory on a read transaction's commit (see
+	// Table.ld): ld is the commit's state, dir its KeyDir once built.
+	ld  *leafDirState
+	dir *btree.KeyDir
 	// table sends writes through the table's write path, which keeps its
 	// indexes and refuses triggers: sqlite3 may have given the bucket's
 	// table either. tbl is that table, taken on the first such write.
@@ -55,16 +59,44 @@ func (tx *Tx) Bucket(name string) (*Bucket, error) {
 	}
 	for _, b := range tx.bkts {
 		if b.cat == tx.cat && b.root == ti.Entry.RootPage {
-			b.epoch, b.tbl = tx.epoch, nil
+			b.bind()
 			return b, nil
 		}
 	}
-	b := &Bucket{tx: tx, epoch: tx.epoch, cat: tx.cat, name: ti.Entry.Name, root: ti.Entry.RootPage,
+	b := &Bucket{tx: tx, cat: tx.cat, name: ti.Entry.Name, root: ti.Entry.RootPage,
 		table: len(ti.Indexes) > 0 || len(ti.Triggers) > 0}
+	b.bind()
 	if len(tx.bkts) < txHandles {
 		tx.bkts = append(tx.bkts, b)
 	}
 	return b, nil
+}
+
+// bind makes b, new or kept by its Tx, current in the transaction.
+func (b *Bucket) bind() {
+	tx := b.tx
+	b.epoch, b.tbl, b.ld, b.dir = tx.epoch, nil, nil, nil
+	if tx.w == nil {
+		b.ld = tx.rs.leafDir(b.root)
+	}
+}
+
+// seek moves b.cur to key, through the bucket's directory once the
+// lookups on its commit have paid for one (Table.find's, for keys).
+func (b *Bucket) seek(key []byte) bool {
+	b.cur.Init(b.tx.pages(), b.root, false, nil)
+	if b.dir == nil && b.ld != nil {
+		d := b.ld.keys.Load()
+		if d == nil && b.ld.due(b.tx.pages()) {
+			d = btree.BuildKeyDir(b.tx.pages(), b.root, dirMaxLeaves)
+			b.ld.keys.Store(d)
+		}
+		b.dir = d
+	}
+	if b.dir != nil {
+		return b.cur.SeekBlobDir(b.dir, key)
+	}
+	return b.cur.SeekKey([]format.Value{format.BlobValue(key)})
 }
 
 // check reports whether b may be used (see Table.check).
@@ -83,8 +115,7 @@ func (b *Bucket) Get(key []byte) ([]byte, error) {
 	if err := b.current(); err != nil {
 		return nil, err
 	}
-	b.cur.Init(b.tx.pages(), b.root, false, nil)
-	if !b.cur.SeekKey([]format.Value{format.BlobValue(key)}) {
+	if !b.seek(key) {
 		if err := b.cur.Err(); err != nil {
 			return nil, err
 		}

@@ -1,8 +1,12 @@
 package pagoda
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -126,5 +130,85 @@ func TestBucketCount(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBucketKeyDir: a bucket's lookups in read transactions go through a
+// directory of its leaves (btree.KeyDir) once they pay for one, shared by
+// the transactions of a commit, one lookup each as a request handler
+// makes them; every key is found (in a leaf or an interior page), and
+// keys absent, before the first and after the last are not. A commit
+// starts the next transactions without it.
+func TestBucketKeyDir(t *testing.T) {
+	db := openChecked(t, filepath.Join(t.TempDir(), "kd.db"), nil)
+	model := map[string][]byte{}
+	r := rand.New(rand.NewPCG(5, 6))
+	err := db.Update(func(tx *Tx) error {
+		b, err := tx.CreateBucket("b")
+		if err != nil {
+			return err
+		}
+		for range 6000 {
+			k := binary.BigEndian.AppendUint64(nil, r.Uint64()>>8)
+			v := bytes.Repeat(k[7:], 1+r.IntN(120))
+			model[string(k)] = v
+			if err := b.Put(k, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	probes := [][]byte{nil, {0}, bytes.Repeat([]byte{0xff}, 9)}
+	for k := range model {
+		probes = append(probes, []byte(k), append([]byte(k), 0), []byte(k)[:7])
+	}
+	for round := range 2 {
+		hadDir := false
+		for _, k := range probes {
+			err := db.View(func(tx *Tx) error {
+				b, err := tx.Bucket("b")
+				if err != nil {
+					return err
+				}
+				v, err := b.Get(k)
+				want, ok := model[string(k)]
+				switch {
+				case !ok && !errors.Is(err, ErrNotFound):
+					t.Fatalf("Get(%x) = %x, %v; want ErrNotFound", k, v, err)
+				case ok && (err != nil || !bytes.Equal(v, want)):
+					t.Fatalf("Get(%x) = %x, %v; want %x", k, v, err, want)
+				}
+				hadDir = hadDir || b.dir != nil
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !hadDir {
+			t.Fatalf("round %d: no directory after %d transactions of a lookup each", round, len(probes))
+		}
+		// A commit: the next transaction starts without one.
+		k := []byte(fmt.Sprintf("new key %d", round))
+		model[string(k)] = []byte("v")
+		if err := db.Update(func(tx *Tx) error {
+			b, err := tx.Bucket("b")
+			if err != nil {
+				return err
+			}
+			if _, err := b.Get(k); !errors.Is(err, ErrNotFound) {
+				t.Errorf("Get in the write transaction: %v", err)
+			}
+			if b.dir != nil {
+				t.Error("a write transaction's bucket has a directory")
+			}
+			return b.Put(k, []byte("v"))
+		}); err != nil {
+			t.Fatal(err)
+		}
+		probes = append(probes, k)
 	}
 }

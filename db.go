@@ -235,7 +235,8 @@ func (db *DB) holdOpen() error {
 
 // Update runs fn in a write transaction and commits it if fn returns nil;
 // otherwise, or if fn panics, the transaction is rolled back and leaves no
-// trace.
+// trace. As with View, the Tx is reused once Update returns: fn must not
+// keep it, nor anything taken from it.
 func (db *DB) Update(fn func(*Tx) error) (err error) {
 	tx, err := db.pooled(true)
 	if err != nil {
@@ -291,7 +292,12 @@ func (db *DB) Checkpoint(mode CheckpointMode) (remaining int, err error) {
 }
 
 // View runs fn in a read transaction and returns its error, or the first
-// error that stopped one of the transaction's iterators.
+// error that stopped one of the transaction's iterators. View allocates
+// nothing of its own: the Tx, and the tables and buckets taken from it,
+// are reused by a later View or Update once this one returns, so fn must
+// not keep them (nor records and slices read through them). A transaction
+// per request shares what the requests before it learnt of the same
+// commit (a table's leaf directory), so it reads as fast as a long one.
 func (db *DB) View(fn func(*Tx) error) error {
 	tx, err := db.pooled(false)
 	if err != nil {

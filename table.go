@@ -421,14 +421,16 @@ const (
 	readDirs           = 8
 )
 
-// leafDirState is the leaf directory of one table on one commit, and the
-// count of lookups that decides when to build it. Transactions of many
-// goroutines share it: every field is atomic.
+// leafDirState is the leaf directory of one table on one commit (a
+// bucket's: its KeyDir), and the count of lookups that decides when to
+// build it. Transactions of many goroutines share it: every field is
+// atomic.
 type leafDirState struct {
 	root    atomic.Uint32 // the table's root page; 0: a free slot
 	dir     atomic.Pointer[btree.LeafDir]
-	lookups atomic.Int64 // Get and OpenBlob calls on the table, until dir is built
-	dirAt   atomic.Int64 // lookups at which to build dir, 0 before it is estimated; -1: never, or being built
+	keys    atomic.Pointer[btree.KeyDir]
+	lookups atomic.Int64 // lookups on the table, until the directory is built
+	dirAt   atomic.Int64 // lookups at which to build it, 0 before it is estimated; -1: never, or being built
 }
 
 // leafDir returns the state of the table rooted at root, taking a free
@@ -469,40 +471,39 @@ func (t *Table) takeDir() {
 		return
 	}
 	d := ld.dir.Load()
-	if d == nil {
-		if at := ld.dirAt.Load(); at >= 0 {
-			if n := ld.lookups.Add(1); n >= dirMinLookups && n >= at {
-				d = ld.build(t.tx.pages(), at, n)
-			}
-		}
+	if d == nil && ld.due(t.tx.pages()) {
+		d = btree.BuildLeafDir(t.tx.pages(), ld.root.Load(), dirMaxLeaves)
+		ld.dir.Store(d)
 	}
 	if t.dir = d; d != nil {
 		t.cur.UseLeafDir(d)
 	}
 }
 
-// build builds the directory of the table in src (a snapshot of the
-// state's commit), or sets when to: see the top of the file. at is dirAt
-// as the caller read it, n the lookups counted.
-func (ld *leafDirState) build(src btree.Pages, at, n int64) *btree.LeafDir {
-	root := ld.root.Load()
+// due counts a lookup towards the directory of the tree in src (a
+// snapshot of the state's commit) and reports whether the caller is to
+// build it now: once, as dirAt is -1 from then on. The first lookup past
+// dirMinLookups estimates the tree's leaves, a page read per level, to set
+// when (see the top of the file).
+func (ld *leafDirState) due(src btree.Pages) bool {
+	at := ld.dirAt.Load()
+	if at < 0 {
+		return false
+	}
+	n := ld.lookups.Add(1)
+	if n < dirMinLookups || n < at {
+		return false
+	}
 	if at == 0 {
-		est := btree.EstimateLeaves(src, root)
+		est := btree.EstimateLeaves(src, ld.root.Load())
 		if est < 2 || est > dirMaxLeaves {
 			ld.dirAt.Store(-1) // one leaf, too many, or a damaged path: none
-			return nil
+			return false
 		}
 		at = max(int64(est/dirLeavesPerLookup), 1)
 		if !ld.dirAt.CompareAndSwap(0, at) || n < at {
-			return nil
+			return false
 		}
 	}
-	if !ld.dirAt.CompareAndSwap(at, -1) {
-		return nil // another transaction builds it
-	}
-	d := btree.BuildLeafDir(src, root, dirMaxLeaves)
-	if d != nil {
-		ld.dir.Store(d)
-	}
-	return d
+	return ld.dirAt.CompareAndSwap(at, -1) // else another transaction builds it
 }

@@ -197,20 +197,20 @@ func (b *dirBuilder) leaf(pgno uint32, hi int64, bounded bool) bool {
 	return true
 }
 
-// EstimateLeaves returns how many leaves the table b-tree rooted at root
+// EstimateLeaves returns how many leaves the b-tree rooted at root
 // would have if every interior page had as many cells as the first one of
 // its level: the product of their cell counts plus one down the left-most
 // path, read in a page per level. It is 1 for a root that is a leaf, and 0
-// where a page on the path cannot be read as a table b-tree page.
+// where a page on the path cannot be read as a b-tree page.
 func EstimateLeaves(src Pages, root uint32) int {
 	est, _ := leftPath(src, root)
 	return est
 }
 
-// leftPath walks the left-most path of the table b-tree rooted at root:
-// it returns EstimateLeaves's estimate and the depth of the leaf it ends
-// on (0 for a root that is a leaf), or 0 and -1 where a page on the path
-// cannot be read as a table b-tree page.
+// leftPath walks the left-most path of the b-tree rooted at root: it
+// returns EstimateLeaves's estimate and the depth of the leaf it ends on
+// (0 for a root that is a leaf), or 0 and -1 where a page on the path
+// cannot be read as a b-tree page.
 func leftPath(src Pages, root uint32) (est, depth int) {
 	usable, pages := src.UsableSize(), src.PageCount()
 	est, pgno := 1, root
@@ -227,9 +227,9 @@ func leftPath(src Pages, root uint32) (est, depth int) {
 			return 0, -1
 		}
 		switch p.Type {
-		case format.PageTableLeaf:
+		case format.PageTableLeaf, format.PageIndexLeaf:
 			return est, depth
-		case format.PageTableInterior:
+		case format.PageTableInterior, format.PageIndexInterior:
 			est = min(est*(p.NCells+1), math.MaxInt32)
 			if pgno, err = p.Child(0); err != nil {
 				return 0, -1
