@@ -27,6 +27,8 @@ func benchDB(t testing.TB) *DB {
 		fmt.Sprintf("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<%d) INSERT INTO t SELECT x, randomblob(100) FROM c", benchRows),
 		`CREATE TABLE b(key BLOB PRIMARY KEY, value BLOB) STRICT, WITHOUT ROWID`,
 		fmt.Sprintf("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<%d) INSERT INTO b SELECT CAST(printf('k%%08d', x) AS BLOB), randomblob(100) FROM c", benchRows),
+		`CREATE TABLE b8(key BLOB PRIMARY KEY, value BLOB) STRICT, WITHOUT ROWID`,
+		fmt.Sprintf("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<%d) INSERT INTO b8 SELECT unhex(printf('%%016x', x)), randomblob(100) FROM c", benchRows),
 		"CREATE INDEX tv ON t(v)")
 	db, err := Open(path, &Options{ReadOnly: true})
 	if err != nil {
@@ -134,21 +136,36 @@ func BenchmarkTableGet(b *testing.B) {
 	}
 }
 
+// BenchmarkBucketGet looks keys up in one read transaction, in a bucket of
+// text keys (k00000001...) and one of 8-byte big-endian integers (bbolt's
+// usual keys).
 func BenchmarkBucketGet(b *testing.B) {
 	db := benchDB(b)
 	tx, _ := db.Begin(false)
 	defer tx.Rollback()
-	bkt, _ := tx.Bucket("b")
-	keys := make([][]byte, 1<<12)
 	r := rand.New(rand.NewPCG(1, 1))
-	for i := range keys {
-		keys[i] = fmt.Appendf(nil, "k%08d", 1+r.IntN(benchRows))
-	}
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		if v, err := bkt.Get(keys[i&(len(keys)-1)]); err != nil || len(v) != 100 {
-			b.Fatal(err)
-		}
+	for _, kind := range []string{"text", "be64"} {
+		b.Run(kind, func(b *testing.B) {
+			name, keys := "b", make([][]byte, 1<<12)
+			for i := range keys {
+				n := 1 + r.IntN(benchRows)
+				if kind == "text" {
+					keys[i] = fmt.Appendf(nil, "k%08d", n)
+				} else {
+					name, keys[i] = "b8", binary.BigEndian.AppendUint64(nil, uint64(n))
+				}
+			}
+			bkt, err := tx.Bucket(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if v, err := bkt.Get(keys[i&(len(keys)-1)]); err != nil || len(v) != 100 {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

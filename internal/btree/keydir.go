@@ -26,6 +26,11 @@ import (
 type KeyDir struct {
 	ents  []keyEntry
 	arena []byte
+	// pre holds each separator's prefix (ents[i].prefix), densely, for
+	// find's probes; scale guesses the leaf of a prefix between the
+	// first separator's and the last's, as LeafDir's does.
+	pre   []uint64
+	scale float64
 }
 
 // keyEntry is leaf i of a KeyDir and the separator above it.
@@ -48,17 +53,28 @@ func (d *KeyDir) Leaves() int { return len(d.ents) }
 // last leaf if none is), and whether that separator equals key.
 func (d *KeyDir) find(key []byte) (int, bool) {
 	kp := format.KeyPrefix64(key)
-	a, b := 0, len(d.ents)-1 // the last leaf has no separator
+	pre := d.pre // len(d.ents)-1 separators: the last leaf has none
+	a, b := 0, len(pre)
+	// A first guess from where the prefix falls between the first and
+	// the last separator's: right when the key lies strictly between the
+	// guessed separator's prefix and the one before (keys that are
+	// big-endian integers or random bytes), else bisection.
+	if n := len(pre); n >= 2 && kp > pre[0] && kp < pre[n-1] {
+		g := 1 + int(float64(kp-pre[0]-1)*d.scale)
+		if g = min(g, n-1); pre[g-1] < kp && kp < pre[g] {
+			return g, false
+		}
+	}
 	for a < b {
 		m := int(uint(a+b) >> 1)
-		e := &d.ents[m]
 		c := 0
-		switch {
-		case e.prefix < kp:
+		switch p := pre[m]; {
+		case p < kp:
 			c = -1
-		case e.prefix > kp:
+		case p > kp:
 			c = 1
 		default:
+			e := &d.ents[m]
 			c = bytes.Compare(d.arena[e.off:e.off+e.n], key)
 		}
 		if c < 0 {
@@ -151,9 +167,15 @@ func BuildKeyDir(src Pages, root uint32, maxLeaves int) *KeyDir {
 	if !b.walk(root, 0, keyEntry{}, false) || len(b.ents) < 2 {
 		return nil
 	}
-	d := &KeyDir{ents: make([]keyEntry, len(b.ents)), arena: make([]byte, len(b.arena))}
+	d := &KeyDir{ents: make([]keyEntry, len(b.ents)), arena: make([]byte, len(b.arena)), pre: make([]uint64, len(b.ents)-1)}
 	copy(d.ents, b.ents)
 	copy(d.arena, b.arena)
+	for i := range d.pre {
+		d.pre[i] = d.ents[i].prefix
+	}
+	if n := len(d.pre); n >= 2 && d.pre[n-1] > d.pre[0] {
+		d.scale = float64(n-1) / float64(d.pre[n-1]-d.pre[0])
+	}
 	return d
 }
 
