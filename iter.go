@@ -52,18 +52,35 @@ func (b *Bucket) Range(from, to []byte) iter.Seq2[[]byte, []byte] {
 			c.SeekKey([]format.Value{format.BlobValue(from)})
 			more = c.Valid()
 		}
-		scanLeaves(&c, more, b.tx, b.epoch, nil, func(_ int64, rec Record) bool {
-			pg, _ := c.Page()
-			k, v, err := bucketKV(rec.bytes(), pg.Pgno)
-			if err != nil {
-				c.Fail(err)
-				return false
+		// scanLeaves' loop, with the entries decoded in it.
+		var s btree.Scan
+		s.Start(&c, more)
+	leaves:
+		for s.NextPage() {
+			if err := b.tx.checkEpoch(b.epoch); err != nil {
+				s.Fail(err)
+				break
 			}
-			if to != nil && string(k) >= string(to) {
-				return false
+			for _, ok := s.NextBatch(); ok; _, ok = s.NextBatch() {
+				for _, payload, ok := s.Next(); ok; _, payload, ok = s.Next() {
+					k, v, plain := format.BytesPair(payload)
+					if !plain {
+						pg, _ := c.Page()
+						var err error
+						if k, v, err = bucketKV(payload, pg.Pgno); err != nil {
+							s.Fail(err)
+							break leaves
+						}
+					}
+					if to != nil && string(k) >= string(to) || !yield(k, v) {
+						break leaves
+					}
+				}
 			}
-			return yield(k, v)
-		})
+		}
+		if err := s.Err(); err != nil {
+			b.tx.setErr(err)
+		}
 	}
 }
 

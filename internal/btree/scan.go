@@ -107,10 +107,16 @@ func (s *Scan) NextBatch() (first []byte, ok bool) {
 	if i >= pg.NCells || c.err != nil {
 		return nil, false
 	}
-	if pg.Type == format.PageTableLeaf {
+	switch pg.Type {
+	case format.PageTableLeaf:
 		if n := pg.TableLeafCells(i, s.cells[:]); n > 0 {
 			s.i, s.n = i+n, n
 			return s.cells[0].Payload, true
+		}
+	case format.PageIndexLeaf:
+		if n := pg.IndexLeafCells(i, s.cells[:]); n > 0 {
+			s.i, s.n = i+n, n
+			return nil, true // first is a table's: no record shape here
 		}
 	}
 	rowid, payload, overflow, err := pg.LeafEntry(i)

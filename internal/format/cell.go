@@ -164,6 +164,48 @@ type TableCell struct {
 	Payload []byte
 }
 
+// IndexLeafCells is TableLeafCells for an index leaf page: it decodes
+// cells i, i+1, ... into out (Rowid 0), as many as fit, and stops early
+// before a cell that is not plain (a payload that spills, an empty one,
+// a length of 2^14 or more, a cell too near the page's end) or is
+// malformed, which LeafEntry then reads. It decodes nothing on other page
+// types.
+//
+//	index leaf cell: payload length n (1 or 2 bytes here) | payload
+func (p *Page) IndexLeafCells(i int, out []TableCell) int {
+	if p.Type != PageIndexLeaf || i < 0 || i >= p.NCells {
+		return 0
+	}
+	out = out[:min(len(out), p.NCells-i)]
+	data := p.Data[:p.Usable:p.Usable]
+	ptrs, lo, maxLocal := p.cellPtrs+2*i, p.cellPtrs+2*p.NCells, p.maxLocal
+	for k := range out {
+		ptr := data[ptrs+2*k : ptrs+2*k+2 : ptrs+2*k+2]
+		off := int(ptr[0])<<8 | int(ptr[1])
+		if off < lo || off+2 > len(data) {
+			return k
+		}
+		c := (*[2]byte)(data[off : off+2 : off+2])
+		n, pos := int(c[0]), 1
+		if n >= 0x80 {
+			if c[1] >= 0x80 {
+				return k
+			}
+			n, pos = (n&0x7f)<<7|int(c[1]), 2
+		}
+		if n == 0 || n > maxLocal {
+			return k
+		}
+		start := off + pos
+		end := start + n
+		if end > len(data) {
+			return k
+		}
+		out[k] = TableCell{Payload: data[start:end:end]}
+	}
+	return len(out)
+}
+
 // tableCellMaxHeader bounds the varints that open a table leaf cell on
 // TableLeafCells' fast path: a payload length of at most 2 bytes and a
 // rowid of at most 9.

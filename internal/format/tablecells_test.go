@@ -11,37 +11,55 @@ import (
 // the one LeafEntry reads, whole and local, and it may stop early only
 // before a cell that is not plain (one LeafEntry reports spilling or
 // malformed, or that falls outside its fast path). On other page types it
-// decodes nothing.
+// decodes nothing. It checks IndexLeafCells the same way.
 func checkTableLeafCells(t *testing.T, p *Page) {
+	t.Helper()
+	checkLeafCells(t, p, "TableLeafCells", PageTableLeaf, p.TableLeafCells, tableCellPlain)
+	checkLeafCells(t, p, "IndexLeafCells", PageIndexLeaf, p.IndexLeafCells, indexCellPlain)
+}
+
+func checkLeafCells(t *testing.T, p *Page, name string, typ PageType, decode func(int, []TableCell) int, plain func(*Page, int) bool) {
 	t.Helper()
 	for _, size := range []int{1, 3, 32} {
 		out := make([]TableCell, size)
 		for start := -1; start <= p.NCells; start++ {
-			n := p.TableLeafCells(start, out)
-			if p.Type != PageTableLeaf || start < 0 || start >= p.NCells {
+			n := decode(start, out)
+			if p.Type != typ || start < 0 || start >= p.NCells {
 				if n != 0 {
-					t.Fatalf("TableLeafCells(%d) on a %v page with %d cells decoded %d", start, p.Type, p.NCells, n)
+					t.Fatalf("%s(%d) on a %v page with %d cells decoded %d", name, start, p.Type, p.NCells, n)
 				}
 				continue
 			}
 			if n < 0 || n > size || start+n > p.NCells {
-				t.Fatalf("TableLeafCells(%d, [%d]) = %d of %d cells", start, size, n, p.NCells)
+				t.Fatalf("%s(%d, [%d]) = %d of %d cells", name, start, size, n, p.NCells)
 			}
 			for k, e := range out[:n] {
 				rowid, local, ovfl, err := p.LeafEntry(start + k)
 				if err != nil || ovfl || rowid != e.Rowid || !bytes.Equal(local, e.Payload) ||
 					len(e.Payload) > 0 && &local[0] != &e.Payload[0] || cap(e.Payload) != len(e.Payload) {
-					t.Fatalf("TableLeafCells(%d) cell %d = %d, % x; LeafEntry = %d, % x, %v, %v",
-						start, start+k, e.Rowid, e.Payload, rowid, local, ovfl, err)
+					t.Fatalf("%s(%d) cell %d = %d, % x; LeafEntry = %d, % x, %v, %v",
+						name, start, start+k, e.Rowid, e.Payload, rowid, local, ovfl, err)
 				}
 			}
 			if n < size && start+n < p.NCells {
-				if _, _, ovfl, err := p.LeafEntry(start + n); err == nil && !ovfl && tableCellPlain(p, start+n) {
-					t.Fatalf("TableLeafCells(%d, [%d]) stopped at plain cell %d", start, size, start+n)
+				if _, _, ovfl, err := p.LeafEntry(start + n); err == nil && !ovfl && plain(p, start+n) {
+					t.Fatalf("%s(%d, [%d]) stopped at plain cell %d", name, start, size, start+n)
 				}
 			}
 		}
 	}
+}
+
+// indexCellPlain reports whether cell i of an index leaf is on
+// IndexLeafCells' fast path: a payload length from 1 to under 2^14 in at
+// most two bytes.
+func indexCellPlain(p *Page, i int) bool {
+	off, ok := p.cellOffset(i)
+	if !ok || off > p.Usable-2 {
+		return false
+	}
+	n, m := Uvarint(p.Data[off:p.Usable])
+	return m > 0 && m <= 2 && n > 0 && n <= uint64(p.maxLocal)
 }
 
 // tableCellPlain reports whether cell i of a table leaf is on
