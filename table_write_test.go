@@ -1099,3 +1099,65 @@ func ins(t *Table, vals ...any) error {
 	_, err := t.Insert(vals...)
 	return err
 }
+
+// TestRandomInsertsFillLikeSQLite: rows inserted in random order leave
+// the file about as small as SQLite leaves it (pages about as full: an
+// overflowing page shares its cells with a neighbour before it splits),
+// for a rowid table and for a bucket's keys.
+func TestRandomInsertsFillLikeSQLite(t *testing.T) {
+	const rows = 40000
+	dir := t.TempDir()
+	perm := rand.New(rand.NewPCG(7, 8)).Perm(rows)
+	sqlitePath := filepath.Join(dir, "sqlite.db")
+	var stmts []string
+	stmts = append(stmts, "CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)",
+		"CREATE TABLE b(key BLOB PRIMARY KEY, value BLOB) STRICT, WITHOUT ROWID", "BEGIN")
+	for _, k := range perm {
+		stmts = append(stmts, fmt.Sprintf("INSERT INTO t VALUES (%d, zeroblob(100))", k+1),
+			fmt.Sprintf("INSERT INTO b VALUES (CAST(printf('%%016x', %d) AS BLOB), zeroblob(100))", k))
+	}
+	stmts = append(stmts, "COMMIT")
+	sqltest.Exec(t, sqlitePath, stmts...)
+	path := filepath.Join(dir, "pagoda.db")
+	db := openChecked(t, path, nil)
+	err := db.Update(func(tx *Tx) error {
+		tb, err := tx.CreateTable("CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)")
+		if err != nil {
+			return err
+		}
+		b, err := tx.CreateBucket("b")
+		if err != nil {
+			return err
+		}
+		for _, k := range perm {
+			if err := tb.Put(int64(k+1), nil, make([]byte, 100)); err != nil {
+				return err
+			}
+			if err := b.Put(fmt.Appendf(nil, "%016x", k), make([]byte, 100)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := func(table string, sdb *sql.DB) int {
+		var n int
+		if err := sdb.QueryRow("SELECT count(*) FROM dbstat WHERE name = ?", table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if _, err := db.Checkpoint(CheckpointTruncate); err != nil {
+		t.Fatal(err)
+	}
+	ours, theirs := sqltest.Open(t, path), sqltest.Open(t, sqlitePath)
+	for _, table := range []string{"t", "b"} {
+		p, s := pages(table, ours), pages(table, theirs)
+		t.Logf("%s: %d pages, SQLite's %d", table, p, s)
+		if float64(p) > 1.05*float64(s) {
+			t.Errorf("%s: %d pages after random inserts, SQLite's %d", table, p, s)
+		}
+	}
+}

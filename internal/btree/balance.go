@@ -1,8 +1,14 @@
 package btree
 
 import (
+	"slices"
+
 	"github.com/pagodadb/pagoda/internal/format"
 )
+
+// balanceMax is the most siblings one balance takes: a page that
+// overflows and its neighbours on either side.
+const balanceMax = 3
 
 // Balancing keeps the tree within the rules sqlite3 checks
 // (sqlite-format.md §7.2, §11): every page within its capacity, every leaf
@@ -71,7 +77,19 @@ func (wr *Writer) rebalance(l int, pend pending, shrunk bool) error {
 			}
 			bulk := pend.pos == pg.NCells && wr.rightEdge(l)
 			ci := wr.path[l-1].idx
-			if pend, err = wr.balanceSiblings(l, ci, ci, pend, bulk); err != nil {
+			a, b := ci, ci
+			if !bulk {
+				// The page and the neighbour with the more room: the cells
+				// that do not fit flow into it, and only when the two are
+				// full do they make three pages of two (a B*-tree's split),
+				// so random inserts leave pages about as full as SQLite's
+				// balance of three siblings does, writing two pages as a
+				// split of one does.
+				if a, b, err = wr.neighbour(l, ci); err != nil {
+					return err
+				}
+			}
+			if pend, err = wr.balanceSiblings(l, a, b, ci, pend, bulk); err != nil {
 				return err
 			}
 			shrunk = false
@@ -101,12 +119,47 @@ func (wr *Writer) rebalance(l int, pend pending, shrunk bool) error {
 				return wr.collapseRoot()
 			}
 			a := max(wr.path[l-1].idx-1, 0)
-			if pend, err = wr.balanceSiblings(l, a, a+1, pending{}, false); err != nil {
+			if pend, err = wr.balanceSiblings(l, a, a+1, -1, pending{}, false); err != nil {
 				return err
 			}
 		}
 		l--
 	}
+}
+
+// neighbour returns the children a..b of the parent at level l-1 to
+// balance child ci with when it overflows: ci and the sibling beside it
+// with the more free space, or ci alone when it has none.
+func (wr *Writer) neighbour(l, ci int) (a, b int, err error) {
+	parent, err := wr.readPage(wr.path[l-1].pgno)
+	if err != nil {
+		return 0, 0, err
+	}
+	best, room := -1, -1
+	for _, s := range [2]int{ci - 1, ci + 1} {
+		if s < 0 || s > parent.NCells { // children 0..NCells
+			continue
+		}
+		c, err := wr.child(&parent, s)
+		if err != nil {
+			return 0, 0, err
+		}
+		pg, err := wr.readPage(c)
+		if err != nil {
+			return 0, 0, err
+		}
+		free, err := pg.FreeSpace()
+		if err != nil {
+			return 0, 0, err
+		}
+		if free > room {
+			best, room = s, free
+		}
+	}
+	if best < 0 {
+		return ci, ci, nil
+	}
+	return min(ci, best), max(ci, best), nil
 }
 
 // copyPage copies page data into balance scratch buffer s.
@@ -137,27 +190,27 @@ func gatherCells(items [][]byte, pg *format.Page, pend *pending) ([][]byte, erro
 	return items, nil
 }
 
-// balanceSiblings rebalances children a..b (b == a or a+1) of the parent at
-// level l-1, whose pages are at level l, with pend's cells (b == a only)
-// going into child a. It returns the dividers the parent could not take.
+// balanceSiblings rebalances children a..b (at most three) of the parent
+// at level l-1, whose pages are at level l, with pend's cells going into
+// child pc. It returns the dividers the parent could not take.
 //
 // Divider cells made here live in div[l%2] until the parent takes them;
 // if the parent is split in turn, its balance reads them from there and
 // writes its own dividers to div[(l-1)%2], and so on alternately.
-func (wr *Writer) balanceSiblings(l, a, b int, pend pending, bulk bool) (pending, error) {
+func (wr *Writer) balanceSiblings(l, a, b, pc int, pend pending, bulk bool) (pending, error) {
 	parent, err := wr.writePage(wr.path[l-1].pgno)
 	if err != nil {
 		return pending{}, err
 	}
 	m := b - a + 1
-	var sib [2]uint32
-	var spg [2]format.Page
+	var sib [balanceMax]uint32
+	var spg [balanceMax]format.Page
 	for s := 0; s < m; s++ {
 		c, err := wr.child(&parent, a+s)
 		if err != nil {
 			return pending{}, err
 		}
-		if c == parent.Pgno || s == 1 && c == sib[0] {
+		if c == parent.Pgno || slices.Contains(sib[:s], c) {
 			return pending{}, format.Corruptf(parent.Pgno, "child %d is page %d again", a+s, c)
 		}
 		data, err := wr.w.Write(c)
@@ -180,7 +233,7 @@ func (wr *Writer) balanceSiblings(l, a, b int, pend pending, bulk bool) (pending
 	items := wr.items[:0]
 	for s := 0; s < m; s++ {
 		var p *pending
-		if m == 1 {
+		if a+s == pc {
 			p = &pend
 		}
 		if items, err = gatherCells(items, &spg[s], p); err != nil {
@@ -193,12 +246,13 @@ func (wr *Writer) balanceSiblings(l, a, b int, pend pending, bulk bool) (pending
 				wr.items = items
 				return pending{}, err
 			}
-			wr.sep = append(wr.sep[:0], dc...)
+			sep := append(wr.sep[s][:0], dc...)
+			wr.sep[s] = sep
 			if leaf {
-				items = append(items, wr.sep[format.ChildPtrSize:])
+				items = append(items, sep[format.ChildPtrSize:])
 			} else {
-				format.SetCellChild(wr.sep, spg[s].RightChild())
-				items = append(items, wr.sep)
+				format.SetCellChild(sep, spg[s].RightChild())
+				items = append(items, sep)
 			}
 		}
 	}

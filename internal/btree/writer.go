@@ -40,22 +40,22 @@ type Writer struct {
 	cur   Cursor           // the state of seekTable's searches: no page is loaded onto it
 	pages [MaxDepth][]byte // the pages of the path of the last search
 
-	cell    []byte         // a new cell that did not fit its page
-	scratch []byte         // defragmentation space
-	copies  [2][]byte      // copies of the pages a balance rewrites
-	sep     []byte         // a parent's divider cell, moving down
-	div     [2]divBuf      // divider cells for a parent; by level parity, see balanceSiblings
-	items   [][]byte       // the cells a balance distributes
-	sizes   []int          // their space, pointer included
-	cnt     []int          // distribute's page boundaries
-	used    []int          // distribute's page fill
-	pgnos   []uint32       // a balance's new pages
-	bufs    [][]byte       // and their buffers
-	one     [1][]byte      // a pending list of one cell
-	keyVals []format.Value // the key sought, unpacked
-	payload []byte         // an overflowing key assembled for a comparison
-	pred    []byte         // index delete: the predecessor cell moving up
-	predKey []byte         // and its whole key
+	cell    []byte                 // a new cell that did not fit its page
+	scratch []byte                 // defragmentation space
+	copies  [balanceMax][]byte     // copies of the pages a balance rewrites
+	sep     [balanceMax - 1][]byte // the parent's divider cells, moving down
+	div     [2]divBuf              // divider cells for a parent; by level parity, see balanceSiblings
+	items   [][]byte               // the cells a balance distributes
+	sizes   []int                  // their space, pointer included
+	cnt     []int                  // distribute's page boundaries
+	used    []int                  // distribute's page fill
+	pgnos   []uint32               // a balance's new pages
+	bufs    [][]byte               // and their buffers
+	one     [1][]byte              // a pending list of one cell
+	keyVals []format.Value         // the key sought, unpacked
+	payload []byte                 // an overflowing key assembled for a comparison
+	pred    []byte                 // index delete: the predecessor cell moving up
+	predKey []byte                 // and its whole key
 }
 
 type step struct {
