@@ -217,13 +217,13 @@ func (v *view) close(d int) {
 	if !l.sorted {
 		slices.SortFunc(out, func(a, b dirEntry) int { return strings.Compare(a.name, b.name) })
 	}
-	dir := l.dir[:len(l.dir)-1]
+	dir := l.dir[len(v.pfx) : len(l.dir)-1] // listings are kept by the FS's names
 	v.keep(dir, out)
 	for i := range out {
 		if !out[i].mode.IsDir() {
 			continue
 		}
-		v.key = append(append(v.key[:0], l.dir...), out[i].name...)
+		v.key = append(append(v.key[:0], l.dir[len(v.pfx):]...), out[i].name...)
 		if _, ok := v.ahead[string(v.key)]; !ok {
 			v.keep(v.key, nil)
 		}

@@ -149,6 +149,8 @@ type view struct {
 	epoch    uint64        // tx.Epoch() when ix and tab were taken
 	warm     bool          // the cursor is on tx's index, placed by an earlier call
 	present  bool          // the table exists
+	pfx      string        // "./" when the archive's names have it (names.go), else ""
+	lead     bool          // the table's first columns are name, mode, mtime, sz (fillRow)
 	ix       *pagoda.Index // the listing index, else the name index
 	covering bool          // ix is the listing index
 	tab      *pagoda.Table // resolved on demand
@@ -190,7 +192,7 @@ func (v *view) open(tx *pagoda.Tx) error {
 	if tx == v.tx && v.epoch == tx.Epoch() && v.ix != nil && !tx.Writable() && (!v.warm || v.c.Err() == nil) {
 		return nil // warm stays as the last call left it
 	}
-	v.tx, v.present, v.ix, v.tab, v.covering, v.warm = tx, false, nil, nil, false, false
+	v.tx, v.present, v.ix, v.tab, v.covering, v.warm, v.pfx = tx, false, nil, nil, false, false, ""
 	v.epoch = tx.Epoch()
 	v.forget()
 	// The listing reads index records' bytes as UTF-8 names: the names of
@@ -203,7 +205,7 @@ func (v *view) open(tx *pagoda.Tx) error {
 	ix, err := tx.Index(ListingIndex)
 	if err == nil && ix.TableName() == TableName && ix.SQL() == createListingSQL {
 		v.ix, v.covering, v.present = ix, true, true
-		return nil
+		return v.detectForm()
 	}
 	if err != nil && !errors.Is(err, pagoda.ErrNotFound) {
 		return err
@@ -211,7 +213,7 @@ func (v *view) open(tx *pagoda.Tx) error {
 	ix, err = tx.Index(nameIndex)
 	if err == nil {
 		v.ix, v.present = ix, true
-		return nil
+		return v.detectForm()
 	}
 	if !errors.Is(err, pagoda.ErrNotFound) {
 		return err
@@ -256,7 +258,17 @@ func (v *view) table() (*pagoda.Table, error) {
 		if c.name < 0 || c.mode < 0 || c.mtime < 0 || c.sz < 0 || c.data < 0 {
 			return nil, fmt.Errorf("fsys: table %s lacks one of the columns name, mode, mtime, sz, data: %w", TableName, pagoda.ErrUnsupported)
 		}
-		v.col, v.ncols, v.colSQL = c, n, sql
+		// The record's first four fields are name, mode, mtime and sz when
+		// the columns are, none of them generated (a VIRTUAL column has no
+		// field) and only name a primary key (an INTEGER PRIMARY KEY's
+		// field is NULL).
+		lead := c.name == 0 && c.mode == 1 && c.mtime == 2 && c.sz == 3
+		for i, col := range t.Columns()[:min(4, n)] {
+			if col.Generated || (col.PrimaryKey && i > 0) {
+				lead = false
+			}
+		}
+		v.col, v.ncols, v.colSQL, v.lead = c, n, sql, lead
 	}
 	v.tab = t
 	return t, nil
@@ -341,21 +353,42 @@ func (v *view) fill(k *key, e *entry) error {
 	return v.fillRow(e, k.rowid)
 }
 
-// fillRow completes e from the table row rowid.
+// fillRow completes e from the table row rowid. It reads the row's
+// leading fields from its leaf page (Table.Head), never its data nor the
+// data's overflow pages; a row whose leading fields do not lie whole there
+// (a name of hundreds of bytes), or a table of another shape, is read
+// whole.
 func (v *view) fillRow(e *entry, rowid int64) error {
 	t, err := v.table()
 	if err != nil {
 		return err
 	}
+	if v.lead {
+		head, _, err := t.Head(rowid)
+		if err != nil {
+			return missingRow(rowid, err)
+		}
+		var ints [3]int64 // mode, mtime, sz after the name
+		if _, ok := format.ValueInts(head, ints[:]); ok {
+			e.st, e.mtime, e.sz, e.rowid = ints[0], ints[1], ints[2], rowid
+			return nil
+		}
+	}
 	r, err := t.Get(rowid)
 	if err != nil {
-		if errors.Is(err, pagoda.ErrNotFound) {
-			return fmt.Errorf("fsys: the name index points at row %d, which is missing: %w", rowid, pagoda.ErrCorrupt)
-		}
-		return err
+		return missingRow(rowid, err)
 	}
 	e.st, e.mtime, e.sz, e.rowid = r.Column(v.col.mode).Int(), r.Column(v.col.mtime).Int(), r.Column(v.col.sz).Int(), rowid
 	return nil
+}
+
+// missingRow is err, from reading row rowid that the name index points
+// at: a missing row is damage.
+func missingRow(rowid int64, err error) error {
+	if errors.Is(err, pagoda.ErrNotFound) {
+		return fmt.Errorf("fsys: the name index points at row %d, which is missing: %w", rowid, pagoda.ErrCorrupt)
+	}
+	return err
 }
 
 // lookup finds the entry called name (a full name; "" is the root) without
@@ -368,13 +401,13 @@ func (v *view) lookup(name string) (e entry, found bool, err error) {
 		return entry{}, false, nil
 	}
 	c := v.cursor()
-	v.key = append(v.key[:0], name...)
+	v.key = append(append(v.key[:0], v.pfx...), name...)
 	if v.seek(c, v.key) {
 		var k key
 		if err := v.decode(c, &k); err != nil {
 			return entry{}, false, err
 		}
-		if k.kind == format.KindText && string(k.name) == name {
+		if k.kind == format.KindText && bytes.Equal(k.name, v.key) {
 			e.name = name
 			if err := v.fill(&k, &e); err != nil {
 				return entry{}, false, err

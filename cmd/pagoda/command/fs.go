@@ -48,11 +48,25 @@ write. PATHs inside the archive are relative to its root and use "/"
 
 // fsView opens the database at path read-only and runs fn with an FS that
 // reads in one read transaction (one snapshot), and with the command's
-// buffered output, flushed at the end (also after an error).
+// buffered output, flushed at the end (also after an error). A database
+// without an archive is "no SQLite Archive in FILE" (noArchive).
 func fsView(cmd *cobra.Command, path string, fn func(f *fsys.FS, out *output) error) error {
 	return runView(cmd, path, func(tx *pagoda.Tx, out *output) error {
-		return fn(fsys.New(tx.DB(), nil).In(tx), out)
+		f := fsys.New(tx.DB(), nil).In(tx)
+		if err := f.Exists(); err != nil {
+			return noArchive(path, err)
+		}
+		return fn(f, out)
 	})
+}
+
+// noArchive words fsys.ErrNoArchive for the database at path; other
+// errors are returned as they are.
+func noArchive(path string, err error) error {
+	if errors.Is(err, fsys.ErrNoArchive) {
+		return &cmdError{msg: "no SQLite Archive in " + path, err: err}
+	}
+	return err
 }
 
 // fsUpdate opens the database at path for writing and runs fn with an FS
