@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"testing"
 
 	"github.com/pagodadb/pagoda"
@@ -61,41 +62,53 @@ func TestTableHead(t *testing.T) {
 						return err
 					}
 					raw := bytes.Clone(r.Raw())
-					head, size, err := tab.Head(rowid)
-					if err != nil {
-						return err
+					buf := make([]byte, len(raw)+10)
+					inPlace := func(n int) bool {
+						head, size, err := tab.Head(rowid, buf[:n])
+						if err != nil {
+							t.Fatal(err)
+						}
+						if size != int64(len(raw)) {
+							t.Errorf("row %d: Head's size %d, the record is %d", rowid, size, len(raw))
+						}
+						if !bytes.Equal(head, raw[:min(n, len(raw))]) {
+							t.Errorf("row %d: Head of %d bytes is not the record's first bytes", rowid, n)
+						}
+						return &head[0] != &buf[0]
 					}
-					switch {
-					case size != int64(len(raw)):
-						t.Errorf("row %d (%d bytes of data): Head's size %d, the record is %d", rowid, n, size, len(raw))
-					case !bytes.HasPrefix(raw, head):
-						t.Errorf("row %d: the head is not a prefix of the record", rowid)
-					case len(head) < min(len(raw), minLocal):
-						t.Errorf("row %d: head of %d bytes, below the minimum local payload %d", rowid, len(head), minLocal)
+					for _, n := range []int{1, 16, 100, 600, 5000, 300000} {
+						inPlace(min(n, len(buf)))
 					}
-					if len(head) < len(raw) {
+					// What the leaf holds: the longest head returned in place.
+					local := sort.Search(len(buf), func(n int) bool { return n > 0 && !inPlace(n) }) - 1
+					if local < min(len(raw), minLocal) {
+						t.Errorf("row %d: %d bytes in place, below the minimum local payload %d", rowid, local, minLocal)
+					}
+					if local < len(raw) {
 						spilled++
+						buf := buf[:local+100] // a few bytes of the first overflow page
 						allocs := testing.AllocsPerRun(20, func() {
-							if _, _, err := tab.Head(rowid); err != nil {
+							if _, _, err := tab.Head(rowid, buf); err != nil {
 								t.Error(err)
 							}
 						})
 						if allocs != 0 {
-							t.Errorf("row %d spills (%d of %d bytes local): Head allocates %.1f times", rowid, len(head), len(raw), allocs)
+							t.Errorf("row %d spills (%d of %d bytes local): Head allocates %.1f times", rowid, local, len(raw), allocs)
 						}
 					}
+					_ = n
 				}
 				if spilled < 3 {
 					t.Errorf("%d rows spill, want at least 3", spilled)
 				}
-				if _, _, err := tab.Head(1000); !errors.Is(err, pagoda.ErrNotFound) {
+				if _, _, err := tab.Head(1000, nil); !errors.Is(err, pagoda.ErrNotFound) {
 					t.Errorf("Head of a missing row: %v, want ErrNotFound", err)
 				}
 				w, err := tx.Table("w")
 				if err != nil {
 					return err
 				}
-				if _, _, err := w.Head(1); !errors.Is(err, pagoda.ErrUnsupported) {
+				if _, _, err := w.Head(1, nil); !errors.Is(err, pagoda.ErrUnsupported) {
 					t.Errorf("Head on a WITHOUT ROWID table: %v, want ErrUnsupported", err)
 				}
 				return nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -161,6 +162,7 @@ type view struct {
 	key      []byte     // scratch for seek keys
 	pre      []byte     // the prefix a listing reads
 	names    []byte     // scratch for listings
+	head     []byte     // scratch for fillRow
 	spans    []span     // names collected by list, in names
 	rows     []row      // and their metadata
 	slab     []dirEntry // what is left of the slabs listings are cut from
@@ -364,12 +366,24 @@ func (v *view) fillRow(e *entry, rowid int64) error {
 		return err
 	}
 	if v.lead {
-		head, _, err := t.Head(rowid)
+		// The head's first try: the name's first 200 bytes, on a 512-byte
+		// page (as sqlite3 -Ac makes them) the leaf and one overflow page.
+		v.head = slices.Grow(v.head[:0], headFirst)
+		head, _, err := t.Head(rowid, v.head[:headFirst])
 		if err != nil {
 			return missingRow(rowid, err)
 		}
 		var ints [3]int64 // mode, mtime, sz after the name
-		if _, ok := format.ValueInts(head, ints[:]); ok {
+		_, ok := format.ValueInts(head, ints[:])
+		if need, known := format.FieldsEnd(head, 4); !ok && known && need > int64(len(head)) && need <= headMax {
+			// A longer name: read as far as sz.
+			v.head = slices.Grow(v.head[:0], int(need))
+			if head, _, err = t.Head(rowid, v.head[:need]); err != nil {
+				return missingRow(rowid, err)
+			}
+			_, ok = format.ValueInts(head, ints[:])
+		}
+		if ok {
 			e.st, e.mtime, e.sz, e.rowid = ints[0], ints[1], ints[2], rowid
 			return nil
 		}
@@ -381,6 +395,14 @@ func (v *view) fillRow(e *entry, rowid int64) error {
 	e.st, e.mtime, e.sz, e.rowid = r.Column(v.col.mode).Int(), r.Column(v.col.mtime).Int(), r.Column(v.col.sz).Int(), rowid
 	return nil
 }
+
+// The bytes of a row's record fillRow reads at first, and at most: a
+// header and a name of up to headFirst-40 bytes, then mode, mtime and sz,
+// fit in the first; a name as long as a path can be in the second.
+const (
+	headFirst = 256
+	headMax   = 4096 + 64
+)
 
 // missingRow is err, from reading row rowid that the name index points
 // at: a missing row is damage.

@@ -114,7 +114,7 @@ func (v *view) list(full string) ([]fs.DirEntry, error) {
 	if list, ok := v.served(full); ok {
 		return list, nil
 	}
-	ahead := v.covering && !v.tx.Writable() && v.listedBefore(full)
+	ahead := !v.tx.Writable() && v.listedBefore(full)
 	c := v.cursor()
 	var k key
 	var ok bool
