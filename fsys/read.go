@@ -725,7 +725,7 @@ func (fl *File) Close() error {
 	fl.mu.Lock()
 	defer fl.mu.Unlock()
 	if fl.z != nil {
-		fl.z.release()
+		fl.z.close()
 	}
 	fl.blob, fl.z, fl.data, fl.list = nil, nil, nil, nil
 	if fl.tx != nil {
