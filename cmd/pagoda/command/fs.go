@@ -29,7 +29,11 @@ func newFSCmd() *cobra.Command {
 table, the SQLite Archive that "sqlite3 FILE -A" creates and reads: each
 command reads archives that sqlite3 made, and sqlite3 reads what they
 write. PATHs inside the archive are relative to its root and use "/"
-("." or no PATH is the root); a leading "/" is ignored.`,
+("." or no PATH is the root); a leading "/" or "./" is ignored, so that in
+an archive made by "sqlite3 FILE -Ac ." (names "./a.txt", ...) a PATH is
+given as sqlite3 -t lists it or without its "./", and what is written
+there keeps the "./". A FILE without an archive (no sqlar table) is an
+error, "no SQLite Archive in FILE", for the commands that read.`,
 		Args: cobra.NoArgs, // "pagoda fs nosuch" is an unknown command
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
