@@ -292,7 +292,7 @@ range. Progress goes to stderr.`,
 	fl.BoolVar(&quick, "quick", false, "one round (3 of what the shared mode's targets compare), reads measured for less time (the run takes a minute or two, not several)")
 	fl.IntVar(&rows, "rows", benchRows, "rows in the read table and in each bulk load")
 	fl.StringVar(&dir, "dir", filepath.Join(os.TempDir(), benchDirName), "directory caching the read files and holding the written stores")
-	fl.StringVar(&peers, "peers", strings.Join(append(slices.Clone(bench.PeerNames), "pagoda-tx", "os", "walkdir"), ","), "comma-separated peers to measure (os: the fs workloads' os.DirFS; pagoda-tx: fsys in one read transaction; walkdir: fs.WalkDir over listings read beforehand)")
+	fl.StringVar(&peers, "peers", strings.Join(append(slices.Clone(bench.PeerNames), "pagoda-tx", "pagoda-sqlite3", "os", "walkdir"), ","), "comma-separated peers to measure (os: the fs workloads' os.DirFS; pagoda-tx: fsys in one read transaction; pagoda-sqlite3: fsys over the archive sqlite3 -Ac . made; walkdir: fs.WalkDir over listings read beforehand)")
 	fl.StringVar(&workloads, "workloads", strings.Join(bench.WorkloadNames(), ","), "comma-separated workloads to run")
 	fl.IntVar(&inserts, "inserts", benchInserts, "random inserts of the insert workload (delete deletes a tenth of them)")
 	fl.IntVar(&commits, "commits", benchCommits, "one-row transactions of the commit workload")

@@ -25,8 +25,9 @@ import (
 // What is read ahead is bounded (aheadMax entries held per view), served
 // once, and dropped when the view's snapshot changes. A listing is kept
 // only when the pass read all of its directory's range; a pass that meets
-// anything but a well-formed entry of the listing index stops, and the
-// listing that needs those entries reads them itself.
+// anything but a well-formed index entry (and, without the listing index,
+// a row whose head reads: fillRow) stops, and the listing that needs
+// those entries reads them itself.
 
 // aheadMax is how many entries a view holds in listings read ahead: about
 // 64 bytes each, and at about 40 ns each the most a listing that goes
@@ -182,6 +183,15 @@ func (v *view) readAhead(c *pagoda.IndexCursor, dir []byte) bool {
 			continue
 		}
 		if validElem(rest) {
+			if !v.covering {
+				// Without the listing index, the row's head (fillRow).
+				var e entry
+				if v.fillRow(&e, k.rowid) != nil {
+					n = budget // stop: the listing that needs it reports it
+					continue
+				}
+				k.st, k.mtime, k.sz = e.st, e.mtime, e.sz
+			}
 			l.add(rest, row{k.st, k.mtime, k.sz})
 		}
 		n++
@@ -217,13 +227,13 @@ func (v *view) close(d int) {
 	if !l.sorted {
 		slices.SortFunc(out, func(a, b dirEntry) int { return strings.Compare(a.name, b.name) })
 	}
-	dir := l.dir[:len(l.dir)-1]
+	dir := l.dir[len(v.pfx) : len(l.dir)-1] // listings are kept by the FS's names
 	v.keep(dir, out)
 	for i := range out {
 		if !out[i].mode.IsDir() {
 			continue
 		}
-		v.key = append(append(v.key[:0], l.dir...), out[i].name...)
+		v.key = append(append(v.key[:0], l.dir[len(v.pfx):]...), out[i].name...)
 		if _, ok := v.ahead[string(v.key)]; !ok {
 			v.keep(v.key, nil)
 		}

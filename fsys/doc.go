@@ -25,17 +25,30 @@
 // a walk reads each name once. Archives that pagoda creates carry a second index,
 // sqlar_listing(name, mode, mtime, sz), that lists and stats without touching
 // the table; sqlite3 maintains it like any index, and archives without it
-// (those made by sqlite3) are read through the primary key's index.
+// (those made by sqlite3) are read through the primary key's index, each
+// entry's mode, mtime and sz from the head of its row (pagoda.Table.Head:
+// the leaf, and at most the overflow page or two a long name spills
+// onto), never from its data or the data's overflow pages.
 // An archive in a UTF-16 database (PRAGMA encoding) is refused, reads and
 // writes alike, with an error wrapping pagoda.ErrUnsupported.
+//
+// Names are io/fs names, which never start with "./"; an archive that
+// `sqlite3 -Ac .` made, whose rows are ".", "./index.html", "./sub", ...,
+// reads as index.html and sub, and what is written into it is stored as
+// "./"+name, so that sqlite3 -t and -x keep seeing one tree. names.go has
+// the rules, a mixed archive's included. [New]'s FS reads a database
+// without a sqlar table as an empty directory and creates the table at
+// its first write; [Open] and [FS.Exists] report it as [ErrNoArchive].
 //
 // An open regular file keeps its snapshot until Close and reads its data in
 // place from the database pages: an uncompressed file is never copied
 // except into the caller's buffer. Close every file: DB.Close waits for
-// the snapshots they hold. A compressed file is inflated as it is read,
-// through a pooled inflater of about 50 KiB: reading a 1 GiB file stored in
-// 1 MB costs that much memory, not a GiB. Reading before the place reached
-// inflates again from the start.
+// the snapshots they hold. A compressed file of up to 1 MiB is inflated
+// once, at its first read, into a pooled buffer that Close gives back;
+// a larger one is inflated as it is read, through a pooled inflater of
+// about 50 KiB: reading a 1 GiB file stored in 1 MB costs that much
+// memory, not a GiB, and reading it before the place reached inflates
+// again from the start.
 //
 // sz is a claim that the data must bear out (inflate.go has the rules). A
 // file whose compressed data inflates to more or fewer bytes than its sz,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -149,6 +150,8 @@ type view struct {
 	epoch    uint64        // tx.Epoch() when ix and tab were taken
 	warm     bool          // the cursor is on tx's index, placed by an earlier call
 	present  bool          // the table exists
+	pfx      string        // "./" when the archive's names have it (names.go), else ""
+	lead     bool          // the table's first columns are name, mode, mtime, sz (fillRow)
 	ix       *pagoda.Index // the listing index, else the name index
 	covering bool          // ix is the listing index
 	tab      *pagoda.Table // resolved on demand
@@ -159,6 +162,7 @@ type view struct {
 	key      []byte     // scratch for seek keys
 	pre      []byte     // the prefix a listing reads
 	names    []byte     // scratch for listings
+	head     []byte     // scratch for fillRow
 	spans    []span     // names collected by list, in names
 	rows     []row      // and their metadata
 	slab     []dirEntry // what is left of the slabs listings are cut from
@@ -190,7 +194,7 @@ func (v *view) open(tx *pagoda.Tx) error {
 	if tx == v.tx && v.epoch == tx.Epoch() && v.ix != nil && !tx.Writable() && (!v.warm || v.c.Err() == nil) {
 		return nil // warm stays as the last call left it
 	}
-	v.tx, v.present, v.ix, v.tab, v.covering, v.warm = tx, false, nil, nil, false, false
+	v.tx, v.present, v.ix, v.tab, v.covering, v.warm, v.pfx = tx, false, nil, nil, false, false, ""
 	v.epoch = tx.Epoch()
 	v.forget()
 	// The listing reads index records' bytes as UTF-8 names: the names of
@@ -203,7 +207,7 @@ func (v *view) open(tx *pagoda.Tx) error {
 	ix, err := tx.Index(ListingIndex)
 	if err == nil && ix.TableName() == TableName && ix.SQL() == createListingSQL {
 		v.ix, v.covering, v.present = ix, true, true
-		return nil
+		return v.detectForm()
 	}
 	if err != nil && !errors.Is(err, pagoda.ErrNotFound) {
 		return err
@@ -211,7 +215,7 @@ func (v *view) open(tx *pagoda.Tx) error {
 	ix, err = tx.Index(nameIndex)
 	if err == nil {
 		v.ix, v.present = ix, true
-		return nil
+		return v.detectForm()
 	}
 	if !errors.Is(err, pagoda.ErrNotFound) {
 		return err
@@ -256,7 +260,17 @@ func (v *view) table() (*pagoda.Table, error) {
 		if c.name < 0 || c.mode < 0 || c.mtime < 0 || c.sz < 0 || c.data < 0 {
 			return nil, fmt.Errorf("fsys: table %s lacks one of the columns name, mode, mtime, sz, data: %w", TableName, pagoda.ErrUnsupported)
 		}
-		v.col, v.ncols, v.colSQL = c, n, sql
+		// The record's first four fields are name, mode, mtime and sz when
+		// the columns are, none of them generated (a VIRTUAL column has no
+		// field) and only name a primary key (an INTEGER PRIMARY KEY's
+		// field is NULL).
+		lead := c.name == 0 && c.mode == 1 && c.mtime == 2 && c.sz == 3
+		for i, col := range t.Columns()[:min(4, n)] {
+			if col.Generated || (col.PrimaryKey && i > 0) {
+				lead = false
+			}
+		}
+		v.col, v.ncols, v.colSQL, v.lead = c, n, sql, lead
 	}
 	v.tab = t
 	return t, nil
@@ -341,21 +355,62 @@ func (v *view) fill(k *key, e *entry) error {
 	return v.fillRow(e, k.rowid)
 }
 
-// fillRow completes e from the table row rowid.
+// fillRow completes e from the table row rowid. It reads the row's
+// leading fields from its leaf page (Table.Head), never its data nor the
+// data's overflow pages; a row whose leading fields do not lie whole there
+// (a name of hundreds of bytes), or a table of another shape, is read
+// whole.
 func (v *view) fillRow(e *entry, rowid int64) error {
 	t, err := v.table()
 	if err != nil {
 		return err
 	}
+	if v.lead {
+		// The head's first try: the name's first 200 bytes, on a 512-byte
+		// page (as sqlite3 -Ac makes them) the leaf and one overflow page.
+		v.head = slices.Grow(v.head[:0], headFirst)
+		head, _, err := t.Head(rowid, v.head[:headFirst])
+		if err != nil {
+			return missingRow(rowid, err)
+		}
+		var ints [3]int64 // mode, mtime, sz after the name
+		_, ok := format.ValueInts(head, ints[:])
+		if need, known := format.FieldsEnd(head, 4); !ok && known && need > int64(len(head)) && need <= headMax {
+			// A longer name: read as far as sz.
+			v.head = slices.Grow(v.head[:0], int(need))
+			if head, _, err = t.Head(rowid, v.head[:need]); err != nil {
+				return missingRow(rowid, err)
+			}
+			_, ok = format.ValueInts(head, ints[:])
+		}
+		if ok {
+			e.st, e.mtime, e.sz, e.rowid = ints[0], ints[1], ints[2], rowid
+			return nil
+		}
+	}
 	r, err := t.Get(rowid)
 	if err != nil {
-		if errors.Is(err, pagoda.ErrNotFound) {
-			return fmt.Errorf("fsys: the name index points at row %d, which is missing: %w", rowid, pagoda.ErrCorrupt)
-		}
-		return err
+		return missingRow(rowid, err)
 	}
 	e.st, e.mtime, e.sz, e.rowid = r.Column(v.col.mode).Int(), r.Column(v.col.mtime).Int(), r.Column(v.col.sz).Int(), rowid
 	return nil
+}
+
+// The bytes of a row's record fillRow reads at first, and at most: a
+// header and a name of up to headFirst-40 bytes, then mode, mtime and sz,
+// fit in the first; a name as long as a path can be in the second.
+const (
+	headFirst = 256
+	headMax   = 4096 + 64
+)
+
+// missingRow is err, from reading row rowid that the name index points
+// at: a missing row is damage.
+func missingRow(rowid int64, err error) error {
+	if errors.Is(err, pagoda.ErrNotFound) {
+		return fmt.Errorf("fsys: the name index points at row %d, which is missing: %w", rowid, pagoda.ErrCorrupt)
+	}
+	return err
 }
 
 // lookup finds the entry called name (a full name; "" is the root) without
@@ -368,13 +423,13 @@ func (v *view) lookup(name string) (e entry, found bool, err error) {
 		return entry{}, false, nil
 	}
 	c := v.cursor()
-	v.key = append(v.key[:0], name...)
+	v.key = append(append(v.key[:0], v.pfx...), name...)
 	if v.seek(c, v.key) {
 		var k key
 		if err := v.decode(c, &k); err != nil {
 			return entry{}, false, err
 		}
-		if k.kind == format.KindText && string(k.name) == name {
+		if k.kind == format.KindText && bytes.Equal(k.name, v.key) {
 			e.name = name
 			if err := v.fill(&k, &e); err != nil {
 				return entry{}, false, err

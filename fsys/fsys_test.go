@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +16,8 @@ import (
 
 	"github.com/pagodadb/pagoda"
 	"github.com/pagodadb/pagoda/fsys"
+	"github.com/pagodadb/pagoda/internal/sqlartest"
+	"github.com/pagodadb/pagoda/internal/sqltest"
 )
 
 func must(t *testing.T, err error) {
@@ -355,5 +359,77 @@ func TestListingsOutliveLaterCalls(t *testing.T) {
 				t.Fatalf("%s[%d] = %q (size %d, %v), want file %q of 1 byte", dir, i, list[i].Name(), info.Size(), err, name)
 			}
 		}
+	}
+}
+
+// TestStatReadsNoData: on an archive as sqlite3 -Ac makes it (512-byte
+// pages, no listing index, names of a few bytes to hundreds), Stat,
+// ReadDir and a walk read each row's name, mode, mtime and sz, never its
+// data: with 10 MB files in it, each call allocates kilobytes, not the
+// file (reading it whole allocated its size per entry before).
+func TestStatReadsNoData(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.sqlar")
+	db := sqltest.Open(t, path)
+	for _, s := range []string{"PRAGMA page_size=512", "CREATE TABLE sqlar(name TEXT PRIMARY KEY, mode INT, mtime INT, sz INT, data BLOB)"} {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	big := randomBytes(r, 10<<20, false)
+	long := strings.Repeat("n", 300) // spills past a 512-byte page's leaf
+	rows := map[string]int{"d": -1, "d/raw": len(big), "d/zlib": 10 << 20, "d/" + long: len(big), "d/small": 5}
+	for name, size := range rows {
+		var err error
+		switch {
+		case size < 0:
+			_, err = db.Exec("INSERT INTO sqlar VALUES(?, 16877, 1700000000, 0, NULL)", name)
+		case name == "d/zlib":
+			_, err = db.Exec("INSERT INTO sqlar VALUES(?, 33188, 1700000000, ?, ?)", name, size, zlibBytes(make([]byte, size)))
+		default:
+			_, err = db.Exec("INSERT INTO sqlar VALUES(?, 33188, 1700000000, ?, ?)", name, size, big[:size])
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	pdb, err := pagoda.Open(path, &pagoda.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pdb.Close()
+	f := fsys.New(pdb, nil)
+	check := func() {
+		for name, size := range rows {
+			fi, err := f.Stat(name)
+			if err != nil || (size >= 0 && fi.Size() != int64(size)) || fi.IsDir() != (size < 0) {
+				t.Fatalf("Stat(%s) = %v, %v", name, fi, err)
+			}
+		}
+		list, err := f.ReadDir("d")
+		if err != nil || len(list) != len(rows)-1 {
+			t.Fatalf("ReadDir(d) = %v, %v", list, err)
+		}
+		for _, d := range list {
+			if fi, _ := d.Info(); fi.Size() != int64(rows["d/"+d.Name()]) {
+				t.Errorf("ReadDir(d): %s has size %d, want %d", d.Name(), fi.Size(), rows["d/"+d.Name()])
+			}
+		}
+		n := 0
+		if err := fs.WalkDir(f, ".", func(string, fs.DirEntry, error) error { n++; return nil }); err != nil || n != len(rows)+1 {
+			t.Fatalf("walk: %d entries, %v", n, err)
+		}
+	}
+	check() // warm: pools, the view
+	const rounds = 5
+	n := sqlartest.Allocated(func() {
+		for range rounds {
+			check()
+		}
+	})
+	t.Logf("%d bytes allocated a round of %d Stats, a ReadDir and a walk", n/rounds, len(rows))
+	if n/rounds > 256<<10 {
+		t.Errorf("a round of Stats, a ReadDir and a walk allocated %d bytes: rows of 10 MB are being read", n/rounds)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pagodadb/pagoda"
 )
@@ -22,11 +23,14 @@ import (
 //  1. A claim no stream of the stored length can reach (deflate expands
 //     at most maxInflate times) and a negative sz are ErrCorrupt before
 //     anything is inflated.
-//  2. An open file inflates as it is read, through an inflater (a zlib
-//     reader and its input buffer, about 50 KiB, pooled) that it holds
-//     only while it is part way through the stream: memory is bounded by
-//     that, whatever sz says. Reading before the stream's place inflates
-//     again from the start.
+//  2. An open file of up to wholeMax bytes inflates whole at its first
+//     read, once, into a pooled buffer that Close gives back: its reads,
+//     at any offset and in any order, copy from it. A larger file
+//     inflates as it is read, through an inflater (a zlib reader and its
+//     input buffer, about 50 KiB, pooled) that it holds only while it is
+//     part way through the stream: memory is bounded by that, whatever sz
+//     says. Reading it before the stream's place inflates again from the
+//     start.
 //  3. The stream must end exactly at sz, with its checksum right. A stream
 //     that ends early is ErrCorrupt when its end is met; one that goes on
 //     past sz is ErrCorrupt at the read that would reach sz. Either way a
@@ -65,8 +69,12 @@ type inflater struct {
 
 var inflaters = sync.Pool{New: func() any { return new(inflater) }}
 
+// starts counts the streams start began, for the tests.
+var starts atomic.Int64
+
 // start returns an inflater reading b from its beginning.
 func start(b *pagoda.Blob) (*inflater, error) {
+	starts.Add(1)
 	z := inflaters.Get().(*inflater)
 	var src flate.Reader
 	if whole := b.Bytes(); whole != nil {
@@ -197,8 +205,41 @@ func readAll(b *pagoda.Blob, e *entry) ([]byte, error) {
 	return out, nil
 }
 
-// stream is an open file's compressed data, inflated as it is read (rules
-// 2 and 3). It is used under its File's lock.
+// wholeMax is the largest file an open file inflates whole (rule 2): as
+// much as ReadFile trusts a claim with.
+const wholeMax = trustedSize
+
+// wholeBufs pools the buffers of files inflated whole, by size class:
+// class k holds buffers of wholeMin<<k bytes.
+const wholeMin = 4 << 10
+
+var wholeBufs [21 - 12 + 1]sync.Pool // 4 KiB .. 1 MiB
+
+// wholeBuf returns a pooled buffer of at least n <= wholeMax bytes.
+func wholeBuf(n int64) *[]byte {
+	k := 0
+	for int64(wholeMin)<<k < n {
+		k++
+	}
+	if b, ok := wholeBufs[k].Get().(*[]byte); ok {
+		return b
+	}
+	b := make([]byte, wholeMin<<k)
+	return &b
+}
+
+// freeWholeBuf gives b back to its pool.
+func freeWholeBuf(b *[]byte) {
+	k := 0
+	for wholeMin<<k < len(*b) {
+		k++
+	}
+	wholeBufs[k].Put(b)
+}
+
+// stream is an open file's compressed data, inflated whole at its first
+// read or as it is read (rules 2 and 3). It is used under its File's
+// lock.
 type stream struct {
 	blob  *pagoda.Blob
 	e     *entry
@@ -206,6 +247,41 @@ type stream struct {
 	pos   int64     // how far z has inflated
 	ended bool      // the stream is known to end at sz
 	err   error     // the damage found: every read returns it
+	whole *[]byte   // a file of up to wholeMax bytes, inflated
+}
+
+// inflateWhole inflates a file of up to wholeMax bytes into s.whole, once,
+// and checks that its stream ends there.
+func (s *stream) inflateWhole() error {
+	if s.whole != nil {
+		return nil
+	}
+	z, err := start(s.blob)
+	if err != nil {
+		return s.fail(streamErr(s.e, notZlib, err))
+	}
+	b := wholeBuf(s.e.sz)
+	if _, err = io.ReadFull(z.zr, (*b)[:s.e.sz]); err != nil {
+		err = streamErr(s.e, notSize, err)
+	} else {
+		err = z.ends(s.e) // rule 3: nothing is read of a damaged file
+	}
+	z.free()
+	if err != nil {
+		freeWholeBuf(b)
+		return s.fail(err)
+	}
+	s.whole, s.ended = b, true
+	return nil
+}
+
+// close gives back what s holds.
+func (s *stream) close() {
+	s.release()
+	if s.whole != nil {
+		freeWholeBuf(s.whole)
+		s.whole = nil
+	}
 }
 
 // fail notes err, the stream's damage, and lets the inflater go.
@@ -266,6 +342,19 @@ func (s *stream) readAt(p []byte, off int64) (int, error) {
 		return 0, s.err
 	}
 	sz := s.e.sz
+	if sz <= wholeMax {
+		if err := s.inflateWhole(); err != nil {
+			return 0, err
+		}
+		if off >= sz {
+			return 0, io.EOF
+		}
+		n := copy(p, (*s.whole)[off:sz])
+		if n < len(p) {
+			return n, io.EOF
+		}
+		return n, nil
+	}
 	if off >= sz {
 		if err := s.end(); err != nil {
 			return 0, err
@@ -297,6 +386,19 @@ var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b 
 
 // writeTo writes the inflated data from offset off to w.
 func (s *stream) writeTo(w io.Writer, off int64) (int64, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	if s.e.sz <= wholeMax {
+		if err := s.inflateWhole(); err != nil {
+			return 0, err
+		}
+		if off >= s.e.sz {
+			return 0, nil
+		}
+		n, err := w.Write((*s.whole)[off:s.e.sz])
+		return int64(n), err
+	}
 	bp := copyBufs.Get().(*[]byte)
 	defer copyBufs.Put(bp)
 	var total int64

@@ -229,3 +229,62 @@ func TestInflateReadFileAllocates(t *testing.T) {
 
 // maxInflate is fsys's bound on a zlib stream's expansion.
 const maxInflate = 1032
+
+// TestInflateOnce: an open compressed file of up to 1 MiB inflates once,
+// at its first read, whatever its reads do after (ReadAt backward, Seek
+// and Read again, WriteTo from the start), and gives the right bytes; a
+// larger one inflates as it is read, so reading it backward starts its
+// stream again. Reading the whole small file again, through a new Open,
+// allocates no new buffer for it (the buffers are pooled).
+func TestInflateOnce(t *testing.T) {
+	db := dbtest.Open(t, "", nil)
+	small, large := benchText(300<<10), benchText(1<<20+100<<10)
+	f := fsys.New(db, &fsys.Options{Compress: true})
+	must(t, f.WriteFile("small", small, 0o644))
+	must(t, f.WriteFile("large", large, 0o644))
+	read := func(name string, content []byte) int64 {
+		t.Helper()
+		before := fsys.Starts()
+		fl, err := f.Open(name)
+		must(t, err)
+		defer fl.Close()
+		ra := fl.(io.ReaderAt)
+		buf := make([]byte, 64<<10)
+		for off := int64(len(content)) - int64(len(buf)); off > -int64(len(buf)); off -= int64(len(buf)) {
+			off := max(off, 0)
+			n, err := ra.ReadAt(buf, off)
+			if (err != nil && err != io.EOF) || !bytes.Equal(buf[:n], content[off:off+int64(n)]) {
+				t.Fatalf("%s: ReadAt(%d): %d bytes, %v", name, off, n, err)
+			}
+			if off == 0 {
+				break
+			}
+		}
+		var out bytes.Buffer
+		if _, err := fl.(io.WriterTo).WriteTo(&out); err != nil || !bytes.Equal(out.Bytes(), content) {
+			t.Fatalf("%s: WriteTo: %d bytes, %v", name, out.Len(), err)
+		}
+		return fsys.Starts() - before
+	}
+	if n := read("small", small); n != 1 {
+		t.Errorf("a 300 KiB file inflated %d times, want once", n)
+	}
+	if n := read("large", large); n < 10 {
+		t.Errorf("a 1.1 MiB file read backward in 64 KiB pieces inflated %d times: it should stream (and start again)", n)
+	}
+	read("small", small) // the pool has a buffer now
+	var err error
+	n := sqlartest.Allocated(func() {
+		var fl fs.File
+		if fl, err = f.Open("small"); err == nil {
+			_, err = io.Copy(io.Discard, fl)
+			fl.Close()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n > 200<<10 {
+		t.Errorf("reading a 300 KiB file again allocated %d bytes: its buffer should come from the pool", n)
+	}
+}

@@ -114,21 +114,21 @@ func (v *view) list(full string) ([]fs.DirEntry, error) {
 	if list, ok := v.served(full); ok {
 		return list, nil
 	}
-	ahead := v.covering && !v.tx.Writable() && v.listedBefore(full)
+	ahead := !v.tx.Writable() && v.listedBefore(full)
 	c := v.cursor()
 	var k key
 	var ok bool
 	exists := full == ""
-	v.pre = v.pre[:0]
+	v.pre = append(v.pre[:0], v.pfx...)
 	if full == "" {
-		ok = c.First()
+		ok = v.seek(c, v.pre) // the first name, or the first "./" name
 	} else {
-		v.key = append(v.key[:0], full...)
+		v.key = append(append(v.key[:0], v.pfx...), full...)
 		if ok = v.seek(c, v.key); ok {
 			if err := v.decode(c, &k); err != nil {
 				return nil, err
 			}
-			if k.kind == format.KindText && string(k.name) == full {
+			if k.kind == format.KindText && bytes.Equal(k.name, v.key) {
 				e := entry{name: full}
 				if err := v.fill(&k, &e); err != nil {
 					return nil, err
@@ -725,7 +725,7 @@ func (fl *File) Close() error {
 	fl.mu.Lock()
 	defer fl.mu.Unlock()
 	if fl.z != nil {
-		fl.z.release()
+		fl.z.close()
 	}
 	fl.blob, fl.z, fl.data, fl.list = nil, nil, nil, nil
 	if fl.tx != nil {

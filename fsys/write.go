@@ -88,7 +88,7 @@ func (v *view) put(full string, st, mtime, sz int64, data any, old *entry) error
 		return err
 	}
 	vals := make([]any, v.ncols)
-	vals[v.col.name], vals[v.col.mode], vals[v.col.mtime], vals[v.col.sz], vals[v.col.data] = full, st, mtime, sz, data
+	vals[v.col.name], vals[v.col.mode], vals[v.col.mtime], vals[v.col.sz], vals[v.col.data] = v.pfx+full, st, mtime, sz, data
 	if old != nil && old.rowid != 0 {
 		return t.Put(old.rowid, vals...)
 	}
@@ -121,12 +121,11 @@ func (v *view) under(full string) ([]entry, error) {
 	if !v.present {
 		return nil, nil
 	}
-	prefix := full + "/"
-	if full == "" {
-		prefix = ""
-	}
 	c := v.cursor()
-	v.key = append(v.key[:0], prefix...)
+	v.key = append(v.key[:0], v.pfx...)
+	if full != "" {
+		v.key = append(append(v.key, full...), '/')
+	}
 	for ok := v.seek(c, v.key); ok; ok = c.Next() {
 		n, isText := keyName(c)
 		if !isText {
@@ -138,7 +137,7 @@ func (v *view) under(full string) ([]entry, error) {
 		if !bytes.HasPrefix(n, v.key) {
 			break
 		}
-		out = append(out, entry{name: string(n), rowid: c.Rowid()})
+		out = append(out, entry{name: string(n[len(v.pfx):]), rowid: c.Rowid()})
 	}
 	return out, c.Err()
 }
@@ -149,7 +148,7 @@ func (v *view) hasChildren(full string) (bool, error) {
 		return false, nil
 	}
 	c := v.cursor()
-	v.key = append(append(v.key[:0], full...), '/')
+	v.key = append(append(append(v.key[:0], v.pfx...), full...), '/')
 	if v.seek(c, v.key) {
 		if n, ok := keyName(c); ok && bytes.HasPrefix(n, v.key) {
 			return true, nil

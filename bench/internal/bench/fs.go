@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -31,9 +32,16 @@ const pagodaTxPeer = "pagoda-tx"
 // only, whose ReadDir returns listings read beforehand (see listedFS).
 const walkDirPeer = "walkdir"
 
+// sqlite3Peer is pagoda's fsys over an archive that `sqlite3 -Ac .` made
+// of the tree, as a user of sqlite3 makes one: sqlite3's layout (512-byte
+// pages, zlib where it makes a file smaller, a rollback journal), no
+// sqlar_listing index, names in the "./" form. An fs-only peer, there
+// when the sqlite3 command is.
+const sqlite3Peer = "pagoda-sqlite3"
+
 // fsOnly reports whether name is a peer of the fs workloads only.
 func fsOnly(name string) bool {
-	return name == osPeer || name == pagodaTxPeer || name == walkDirPeer
+	return name == osPeer || name == pagodaTxPeer || name == walkDirPeer || name == sqlite3Peer
 }
 
 // FSPeerNames lists the peers of the fs workloads, in the order they are
@@ -46,10 +54,14 @@ func fsOnly(name string) bool {
 var FSPeerNames = fsPeerNames()
 
 func fsPeerNames() []string {
-	if !cgoEnabled {
-		return []string{"pagoda", pagodaTxPeer, "modernc", osPeer, walkDirPeer}
+	names := []string{"pagoda", pagodaTxPeer}
+	if _, err := exec.LookPath("sqlite3"); err == nil {
+		names = append(names, sqlite3Peer)
 	}
-	return []string{"pagoda", pagodaTxPeer, "mattn", "modernc", osPeer, walkDirPeer}
+	if cgoEnabled {
+		names = append(names, "mattn")
+	}
+	return append(names, "modernc", osPeer, walkDirPeer)
 }
 
 // isFSPeer reports whether name is a peer of the fs workloads.
@@ -88,6 +100,30 @@ func BuildArchive(t *FSTree, file string) (*Archive, error) {
 	a := &Archive{Path: file, ImportTime: time.Since(start)}
 	if a.Size, err = filesSize(file, file+"-wal"); err != nil {
 		return nil, fmt.Errorf("bench: archive of %s: %w", t.Dir, err)
+	}
+	return a, nil
+}
+
+// sqlite3Archive is where Run keeps the archive that sqlite3 makes beside
+// pagoda's archive (for the pagoda-sqlite3 peer).
+func sqlite3Archive(archive string) string {
+	return strings.TrimSuffix(archive, ".db") + "-sqlite3.db"
+}
+
+// BuildSQLite3Archive archives the tree t into a new file with the
+// sqlite3 command, as `cd DIR && sqlite3 FILE -Ac .` does (names "./...",
+// zlib where it makes a file smaller, 512-byte pages).
+func BuildSQLite3Archive(t *FSTree, file string) (*Archive, error) {
+	start := time.Now()
+	cmd := exec.Command("sqlite3", file, "-Ac", ".")
+	cmd.Dir = t.Dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("bench: sqlite3 -Ac of %s: %v: %s", t.Dir, err, out)
+	}
+	a := &Archive{Path: file, ImportTime: time.Since(start)}
+	var err error
+	if a.Size, err = filesSize(file); err != nil {
+		return nil, fmt.Errorf("bench: sqlite3 archive of %s: %w", t.Dir, err)
 	}
 	return a, nil
 }
@@ -183,6 +219,22 @@ func OpenFSPeer(name string, t *FSTree, archive string, opt PeerOptions) (*FSPee
 			return nil, err
 		}
 		f := fsys.New(db, nil)
+		return &FSPeer{
+			name:  name,
+			fsys:  f,
+			blob:  func(i int) ([]byte, error) { return fs.ReadFile(f, files[i]) },
+			close: db.Close,
+		}, nil
+	case sqlite3Peer:
+		db, err := pagoda.Open(sqlite3Archive(archive), &pagoda.Options{ReadOnly: true})
+		if err != nil {
+			return nil, err
+		}
+		f, err := fsys.Open(db, nil)
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
 		return &FSPeer{
 			name:  name,
 			fsys:  f,

@@ -15,6 +15,9 @@ type FSTreeResult struct {
 	Skipped string
 	// Archive is the archive pagoda's fsys wrote (zero when only os ran).
 	Archive Archive
+	// SQLite3Archive is the archive `sqlite3 -Ac .` made, for the
+	// pagoda-sqlite3 peer (zero when it did not run).
+	SQLite3Archive Archive
 }
 
 // fsArchiveBuilder builds the archives of Run; the tests replace it to
@@ -109,11 +112,23 @@ func runFS(cfg *Config, dir string, workloads []FSWorkload, peers []string, rep 
 			}
 			tr.Archive = *a
 			cfg.progress("fs: archive of %s: %s, imported in %s", tree, mb(a.Size), a.ImportTime.Round(time.Millisecond))
+			if slices.Contains(peers, sqlite3Peer) {
+				a, err := BuildSQLite3Archive(t, sqlite3Archive(archive))
+				if err != nil {
+					removeArchive(archive)
+					removeArchive(sqlite3Archive(archive))
+					return err
+				}
+				tr.SQLite3Archive = *a
+				cfg.progress("fs: sqlite3's archive of %s: %s, made in %s", tree, mb(a.Size), a.ImportTime.Round(time.Millisecond))
+			}
 		}
 		err = measureFSPeers(cfg, t, archive, ws, peers, samples)
 		if archive != "" {
-			if rerr := removeArchive(archive); err == nil && rerr != nil {
-				err = fmt.Errorf("bench: %w", rerr)
+			for _, file := range []string{archive, sqlite3Archive(archive)} {
+				if rerr := removeArchive(file); err == nil && rerr != nil {
+					err = fmt.Errorf("bench: %w", rerr)
+				}
 			}
 		}
 		if err != nil {

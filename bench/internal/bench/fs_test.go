@@ -295,7 +295,9 @@ func TestFSTargets(t *testing.T) {
 
 // TestFSPagoda checks pagoda's peer: BuildArchive imports a small tree
 // with fsys, and the archive passes VerifyFS with pagoda and the SQL
-// peers. It is skipped while fsys is not implemented.
+// peers, and so does the archive sqlite3 -Ac . makes (pagoda-sqlite3)
+// when the sqlite3 command is there. It is skipped while fsys is not
+// implemented.
 func TestFSPagoda(t *testing.T) {
 	tree, err := GenTree(t.TempDir(), FSOptions{Files: 100})
 	if err != nil {
@@ -311,6 +313,11 @@ func TestFSPagoda(t *testing.T) {
 	}
 	if a.Size <= tree.Bytes || a.ImportTime <= 0 {
 		t.Errorf("archive %+v of %d bytes of files", a, tree.Bytes)
+	}
+	if slices.Contains(FSPeerNames, sqlite3Peer) { // the sqlite3 command is there
+		if _, err := BuildSQLite3Archive(tree, sqlite3Archive(file)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, name := range FSPeerNames {
 		p, err := OpenFSPeer(name, tree, file, PeerOptions{})

@@ -29,7 +29,11 @@ func newFSCmd() *cobra.Command {
 table, the SQLite Archive that "sqlite3 FILE -A" creates and reads: each
 command reads archives that sqlite3 made, and sqlite3 reads what they
 write. PATHs inside the archive are relative to its root and use "/"
-("." or no PATH is the root); a leading "/" is ignored.`,
+("." or no PATH is the root); a leading "/" or "./" is ignored, so that in
+an archive made by "sqlite3 FILE -Ac ." (names "./a.txt", ...) a PATH is
+given as sqlite3 -t lists it or without its "./", and what is written
+there keeps the "./". A FILE without an archive (no sqlar table) is an
+error, "no SQLite Archive in FILE", for the commands that read.`,
 		Args: cobra.NoArgs, // "pagoda fs nosuch" is an unknown command
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
@@ -48,11 +52,25 @@ write. PATHs inside the archive are relative to its root and use "/"
 
 // fsView opens the database at path read-only and runs fn with an FS that
 // reads in one read transaction (one snapshot), and with the command's
-// buffered output, flushed at the end (also after an error).
+// buffered output, flushed at the end (also after an error). A database
+// without an archive is "no SQLite Archive in FILE" (noArchive).
 func fsView(cmd *cobra.Command, path string, fn func(f *fsys.FS, out *output) error) error {
 	return runView(cmd, path, func(tx *pagoda.Tx, out *output) error {
-		return fn(fsys.New(tx.DB(), nil).In(tx), out)
+		f := fsys.New(tx.DB(), nil).In(tx)
+		if err := f.Exists(); err != nil {
+			return noArchive(path, err)
+		}
+		return fn(f, out)
 	})
+}
+
+// noArchive words fsys.ErrNoArchive for the database at path; other
+// errors are returned as they are.
+func noArchive(path string, err error) error {
+	if errors.Is(err, fsys.ErrNoArchive) {
+		return &cmdError{msg: "no SQLite Archive in " + path, err: err}
+	}
+	return err
 }
 
 // fsUpdate opens the database at path for writing and runs fn with an FS

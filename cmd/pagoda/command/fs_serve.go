@@ -54,6 +54,10 @@ bytes than the Content-Length, and the connection is closed.`,
 				return err
 			}
 			defer db.Close()
+			f, err := fsys.Open(db, nil)
+			if err != nil {
+				return noArchive(args[0], err)
+			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return err
@@ -65,7 +69,7 @@ bytes than the Content-Length, and the connection is closed.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			logger := log.New(cmd.ErrOrStderr(), "pagoda: ", log.LstdFlags)
-			return serve(ctx, ln, fsHandler(fsys.New(db, nil), maxRequests, logger))
+			return serve(ctx, ln, fsHandler(f, maxRequests, logger))
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on, host:port")
