@@ -1161,3 +1161,64 @@ func TestRandomInsertsFillLikeSQLite(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRandomWrites is the bench's insert and delete workloads the way
+// an application makes them: transactions of 1,000 random inserts into a
+// table of b.N rows, durable (SyncFull), then deletes of a tenth of them;
+// ns/op is per row.
+func BenchmarkRandomWrites(b *testing.B) {
+	for _, op := range []string{"insert", "delete"} {
+		b.Run(op, func(b *testing.B) {
+			db, err := Open(filepath.Join(b.TempDir(), "w.db"), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			n := b.N
+			if op == "delete" {
+				n *= 10
+			}
+			keys := rand.New(rand.NewPCG(1, 2)).Perm(n)
+			v := make([]byte, 100)
+			if err := db.Update(func(tx *Tx) error {
+				_, err := tx.CreateTable("CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)")
+				return err
+			}); err != nil {
+				b.Fatal(err)
+			}
+			write := func(keys []int, del bool) {
+				for len(keys) > 0 {
+					batch := keys[:min(1000, len(keys))]
+					keys = keys[len(batch):]
+					if err := db.Update(func(tx *Tx) error {
+						t, err := tx.Table("t")
+						if err != nil {
+							return err
+						}
+						for _, k := range batch {
+							if del {
+								err = t.Delete(int64(k) + 1)
+							} else {
+								err = t.Put(int64(k)+1, nil, v)
+							}
+							if err != nil {
+								return err
+							}
+						}
+						return nil
+					}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			if op == "insert" {
+				b.ResetTimer()
+				write(keys, false)
+				return
+			}
+			write(keys, false)
+			b.ResetTimer()
+			write(keys[:b.N], true)
+		})
+	}
+}

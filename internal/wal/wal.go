@@ -68,17 +68,25 @@ func (h *Header) Encode(b []byte) {
 
 // Checksum continues the running checksum (s0, s1) over b, whose length
 // must be a multiple of 8.
+//
+// Each step is s0 += x0 + s1; s1 += x1 + s0, with s1's written from the
+// sums before both (s1 + x1 + s0 + s1 + x0), so that the two are computed
+// side by side: a chain of two adds a step, not four.
 func Checksum(b []byte, s0, s1 uint32, bigEndian bool) (uint32, uint32) {
 	if bigEndian {
 		for ; len(b) >= 8; b = b[8:] {
-			s0 += binary.BigEndian.Uint32(b) + s1
-			s1 += binary.BigEndian.Uint32(b[4:]) + s0
+			x0, x1 := binary.BigEndian.Uint32(b), binary.BigEndian.Uint32(b[4:])
+			t := s0 + s1
+			s1 = t + (s1 + (x0 + x1))
+			s0 = t + x0
 		}
 		return s0, s1
 	}
 	for ; len(b) >= 8; b = b[8:] {
-		s0 += binary.LittleEndian.Uint32(b) + s1
-		s1 += binary.LittleEndian.Uint32(b[4:]) + s0
+		x0, x1 := binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint32(b[4:])
+		t := s0 + s1
+		s1 = t + (s1 + (x0 + x1))
+		s0 = t + x0
 	}
 	return s0, s1
 }

@@ -208,3 +208,19 @@ func FuzzRecover(f *testing.F) {
 		})
 	})
 }
+
+func BenchmarkChecksum(b *testing.B) {
+	page := make([]byte, 4096)
+	for i := range page {
+		page[i] = byte(i * 7)
+	}
+	for _, be := range []bool{false, true} {
+		b.Run(map[bool]string{false: "native", true: "big-endian"}[be], func(b *testing.B) {
+			b.SetBytes(int64(len(page)))
+			var s0, s1 uint32
+			for b.Loop() {
+				s0, s1 = Checksum(page, s0, s1, be)
+			}
+		})
+	}
+}
