@@ -30,6 +30,9 @@ type Snapshot struct {
 	// slot is the wal-index read slot the snapshot holds, with a pager
 	// that shares the database (rule 25).
 	slot int
+	// own marks a rollback-mode write transaction's snapshot, which its
+	// commit does not wait for (rollback.go).
+	own bool
 	// err is why the snapshot could not be taken (Pager.Snapshot): every
 	// page fails with it.
 	err error
