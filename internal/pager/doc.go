@@ -303,6 +303,15 @@
 //     back at once, under its EXCLUSIVE lock (rule 39 when that fails);
 //     the database mapping then ends where the file does, and the next
 //     snapshot learns the file again (rule 34).
+//  44. JournalDelete converts a WAL-mode database at Open, as sqlite3's
+//     PRAGMA journal_mode=DELETE does (convert.go): under EXCLUSIVE,
+//     which no other connection holding the file lets it have (then
+//     ErrBusy after Options.Timeout), the WAL's committed frames are
+//     synced and copied into the file, which is cut to the last commit's
+//     size and synced; the WAL and -shm go (the directory synced); then
+//     the header gets file format 1 and its counters up by one, synced.
+//     A crash before the header leaves a WAL-mode database that holds
+//     every commit.
 //
 // The pager is the one package that uses unsafe: to align its huge-page
 // arenas (arena_linux.go), to view a page's bytes as a string and back

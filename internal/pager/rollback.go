@@ -30,7 +30,8 @@ const (
 	JournalWAL
 	// JournalDelete writes a rollback journal, deleted at each commit
 	// (sqlite3's journal_mode=DELETE): a new file is a rollback-journal
-	// database. A WAL-mode file is refused (ErrUnsupported).
+	// database, and a WAL-mode one becomes one at Open, when no other
+	// connection has it (convert.go; else ErrBusy).
 	JournalDelete
 )
 
@@ -110,10 +111,7 @@ func (p *Pager) rollbackFile(hdr []byte, n int) (bool, error) {
 	}
 	switch format.Header(hdr).ReadVersion() {
 	case format.FileFormatWAL:
-		if mode == JournalDelete && !p.readOnly {
-			return false, fmt.Errorf("%s is a WAL-mode database: pagoda does not take it back to a rollback journal (sqlite3 does: PRAGMA journal_mode=DELETE): %w", p.path, format.ErrUnsupported)
-		}
-		return false, nil
+		return false, nil // lockFile converted it first if asked (rule 44)
 	case format.FileFormatLegacy:
 		if mode == JournalWAL && !p.readOnly {
 			return false, nil
