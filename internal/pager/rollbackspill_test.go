@@ -98,16 +98,22 @@ func spillTx(t *testing.T, p *Pager) (*WriteTx, map[uint32][]byte) {
 // copied as they are), it leaves a hot journal that SQLite and pagoda
 // both roll back to the file as it was; rolled back, the file is as it
 // was, byte for byte, and the pager reads it so; committed, the file holds
-// every page as the transaction wrote it. In every sync mode.
+// every page as the transaction wrote it. In every sync mode, and with
+// locks held from Open to Close.
 func TestRollbackSpill(t *testing.T) {
 	template := spillFixture(t)
-	for _, sync := range []SyncMode{SyncFull, SyncNormal, SyncOff} {
+	type variant struct {
+		sync      SyncMode
+		exclusive bool // EXCLUSIVE from Open to Close, as where locks belong to the process
+	}
+	for _, v := range []variant{{SyncFull, false}, {SyncNormal, false}, {SyncOff, false}, {SyncFull, true}} {
 		for _, commit := range []bool{false, true} {
-			t.Run(fmt.Sprintf("sync%d/commit=%v", sync, commit), func(t *testing.T) {
+			sync := v.sync
+			t.Run(fmt.Sprintf("sync%d/exclusive=%v/commit=%v", sync, v.exclusive, commit), func(t *testing.T) {
 				path := filepath.Join(t.TempDir(), "s.db")
 				sqltest.CopyFile(t, template, path, false)
 				before := readFile(t, path)
-				p := mustOpen(t, path, Options{Sync: sync, CacheSize: 1})
+				p := mustOpen(t, path, Options{Sync: sync, CacheSize: 1, Exclusive: v.exclusive})
 				defer p.Close()
 				w, want := spillTx(t, p)
 				defer w.Rollback() // before Close, when the test fails
@@ -161,7 +167,7 @@ func TestRollbackSpill(t *testing.T) {
 						t.Fatalf("page %d after the commit differs (%v)", pgno, err)
 					}
 				}
-				h := readHeader(t, path)
+				h := format.Header(readFile(t, path)[:format.HeaderSize])
 				if h.ReadVersion() != format.FileFormatLegacy || h.DatabaseSize() != s.PageCount() ||
 					int64(h.DatabaseSize())*4096 != int64(len(readFile(t, path))) {
 					t.Fatalf("header after the commit: format %d, %d pages, snapshot %d", h.ReadVersion(), h.DatabaseSize(), s.PageCount())
