@@ -251,3 +251,79 @@ func TestRollbackSpillBusy(t *testing.T) {
 		t.Fatal("the file differs after rollbacks")
 	}
 }
+
+// TestRollbackSpillFails (rules 39, 43): a spill whose write into the
+// database file fails after pages went in leaves a transaction that can
+// only roll back, and its rollback plays the journal back; when that fails
+// too (the disk fails on), the journal stays hot and the pager's next
+// snapshot, the disk working again, rolls it back first. The file is as it
+// was, for the pager and for SQLite.
+func TestRollbackSpillFails(t *testing.T) {
+	template := spillFixture(t)
+	before := readFile(t, template)
+	// spill changes the pages 2..40 of a copy at path, through fsys, and
+	// settles: one spill, whose database writes are runs of one page.
+	spill := func(path string, fsys *vfs.Fault) (*Pager, *WriteTx, error) {
+		sqltest.CopyFile(t, template, path, false)
+		p := mustOpen(t, path, Options{FS: fsys, CacheSize: 1})
+		w, err := p.BeginWrite()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for pgno := uint32(2); pgno <= 40; pgno += 2 {
+			pg, err := w.Write(pgno)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pg[len(pg)-1] ^= 0xff
+		}
+		return p, w, w.Settle()
+	}
+	// The clean run says which operation is the spill's second write
+	// into the database file: the first is in by then.
+	clean := vfs.NewFault(vfs.OS)
+	cleanPath := filepath.Join(t.TempDir(), "clean.db")
+	at, writes := -1, 0
+	clean.OnOp = func(op vfs.Op) {
+		if op.Kind == vfs.OpWrite && op.Name == cleanPath {
+			if writes++; writes == 2 {
+				at = op.Index
+			}
+		}
+	}
+	p, w, err := spill(cleanPath, clean)
+	if err != nil || at < 0 || p.Stats().Spilled == 0 {
+		t.Fatalf("clean spill: %v, database write at %d, %d spilled", err, at, p.Stats().Spilled)
+	}
+	w.Rollback()
+	p.Close()
+	for _, kind := range []vfs.FaultKind{vfs.FaultOnce, vfs.FaultForever} {
+		path := filepath.Join(t.TempDir(), "f.db")
+		fsys := vfs.NewFault(vfs.OS)
+		fsys.Inject(kind, at)
+		p, w, err := spill(path, fsys)
+		if !errors.Is(err, vfs.ErrInjected) {
+			t.Fatalf("%s: Settle: %v, want the injected fault", kind, err)
+		}
+		if bytes.Equal(readFile(t, path), before) {
+			t.Fatalf("%s: the test proves nothing: no page of the spill is in the file", kind)
+		}
+		w.Rollback()
+		if kind == vfs.FaultForever {
+			if hot := readFile(t, JournalPath(path)); len(hot) == 0 || hot[0] == 0 {
+				t.Fatal("the playback failed and the journal is not hot")
+			}
+			fsys.Inject(vfs.NoFault, 0) // the disk works again
+		}
+		if got := snapshotBytes(t, p); !bytes.Equal(got, before) {
+			t.Fatalf("%s: the pager reads a changed database after the failed spill", kind)
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(readFile(t, path), before) {
+			t.Fatalf("%s: the file differs after the failed spill", kind)
+		}
+		checkRollbackFile(t, path, 0)
+	}
+}
