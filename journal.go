@@ -18,8 +18,11 @@ const (
 	JournalWAL = JournalMode(pager.JournalWAL)
 	// JournalDelete writes through a rollback journal, <db>-journal,
 	// deleted at each commit (journal_mode=DELETE): a new file is a
-	// rollback-journal database. Open refuses a WAL-mode database with
-	// ErrUnsupported (sqlite3's PRAGMA journal_mode=DELETE converts one).
+	// rollback-journal database, and Open converts a WAL-mode one as
+	// sqlite3's PRAGMA journal_mode=DELETE does (its WAL copied into the
+	// file and removed, header bytes 18 and 19 set to 1). That needs the
+	// file alone: while another connection has it open, Open fails after
+	// Options.Timeout with an error wrapping ErrBusy.
 	JournalDelete = JournalMode(pager.JournalDelete)
 )
 

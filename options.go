@@ -25,7 +25,11 @@ type Options struct {
 	// CacheSize bounds the memory, in bytes, that a write transaction's
 	// changed pages may hold: past it they are written to the WAL early
 	// (as frames that only the commit makes valid) and their memory is
-	// reused. 0 means 64 MiB.
+	// reused. In rollback-journal mode they are written into the database
+	// file once the journal holds their originals, synced, as sqlite3
+	// spills its cache: that takes the EXCLUSIVE lock, so from then to the
+	// transaction's end readers wait, in this DB and other processes. 0
+	// means 64 MiB.
 	CacheSize int
 	// CheckpointPages is the WAL size, in pages, past which a commit
 	// copies the WAL into the database file. 0 means as many pages as the

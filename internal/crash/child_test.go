@@ -37,18 +37,19 @@ type childConfig struct {
 	cache    int    // Options.CacheSize (0: default)
 	ckpt     int    // Options.CheckpointPages (0: default)
 	sync     pagoda.SyncMode
+	journal  pagoda.JournalMode // Options.JournalMode
 }
 
 func (c childConfig) String() string {
-	return fmt.Sprintf("%d %d %d %d %d %d", c.seed, c.runSeed, c.pageSize, c.cache, c.ckpt, c.sync)
+	return fmt.Sprintf("%d %d %d %d %d %d %d", c.seed, c.runSeed, c.pageSize, c.cache, c.ckpt, c.sync, c.journal)
 }
 
 func parseConfig(s string) (childConfig, error) {
 	f := strings.Fields(s)
-	if len(f) != 6 {
+	if len(f) != 7 {
 		return childConfig{}, fmt.Errorf("bad %s %q", envConfig, s)
 	}
-	var n [6]uint64
+	var n [7]uint64
 	for i := range f {
 		v, err := strconv.ParseUint(f[i], 10, 64)
 		if err != nil {
@@ -56,7 +57,7 @@ func parseConfig(s string) (childConfig, error) {
 		}
 		n[i] = v
 	}
-	return childConfig{seed: n[0], runSeed: n[1], pageSize: int(n[2]), cache: int(n[3]), ckpt: int(n[4]), sync: pagoda.SyncMode(n[5])}, nil
+	return childConfig{seed: n[0], runSeed: n[1], pageSize: int(n[2]), cache: int(n[3]), ckpt: int(n[4]), sync: pagoda.SyncMode(n[5]), journal: pagoda.JournalMode(n[6])}, nil
 }
 
 // child opens the database, finds the last committed transaction, prints
@@ -73,6 +74,7 @@ func child(path, config string) error {
 		PageSize:        cfg.pageSize,
 		CacheSize:       cfg.cache,
 		CheckpointPages: cfg.ckpt,
+		JournalMode:     cfg.journal,
 	}
 	db, err := pagoda.Open(path, opts)
 	if err != nil {

@@ -53,13 +53,33 @@ type crashStats struct {
 }
 
 func TestCrash(t *testing.T) {
-	switch runtime.GOOS {
-	case "windows", "plan9", "js", "wasip1":
-		t.Skipf("no SIGKILL on %s", runtime.GOOS)
-	}
 	kills := 150
 	if testing.Short() {
 		kills = 20
+	}
+	runCrash(t, pagoda.JournalDefault, kills)
+}
+
+// TestCrashJournal is TestCrash on a rollback-journal file: the writer
+// (JournalDelete) is killed mid-commit and mid-spill (its 64 KiB cache
+// configurations spill big transactions into the file before their
+// commit), and after every kill, besides pagoda's read-only check (which
+// reads through a hot journal), the sqlite3 CLI opens a copy with its
+// journal: it rolls the journal back and must find integrity_check ok,
+// journal_mode delete and the transaction pagoda found.
+func TestCrashJournal(t *testing.T) {
+	kills := 40
+	if testing.Short() {
+		kills = 10
+	}
+	runCrash(t, pagoda.JournalDelete, kills)
+}
+
+// runCrash runs kills kills of a writer in journal mode mode.
+func runCrash(t *testing.T, mode pagoda.JournalMode, kills int) {
+	switch runtime.GOOS {
+	case "windows", "plan9", "js", "wasip1":
+		t.Skipf("no SIGKILL on %s", runtime.GOOS)
 	}
 	if s := os.Getenv(envKills); s != "" {
 		n, err := strconv.Atoi(s)
@@ -83,20 +103,25 @@ func TestCrash(t *testing.T) {
 	r := rand.New(rand.NewPCG(seed, 0x6b696c6c))
 	pageSizes := []int{512, 1024, 4096, 4096, 8192, 65536}
 	pageSize := pageSizes[r.IntN(len(pageSizes))]
-	t.Logf("seed %d (%s=%d replays it), %d kills, page size %d", seed, envSeed, seed, kills, pageSize)
+	t.Logf("seed %d (%s=%d replays it), %d kills, page size %d, journal mode %v", seed, envSeed, seed, kills, pageSize, mode)
 
 	dir := t.TempDir()
 	path := filepath.Join(dir, "crash.db")
 	cli, _ := exec.LookPath("sqlite3")
 	if cli == "" {
+		if mode == pagoda.JournalDelete {
+			t.Skip("sqlite3 not installed: the journal's crash test checks every kill with it")
+		}
 		t.Log("sqlite3 not installed: copies are checked by modernc.org/sqlite only")
 	}
+	journal := mode == pagoda.JournalDelete
+	var hotLeft, spillLeft int // kills that left a hot journal, of several segments
 	m := newModel(seed)
 	st := crashStats{byOptions: map[string]int{}, started: time.Now()}
 	var prevK int64
 
 	for iter := 1; iter <= kills; iter++ {
-		cfg := childConfig{seed: seed, runSeed: r.Uint64(), pageSize: pageSize}
+		cfg := childConfig{seed: seed, runSeed: r.Uint64(), pageSize: pageSize, journal: mode}
 		label := "default"
 		switch r.IntN(4) {
 		case 1:
@@ -161,6 +186,12 @@ func TestCrash(t *testing.T) {
 		if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > 32 {
 			st.walLeft++
 		}
+		if n := hotJournal(path); journal && n > 0 {
+			hotLeft++
+			if n > 1 {
+				spillLeft++
+			}
+		}
 
 		k, err := verify(path, m, prevK, lastReported)
 		if err != nil {
@@ -180,8 +211,8 @@ func TestCrash(t *testing.T) {
 			}
 			st.sqliteChecks++
 		}
-		if cli != "" && (iter%cliEvery == 0 || iter == kills) {
-			if err := cliCheck(dir, path, cli, m); err != nil {
+		if cli != "" && (journal || iter%cliEvery == 0 || iter == kills) {
+			if err := cliCheck(dir, path, cli, m, journal); err != nil {
 				fail("sqlite3 on a copy after transaction %d: %v", k, err)
 			}
 			st.cliChecks++
@@ -203,6 +234,9 @@ func TestCrash(t *testing.T) {
 		st.spillTxs, st.spilled, st.ckptTxs)
 	t.Logf("final file: %d bytes, %d rows in t, %d bucket keys; checks by modernc.org/sqlite: %d, by sqlite3: %d",
 		size, len(m.rows), len(m.kv), st.sqliteChecks, st.cliChecks)
+	if journal {
+		t.Logf("kills that left a hot journal (rolled back by sqlite3 on a copy, read through by pagoda, then rolled back by the next writer): %d; of several segments (after a spill): %d", hotLeft, spillLeft)
+	}
 	if st.lost != 0 {
 		t.Fatalf("seed %d: %d committed transactions lost", seed, st.lost)
 	}
@@ -356,15 +390,16 @@ func verify(path string, m *model, prevK, lastReported int64) (int64, error) {
 	return k, db.Close()
 }
 
-// copyDB copies the database and its WAL (SQLite may checkpoint and remove
-// the WAL of what it opens) into a new directory under dir.
+// copyDB copies the database, its WAL and its journal (SQLite may
+// checkpoint and remove the WAL of what it opens, and rolls back a hot
+// journal) into a new directory under dir.
 func copyDB(dir, path string) (string, error) {
 	d, err := os.MkdirTemp(dir, "copy-")
 	if err != nil {
 		return "", err
 	}
 	dst := filepath.Join(d, filepath.Base(path))
-	for _, suffix := range []string{"", "-wal"} {
+	for _, suffix := range []string{"", "-wal", "-journal"} {
 		if err := copyFile(dst+suffix, path+suffix); err != nil && !(suffix != "" && errors.Is(err, fs.ErrNotExist)) {
 			return "", err
 		}
@@ -444,15 +479,23 @@ func sqliteCheck(dir, path string, m *model) error {
 	return db.Close()
 }
 
-// cliCheck runs sqlite3's PRAGMA integrity_check and a count on a copy.
-func cliCheck(dir, path, cli string, m *model) error {
+// cliCheck runs sqlite3's PRAGMA integrity_check and a count on a copy;
+// journal asks for journal_mode delete too.
+func cliCheck(dir, path, cli string, m *model, journal bool) error {
 	cp, err := copyDB(dir, path)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(filepath.Dir(cp))
+	if _, err := os.Stat(cp); errors.Is(err, fs.ErrNotExist) {
+		return nil // killed before it created the file
+	}
 	stmts := "PRAGMA integrity_check;"
 	want := "ok"
+	if journal {
+		stmts += " PRAGMA journal_mode;"
+		want += "\ndelete"
+	}
 	if m.k > 0 {
 		stmts += " SELECT count(*) FROM t; SELECT k FROM meta;"
 		want += fmt.Sprintf("\n%d\n%d", len(m.rows), m.k)
@@ -476,10 +519,29 @@ func keepFiles(t *testing.T, path string, seed uint64, iter int) string {
 		return "(not kept)"
 	}
 	dst := filepath.Join(d, filepath.Base(path))
-	for _, suffix := range []string{"", "-wal"} {
+	for _, suffix := range []string{"", "-wal", "-journal"} {
 		if err := copyFile(dst+suffix, path+suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			t.Logf("keeping %s: %v", path+suffix, err)
 		}
 	}
 	return d
+}
+
+// hotJournal returns the segments of the journal beside the database at
+// path that a rollback would play: those whose header's magic is written,
+// at the multiples of 512 bytes (0: no hot journal). Several mean that the
+// writer spilled before the kill.
+func hotJournal(path string) int {
+	b, err := os.ReadFile(path + "-journal")
+	if err != nil {
+		return 0
+	}
+	magic := []byte{0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7}
+	n := 0
+	for off := 0; off+512 <= len(b); off += 512 {
+		if bytes.Equal(b[off:off+8], magic) {
+			n++
+		}
+	}
+	return n
 }

@@ -23,13 +23,25 @@
 // SyncNormal or SyncOff, which promise the same after a crash of the
 // process. The page size (512 to 65536) is chosen once per run.
 //
+// TestCrashJournal does the same on a rollback-journal file (the writer
+// opens it with JournalDelete): kills land mid-commit and mid-spill, and
+// after every kill the sqlite3 CLI opens a copy with its hot journal,
+// rolls it back, and must find integrity_check ok, journal_mode delete and
+// the transaction pagoda found. TestCrashSQLiteWriter is the reverse: a C
+// SQLite writer (Python's sqlite3 module, a 16-page cache so that it
+// spills) killed mid-transaction, and pagoda opening the file, rolling
+// back its hot journal, and finding the last acknowledged transaction or
+// the next, whole.
+//
 // Only process crashes are simulated: what a kill leaves is what the kernel
 // holds in its page cache, so this does not test fsync ordering against
 // power loss.
 //
 // Knobs (environment variables):
 //
-//	PAGODA_CRASH_KILLS=N   run N kills (default 150, 20 with -short)
+//	PAGODA_CRASH_KILLS=N   run N kills (default 150, 20 with -short; the
+//	                       journal's test 40 and 10, the SQLite writer's
+//	                       12 and 4, N/4 with the variable)
 //	PAGODA_CRASH_SEED=S    use seed S (printed by every run and by every
 //	                       failure) for the data, the writer's options and
 //	                       the kill delays

@@ -244,16 +244,17 @@
 //  35. A write transaction holds RESERVED from BeginWrite to Commit or
 //     Rollback beside its snapshot's SHARED; while another connection
 //     holds RESERVED it lets its SHARED go between tries (btree.c's busy
-//     loop), up to Options.Timeout: then ErrBusy. Its pages stay in
-//     memory (no spill).
+//     loop), up to Options.Timeout: then ErrBusy. Past the cache budget
+//     its pages spill into the database file (rule 41).
 //  36. Commit writes the journal: a header with a random nonce, the
 //     database's size at the start, sector size 512 and the page size,
 //     its magic and record count zero (writeJournalHdr), then a record of
 //     every page the transaction changes that existed at its start, as it
-//     was. Then it takes PENDING (no reader begins, in any connection,
-//     this pager's included) and EXCLUSIVE once the readers there have
-//     gone, its own snapshot aside, waiting up to Options.Timeout: then
-//     ErrBusy, nothing is written and the journal goes.
+//     was (after a spill, those it has not journaled yet, rule 43). Then
+//     it takes PENDING (no reader begins, in any connection, this pager's
+//     included) and EXCLUSIVE once the readers there have gone, the
+//     transaction's own snapshots aside, waiting up to Options.Timeout:
+//     then ErrBusy, nothing is written and the journal goes.
 //  37. It syncs the journal as syncJournal does: SyncFull syncs the
 //     records, writes the magic and the count, syncs again; SyncNormal
 //     writes them and syncs once; both sync the directory once (the new
@@ -271,6 +272,47 @@
 //     too, the journal stays, hot once the locks go, and the pager's next
 //     snapshot (with none alive) rolls it back before it reads.
 //  40. Checkpoint does nothing (there is no WAL) and reports no frames.
+//
+// Spilling in rollback-journal mode (rollbackspill.go), as pager.c's
+// pagerStress and syncJournal do:
+//
+//  41. A write transaction whose changed pages exceed the cache budget
+//     spills them (Settle): it appends to the journal a record of each
+//     that existed at its start and has none yet, takes EXCLUSIVE as a
+//     commit does (rule 36: ErrBusy after Options.Timeout, the database
+//     file untouched), and syncs the journal as rule 37 does (the first
+//     spill even with no record, so that the size to truncate to is
+//     durable before the file grows). Then it starts a new segment: a
+//     header at the next multiple of the 512-byte sector, with a new
+//     nonce and the magic and count zero (none under SyncOff, whose one
+//     segment runs to the end). Then it writes the pages into the
+//     database file in page order and reads them back from there.
+//     EXCLUSIVE is held to the transaction's end: the pager's snapshots,
+//     and other connections' readers, wait meanwhile.
+//  42. A page goes into the database file only once its record is in a
+//     synced segment, and is journaled once per transaction: its record
+//     is the base snapshot's page, which the file holds until then (a
+//     second record, read from the file, would hold the spilled
+//     version). So a crash at any point leaves a journal whose synced
+//     segments restore every page the file holds changed, and truncate
+//     it to its size at the start; the records after the last synced
+//     header (whose zero magic ends the playback) are of pages in memory
+//     only. sqlite3 rolls it back as pagoda does (TestRollbackSpill).
+//  43. Commit after spills journals the pages left in memory into the
+//     last segment, syncs it, and goes on as rule 38. A transaction that
+//     spilled and rolls back, or whose commit fails, plays its journal
+//     back at once, under its EXCLUSIVE lock (rule 39 when that fails);
+//     the database mapping then ends where the file does, and the next
+//     snapshot learns the file again (rule 34).
+//  44. JournalDelete converts a WAL-mode database at Open, as sqlite3's
+//     PRAGMA journal_mode=DELETE does (convert.go): under EXCLUSIVE,
+//     which no other connection holding the file lets it have (then
+//     ErrBusy after Options.Timeout), the WAL's committed frames are
+//     synced and copied into the file, which is cut to the last commit's
+//     size and synced; the WAL and -shm go (the directory synced); then
+//     the header gets file format 1 and its counters up by one, synced.
+//     A crash before the header leaves a WAL-mode database that holds
+//     every commit.
 //
 // The pager is the one package that uses unsafe: to align its huge-page
 // arenas (arena_linux.go), to view a page's bytes as a string and back

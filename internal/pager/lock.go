@@ -59,6 +59,13 @@ func (p *Pager) lockFile() error {
 	}
 	var hdr [format.HeaderSize]byte
 	n, _ := p.f.ReadAt(hdr[:], 0)
+	if n == len(hdr) && format.Header(hdr[:]).ReadVersion() == format.FileFormatWAL &&
+		p.opts.JournalMode == JournalDelete && !p.readOnly {
+		if err := p.walToRollback(hdr[:]); err != nil {
+			return err
+		}
+		n, _ = p.f.ReadAt(hdr[:], 0)
+	}
 	empty := n == 0
 	rbMode, err := p.rollbackFile(hdr[:], n)
 	if err != nil {

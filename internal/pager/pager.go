@@ -24,7 +24,8 @@ type Options struct {
 	// Sync says when commits reach stable storage.
 	Sync SyncMode
 	// CacheSize bounds the memory, in bytes, of a write transaction's
-	// changed pages; past it they spill to the WAL (default
+	// changed pages; past it they spill to the WAL, or in rollback-journal
+	// mode into the database file, their originals journaled (default
 	// DefaultCacheSize).
 	CacheSize int
 	// CheckpointPages is the WAL size, in frames, past which a commit
@@ -524,7 +525,7 @@ func (p *Pager) release(s *Snapshot) {
 		p.dropSlot(s.slot)
 	}
 	if p.rb != nil {
-		p.releaseRollback()
+		p.releaseRollback(s)
 	}
 	p.mu.Unlock()
 }

@@ -31,12 +31,15 @@ type pageChunk [chunkPages]pageSlot
 
 // pageSlot is one page of the transaction. buf != nil: changed in memory.
 // frame != 0: its latest version is in that WAL frame (written by this
-// transaction, not committed yet). inFile: a page past the committed end of
-// the database, written straight into the database file.
+// transaction, not committed yet). inFile: its latest version is in the
+// database file: a page past the committed end written straight there, or
+// a rollback-mode spill's. journaled: the rollback journal holds the page
+// as it was (rollbackspill.go).
 type pageSlot struct {
-	buf    []byte
-	frame  uint32
-	inFile bool
+	buf       []byte
+	frame     uint32
+	inFile    bool
+	journaled bool
 }
 
 // get returns the slot of pgno, or nil if the transaction has none.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"time"
 
@@ -31,7 +30,8 @@ const (
 	JournalWAL
 	// JournalDelete writes a rollback journal, deleted at each commit
 	// (sqlite3's journal_mode=DELETE): a new file is a rollback-journal
-	// database. A WAL-mode file is refused (ErrUnsupported).
+	// database, and a WAL-mode one becomes one at Open, when no other
+	// connection has it (convert.go; else ErrBusy).
 	JournalDelete
 )
 
@@ -60,7 +60,11 @@ type rollback struct {
 	// locks belong to the process).
 	perTx   bool
 	readers int  // live snapshots: they share one SHARED lock (rule 33)
+	own     int  // those of them that are the write transaction's
 	writing bool // a write transaction holds RESERVED (rule 35)
+	// jw is the write transaction's journal once it spilled or commits
+	// (rollbackspill.go).
+	jw *journalWriter
 	// pending: a commit waits for EXCLUSIVE or writes the file; no
 	// snapshot begins meanwhile (rule 36).
 	pending bool
@@ -107,10 +111,7 @@ func (p *Pager) rollbackFile(hdr []byte, n int) (bool, error) {
 	}
 	switch format.Header(hdr).ReadVersion() {
 	case format.FileFormatWAL:
-		if mode == JournalDelete && !p.readOnly {
-			return false, fmt.Errorf("%s is a WAL-mode database: pagoda does not take it back to a rollback journal (sqlite3 does: PRAGMA journal_mode=DELETE): %w", p.path, format.ErrUnsupported)
-		}
-		return false, nil
+		return false, nil // lockFile converted it first if asked (rule 44)
 	case format.FileFormatLegacy:
 		if mode == JournalWAL && !p.readOnly {
 			return false, nil
@@ -270,11 +271,14 @@ func (p *Pager) freshRollback() error {
 	return err
 }
 
-// releaseRollback counts a snapshot out: the last lets SHARED go, unless
+// releaseRollback counts snapshot s out: the last lets SHARED go, unless
 // the writer holds its lock. p.mu is held.
-func (p *Pager) releaseRollback() {
+func (p *Pager) releaseRollback(s *Snapshot) {
 	rb := p.rb
 	rb.readers--
+	if s.own {
+		rb.own--
+	}
 	if rb.readers == 0 && rb.perTx && !rb.writing {
 		_ = p.f.Unlock()
 	}
@@ -438,6 +442,8 @@ func (p *Pager) beginRollbackWrite(base *Snapshot) error {
 		}
 		if err == nil {
 			rb.writing = true
+			base.own = true
+			rb.own++
 		}
 		p.mu.Unlock()
 		if err == nil {
@@ -456,9 +462,28 @@ func (p *Pager) beginRollbackWrite(base *Snapshot) error {
 	}
 }
 
+// ownRollbackSnapshot is WriteTx.InitSnapshot in rollback mode: a copy
+// of the transaction's base, under its SHARED lock, that its commit does
+// not wait for (rule 36).
+func (p *Pager) ownRollbackSnapshot(w *WriteTx, s *Snapshot) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !w.base.live {
+		return fmt.Errorf("%s: the write transaction is over", p.path)
+	}
+	*s = w.base
+	p.marks[s.mark]++
+	p.rb.readers++
+	p.rb.own++
+	return nil
+}
+
 // endRollbackWrite lets the write transaction's locks go (rule 35): to
-// SHARED while snapshots are alive, else to none. Its snapshot is released.
+// SHARED while snapshots are alive, else to none, once a transaction that
+// did not commit has played its journal back (abortRollback). Its
+// snapshot is released.
 func (p *Pager) endRollbackWrite() {
+	p.abortRollback()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	rb := p.rb
@@ -491,17 +516,26 @@ func (w *WriteTx) commitRollback() error {
 	h.SetVersionValidFor(c)
 	h.SetSQLiteVersion(format.SQLiteVersionNumber)
 
-	jf, nRec, err := w.writeJournal()
+	// The journal: the records a spill did not write yet, synced.
+	jw := p.rb.jw
+	dbmod := jw != nil && jw.dbmod // the file holds spilled pages
+	if jw == nil {
+		jw, err = w.openJournal()
+	}
+	if err == nil {
+		err = w.journalPages(jw)
+	}
 	if err == nil {
 		err = p.exclusiveRollback()
 	}
-	if err == nil {
-		err = p.syncJournal(jf, nRec)
+	if err == nil && (!jw.synced || jw.nRec > 0) {
+		err = p.syncJournal(jw, false)
 	}
-	if jf != nil {
-		err = errors.Join(err, jf.Close())
-	}
+	err = errors.Join(err, p.closeJournal())
 	if err != nil {
+		if dbmod {
+			return p.undoRollback(err)
+		}
 		// The database file is as it was: the journal goes.
 		rerr := p.fs.Remove(JournalPath(p.path))
 		if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
@@ -530,61 +564,6 @@ func (w *WriteTx) commitRollback() error {
 	return err
 }
 
-// writeJournal writes the journal of w (rule 36): a header with a random
-// nonce and the database's size at the start, zero where sqlite3 writes
-// the magic and the record count once the journal is synced
-// (writeJournalHdr), then a record of every page the transaction changes
-// that existed at its start, as it was. Under SyncOff the header is final
-// at once (nRec 0xFFFFFFFF, writeJournalHdr's noSync case). It returns
-// the open journal and the record count.
-func (w *WriteTx) writeJournal() (vfs.File, uint32, error) {
-	p := w.p
-	jf, err := p.fs.OpenFile(JournalPath(p.path), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return nil, 0, err
-	}
-	ps, orig := p.pageSize, w.base.nPages
-	nonce := rand.Uint32()
-	rec := format.JournalRecordSize(ps)
-	buf := p.ioBuffer()
-	buf = buf[:format.JournalSectorSize]
-	format.PutJournalHeader(buf, nonce, orig, ps)
-	if p.opts.Sync == SyncOff {
-		format.PutJournalCount(buf, format.JournalNRecToEnd)
-	}
-	var off int64
-	var nRec uint32
-	lockPage := format.LockBytePage(ps)
-	w.pages.each(func(pgno uint32, s *pageSlot) {
-		if err != nil || pgno > orig || pgno == lockPage {
-			return
-		}
-		if len(buf)+rec > cap(buf) {
-			_, err = jf.WriteAt(buf, off)
-			off += int64(len(buf))
-			buf = buf[:0]
-			if err != nil {
-				return
-			}
-		}
-		var old []byte
-		if old, err = w.base.Page(pgno); err != nil {
-			return
-		}
-		n := len(buf)
-		buf = buf[:n+rec]
-		format.PutJournalRecord(buf[n:], pgno, old, nonce)
-		nRec++
-	})
-	if err == nil && len(buf) > 0 {
-		_, err = jf.WriteAt(buf, off)
-	}
-	if err != nil {
-		return jf, 0, err
-	}
-	return jf, nRec, nil
-}
-
 // exclusiveRollback takes EXCLUSIVE for a commit (rule 36): PENDING first,
 // so that no reader begins, in any connection (this pager's snapshots wait
 // too), then the SHARED range once the readers there have gone, waiting up
@@ -601,7 +580,7 @@ func (p *Pager) exclusiveRollback() error {
 		p.mu.Lock()
 		var err error
 		switch {
-		case rb.readers > 1:
+		case rb.readers > rb.own:
 			err = errOwnReaders
 		case rb.perTx:
 			if err = p.f.Lock(vfs.LockPending); err == nil {
@@ -626,36 +605,6 @@ func (p *Pager) exclusiveRollback() error {
 		time.Sleep(min(pause, left))
 		pause = min(2*pause, busyRetryMax)
 	}
-}
-
-// syncJournal makes the journal one that a rollback plays (rule 37), in
-// pager.c's syncJournal order: under SyncFull the records are synced, then
-// the header's magic and record count written and synced; under
-// SyncNormal those are written and synced once; the journal's creation is
-// made durable with its first sync (os_unix.c's UNIXFILE_DIRSYNC). Under
-// SyncOff the header is final already and nothing is synced.
-func (p *Pager) syncJournal(jf vfs.File, nRec uint32) error {
-	if p.opts.Sync == SyncOff {
-		return nil
-	}
-	sync := func() error {
-		p.count(func(s *Stats) { s.Syncs++ })
-		return jf.Sync()
-	}
-	if p.opts.Sync == SyncFull {
-		if err := sync(); err != nil {
-			return err
-		}
-	}
-	var count [12]byte
-	format.PutJournalCount(count[:], nRec)
-	if _, err := jf.WriteAt(count[:], 0); err != nil {
-		return err
-	}
-	if err := sync(); err != nil {
-		return err
-	}
-	return p.syncDir()
 }
 
 // writeFile writes w's pages into the database file in page order, makes
@@ -725,12 +674,7 @@ func (p *Pager) publishRollback(w *WriteTx) error {
 // next snapshot rolls it back first.
 func (p *Pager) undoRollback(err error) error {
 	rerr := p.recoverJournal()
-	p.mu.Lock()
-	p.rb.known = false
-	if rerr != nil {
-		p.rb.recover = true
-	}
-	p.mu.Unlock()
+	p.afterPlayback(rerr)
 	if rerr != nil {
 		return fmt.Errorf("commit: %w; the transaction's changes are not committed, and rolling them back failed (%v): the journal rolls them back before the next read", err, rerr)
 	}

@@ -56,8 +56,7 @@ func checkRollbackFile(t *testing.T, path string, uv uint32) {
 // TestRollbackKeepsMode (rules 32, 36 to 38): commits to a rollback-journal
 // file leave it one, with the change counter, version-valid-for and page
 // count moved as sqlite3 moves them, in every sync mode; a new file with
-// JournalDelete is one; JournalWAL converts one; JournalDelete refuses a
-// WAL-mode file.
+// JournalDelete is one; JournalWAL converts one, and JournalDelete back.
 func TestRollbackKeepsMode(t *testing.T) {
 	for _, sync := range []SyncMode{SyncFull, SyncNormal, SyncOff} {
 		path := rollbackDB(t)
@@ -96,8 +95,81 @@ func TestRollbackKeepsMode(t *testing.T) {
 	if v := readHeader(t, path).ReadVersion(); v != format.FileFormatWAL {
 		t.Fatalf("JournalWAL: read version %d", v)
 	}
-	if _, err := Open(path, Options{JournalMode: JournalDelete}); !errors.Is(err, format.ErrUnsupported) {
-		t.Fatalf("JournalDelete on a WAL-mode file: %v, want ErrUnsupported", err)
+	p = mustOpen(t, path, Options{JournalMode: JournalDelete})
+	setUserVersion(t, p, 9)
+	p.Close()
+	checkRollbackFile(t, path, 9)
+}
+
+// TestRollbackConvert (rule 44): JournalDelete makes a WAL-mode database a
+// rollback-journal one at Open, its WAL's commits copied into the file:
+// SQLite then reads it in journal_mode=delete, sound, every page as it
+// was but for the header's mode and counters. While another connection
+// has it open, Open fails with ErrBusy and changes nothing.
+func TestRollbackConvert(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.db")
+	sqltest.Exec(t, src, "PRAGMA journal_mode=WAL", "CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT)",
+		"WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i<2000) INSERT INTO t SELECT i, printf('row-%05d', i) FROM c")
+	// A WAL with commits in it: the writer's state when it crashed.
+	p := mustOpen(t, src, Options{CheckpointPages: -1})
+	for v := uint32(1); v <= 3; v++ {
+		setUserVersion(t, p, v)
+	}
+	w, err := p.BeginWrite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pgno := uint32(2); pgno <= w.PageCount(); pgno++ {
+		if _, err := w.Write(pgno); err != nil { // a frame each, as it was
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if p.WALFrames() == 0 {
+		t.Fatal("fixture: no frame in the WAL")
+	}
+	path := filepath.Join(dir, "c.db")
+	sqltest.CopyFile(t, src, path, false)
+	sqltest.CopyFile(t, WALPath(src), WALPath(path), false)
+	crashedWAL := readFile(t, WALPath(src))
+	p.Close()
+	ro := mustOpen(t, path, Options{ReadOnly: true})
+	want := snapshotBytes(t, ro)
+	ro.Close()
+
+	requireOFD(t)
+	other := mustOpen(t, path, Options{})
+	before := readFile(t, path)
+	start := time.Now()
+	if _, err := Open(path, Options{JournalMode: JournalDelete, Timeout: 100 * time.Millisecond}); !errors.Is(err, ErrBusy) || time.Since(start) < 100*time.Millisecond {
+		t.Fatalf("JournalDelete beside another connection: %v after %v, want ErrBusy after the timeout", err, time.Since(start))
+	}
+	if !bytes.Equal(readFile(t, path), before) {
+		t.Fatal("a refused conversion changed the file")
+	}
+	other.Close() // checkpoints: the WAL goes
+	// Again with the WAL as the crash left it, and nobody else.
+	if err := os.WriteFile(WALPath(path), crashedWAL, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p = mustOpen(t, path, Options{JournalMode: JournalDelete})
+	got := snapshotBytes(t, p)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	checkRollbackFile(t, path, 3)
+	if len(got) != len(want) || !bytes.Equal(got[100:], want[100:]) {
+		t.Fatalf("after the conversion the pager reads %d bytes, before %d", len(got), len(want))
+	}
+	h, hw := format.Header(got), format.Header(want)
+	if h.ChangeCounter() != hw.ChangeCounter()+1 || h.DatabaseSize() != hw.DatabaseSize() {
+		t.Fatalf("header after the conversion: counter %d (before %d), %d pages (before %d)", h.ChangeCounter(), hw.ChangeCounter(), h.DatabaseSize(), hw.DatabaseSize())
+	}
+	if n := sqltest.One(t, path, "SELECT count(*) FROM t"); n != "2000" {
+		t.Fatalf("SQLite counts %s rows", n)
 	}
 }
 

@@ -9,9 +9,12 @@ import (
 // commit. Page returns slices of the mappings; they stay valid until the
 // pager is closed.
 type Snapshot struct {
-	p        *Pager
-	mark     uint32 // frames this snapshot sees, for checkpoints
-	live     bool
+	p    *Pager
+	mark uint32 // frames this snapshot sees, for checkpoints
+	live bool
+	// own marks a rollback-mode write transaction's snapshot, which its
+	// commit does not wait for (rollback.go).
+	own      bool
 	data     []byte
 	dbPages  uint32
 	nPages   uint32

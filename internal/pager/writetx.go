@@ -101,6 +101,9 @@ func (w *WriteTx) InitSnapshot(s *Snapshot) error {
 	if w.p.sh != nil {
 		return w.p.initShared(s, true)
 	}
+	if w.p.rb != nil {
+		return w.p.ownRollbackSnapshot(w, s)
+	}
 	return w.p.InitSnapshot(s)
 }
 
@@ -250,8 +253,11 @@ func (w *WriteTx) recycle(b []byte) {
 // size, and SyncFull or SyncOff: SyncNormal does not sync at commit. Other
 // pages become WAL frames that only the commit frame will validate.
 func (w *WriteTx) Settle() error {
-	if w.done || w.nDirty <= w.p.spillPages() || w.p.rb != nil {
-		return nil // a rollback-mode transaction spills nothing (rule 36)
+	if w.done || w.nDirty <= w.p.spillPages() {
+		return nil
+	}
+	if w.p.rb != nil {
+		return w.spillRollback() // through the journal (rule 41)
 	}
 	if err := w.spillDirect(); err != nil {
 		return err

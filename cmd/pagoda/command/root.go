@@ -53,7 +53,7 @@ reads and checkpoints.`,
 	}
 	journalMode = pagoda.JournalDefault
 	root.PersistentFlags().Var(journalModeFlag{&journalMode}, "journal-mode",
-		"how commands that write do it: `MODE` is default (a file keeps its journal mode; a new file is WAL), wal, or delete (a rollback journal, sqlite3's default mode, for new files too)")
+		"how commands that write do it: `MODE` is default (a file keeps its journal mode; a new file is WAL), wal, or delete (a rollback journal, sqlite3's default mode: for new files too, and a WAL-mode file converts when nothing else has it open)")
 	root.AddCommand(
 		newInfoCmd(),
 		newTablesCmd(),

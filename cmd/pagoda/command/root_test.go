@@ -237,8 +237,8 @@ func TestCorruptFile(t *testing.T) {
 
 // TestJournalModeFlag: --journal-mode delete makes put create a
 // rollback-journal file; without the flag a rollback-journal file that put
-// writes stays one and a new file is WAL; wal converts one; a bad mode is
-// an error. SQLite reads every file, integrity_check ok.
+// writes stays one and a new file is WAL; wal converts one, delete
+// converts it back; a bad mode is an error. SQLite reads every file, integrity_check ok.
 func TestJournalModeFlag(t *testing.T) {
 	dir := t.TempDir()
 	mode := func(path string) string {
@@ -274,8 +274,15 @@ func TestJournalModeFlag(t *testing.T) {
 	if _, _, err := run(t, "--journal-mode", "truncate", "put", del, "b", "k", "v"); err == nil || !strings.Contains(err.Error(), "want default, wal or delete") {
 		t.Fatalf("--journal-mode truncate: %v", err)
 	}
-	if _, _, err := run(t, "--journal-mode", "delete", "put", wal, "b", "k", "v"); !errors.Is(err, pagoda.ErrUnsupported) {
-		t.Fatalf("--journal-mode delete on a WAL-mode file: %v, want ErrUnsupported", err)
+	mustRun(t, "--journal-mode", "delete", "put", wal, "b", "k2", "v")
+	if m := mode(wal); m != "delete" {
+		t.Fatalf("--journal-mode delete on a WAL-mode file: mode %s", m)
+	}
+	if _, err := os.Stat(wal + "-wal"); err == nil {
+		t.Fatal("a -wal beside the converted file")
+	}
+	if got := mustRun(t, "get", wal, "b", "k"); got != "v\n" {
+		t.Fatalf("get after the conversion: %q", got)
 	}
 }
 
