@@ -472,7 +472,7 @@ func (p *Pager) ownRollbackSnapshot(w *WriteTx, s *Snapshot) error {
 		return fmt.Errorf("%s: the write transaction is over", p.path)
 	}
 	*s = w.base
-	p.marks[s.mark]++
+	p.marks.add(s.mark)
 	p.rb.readers++
 	p.rb.own++
 	return nil
