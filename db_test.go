@@ -681,3 +681,61 @@ func TestSchemaChangesShared(t *testing.T) {
 		t.Errorf("integrity_check: %s", got)
 	}
 }
+
+// TestOpenCommitPastFileAndWAL: a transaction that takes pages past the
+// file's end and frees them again commits a size past the file and the
+// WAL; those pages were never written, and a copy of the files taken
+// before any checkpoint (as after a crash) opens, reading them as zeros,
+// as SQLite does.
+func TestOpenCommitPastFileAndWAL(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "grow.db")
+	db, err := Open(path, &Options{CheckpointPages: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Update(func(tx *Tx) error {
+		tb, err := tx.CreateTable("CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)")
+		if err != nil {
+			return err
+		}
+		for k := int64(1); k <= 2000; k++ {
+			if err := tb.Put(k, nil, make([]byte, 500)); err != nil {
+				return err
+			}
+		}
+		for k := int64(1); k <= 2000; k++ {
+			if err := tb.Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(dir, "copy.db")
+	for _, suffix := range []string{"", "-wal"} {
+		b, err := os.ReadFile(path + suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(cp+suffix, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := openChecked(t, cp, nil)
+	if err := c.View(func(tx *Tx) error {
+		tb, err := tx.Table("t")
+		if err != nil {
+			return err
+		}
+		if n, err := tb.Count(); err != nil || n != 0 {
+			t.Errorf("Count = %d, %v; want 0", n, err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -354,10 +354,12 @@ func (p *Pager) load() error {
 		}
 		p.nPages = h1.DatabaseSize()
 	}
-	// Every page of a WAL-mode database is in the file or the WAL: a size
-	// past both (a damaged commit frame or header) names pages that exist
-	// nowhere.
-	if frames > 0 && uint64(p.nPages) > uint64(p.dbPages)+uint64(frames) {
+	// A size past both the file and the WAL, which a valid header vouches
+	// for, is not damage: pages a transaction took past the end and freed
+	// again were never written, and read as zeros (Snapshot.Page), as
+	// SQLite reads them. Without a valid header (a damaged commit frame)
+	// such a size names pages that exist nowhere.
+	if frames > 0 && !format.Header(pg1).SizeIsValid() && uint64(p.nPages) > uint64(p.dbPages)+uint64(frames) {
 		return format.Corruptf(1, "the last commit has %d pages; the file and the WAL hold at most %d", p.nPages, uint64(p.dbPages)+uint64(frames))
 	}
 	return nil
