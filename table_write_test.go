@@ -1222,3 +1222,88 @@ func BenchmarkRandomWrites(b *testing.B) {
 		})
 	}
 }
+
+// TestSpillWritesFramesOnce: a transaction that changes more pages than
+// its cache holds, over and over, spills each page to the WAL once and
+// writes it over there when it spills it again (as SQLite does), so the
+// WAL holds about as many frames as the pages it changed; their checksums,
+// computed again at commit, are ones SQLite's recovery accepts (a copy of
+// the files before any checkpoint, as after a crash, reads the commit).
+func TestSpillWritesFramesOnce(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "spill.db")
+	const rows = 3000
+	sqltest.Exec(t, path, "PRAGMA journal_mode=WAL", "CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)",
+		fmt.Sprintf("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<%d) INSERT INTO t SELECT x, randomblob(200) FROM c", rows))
+	db, err := Open(path, &Options{CacheSize: 64 * 4096, CheckpointPages: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	pages := 0
+	if err := db.View(func(tx *Tx) error { pages = int(tx.PageCount()); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64]byte{}
+	err = db.Update(func(tx *Tx) error {
+		tb, err := tx.Table("t")
+		if err != nil {
+			return err
+		}
+		for round := range 4 {
+			for k := int64(1); k <= rows; k++ {
+				b := byte(round*31 + int(k))
+				if err := tb.Put(k, nil, bytes.Repeat([]byte{b}, 200)); err != nil {
+					return err
+				}
+				want[k] = b
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := db.Stats()
+	if st.Spilled == 0 {
+		t.Fatal("the transaction spilled nothing")
+	}
+	if frames := int(st.WALFrames); frames > pages+64+8 {
+		t.Errorf("%d frames in the WAL for a database of %d pages (cache of 64 pages): pages spilled again were appended", frames, pages)
+	}
+	cp := filepath.Join(dir, "copy.db")
+	for _, suffix := range []string{"", "-wal"} {
+		b, err := os.ReadFile(path + suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(cp+suffix, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lite := sqltest.Open(t, cp)
+	rowsRead, bad := 0, 0
+	r, err := lite.Query("SELECT id, v FROM t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r.Next() {
+		var id int64
+		var v []byte
+		if err := r.Scan(&id, &v); err != nil {
+			t.Fatal(err)
+		}
+		rowsRead++
+		if len(v) != 200 || v[0] != want[id] || v[199] != want[id] {
+			bad++
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if rowsRead != rows || bad != 0 {
+		t.Fatalf("SQLite read %d rows of the copy (%d wrong); want %d, all of the last round", rowsRead, bad, rows)
+	}
+	lite.Close()
+	openChecked(t, cp, nil) // DB.Check and SQLite's integrity_check at cleanup
+}

@@ -268,8 +268,16 @@ func (w *WriteTx) Settle() error {
 			return err
 		}
 		var err error
+		last := p.wal.Log().MaxFrame // frames past it are this transaction's
 		w.pages.each(func(pgno uint32, s *pageSlot) {
-			if err == nil {
+			switch {
+			case err != nil:
+			case s.frame > last:
+				// Spilled before: its frame is written over, as SQLite
+				// does, so that the WAL holds a page once however often
+				// the transaction spills it.
+				err = p.wal.Overwrite(s.frame, pgno, s.buf)
+			default:
 				s.frame, err = p.wal.Append(pgno, s.buf, 0)
 			}
 		})

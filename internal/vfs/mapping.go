@@ -71,11 +71,16 @@ func (m *Mapping) Grow(f File, size int, mu sync.Locker) error {
 		return err
 	}
 	mu.Lock()
+	var old []byte
 	if m.data != nil {
-		m.retired = append(m.retired, m.data[:m.size:m.size])
+		old = m.data[:m.size:m.size]
+		m.retired = append(m.retired, old)
 	}
 	m.data, m.size = b[:size], c
 	mu.Unlock()
+	// Readers still reading the retired mapping map its pages again as
+	// they touch them; the rest no longer count in the resident set.
+	dropResident(old)
 	return nil
 }
 

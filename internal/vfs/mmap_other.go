@@ -29,3 +29,6 @@ func unmapFile(b []byte) error { return nil }
 func mapShared(f *os.File, off int64, size int) ([]byte, error) {
 	return nil, fmt.Errorf("vfs: %s: shared mapping: %w", f.Name(), errors.ErrUnsupported)
 }
+
+// dropResident does nothing here: a "mapping" is the only copy.
+func dropResident(b []byte) {}

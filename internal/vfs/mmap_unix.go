@@ -41,3 +41,13 @@ func mapShared(f *os.File, off int64, size int) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// dropResident lets the pages of mapping b go from the process's resident
+// set: they stay in the page cache, and an access maps them again from
+// the file (a shared file mapping loses nothing). A retired mapping's
+// pages would otherwise count twice, there and in its successor.
+func dropResident(b []byte) {
+	if len(b) > 0 {
+		_ = unix.Madvise(b, unix.MADV_DONTNEED)
+	}
+}

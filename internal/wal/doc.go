@@ -61,7 +61,12 @@
 //     write frames before its commit frame (Flush: the owner spills pages
 //     it cannot keep in memory); they are mapped, so that the writer reads
 //     them back (Frame), and no reader or recovery sees them before the
-//     commit frame (rule 4).
+//     commit frame (rule 4). A page spilled again is written over its
+//     frame (Overwrite), not appended, so a transaction writes a page's
+//     frame once; the checksums from the first frame written over on are
+//     computed again, from the mapped frames, before the commit point
+//     (Commit), as SQLite's walRewriteChecksums does. Until then those
+//     frames fail their checksums, as a transaction's frames may.
 //  7. Commit writes the frames still batched and maps them, then, when the
 //     owner asks (its SyncFull), syncs the WAL: that sync is the commit
 //     point, and nothing after it fails. The first sync of a File syncs the

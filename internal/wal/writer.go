@@ -104,6 +104,54 @@ func (w *File) Append(pgno uint32, page []byte, commit uint32) (uint32, error) {
 	return n, nil
 }
 
+// Overwrite writes page over the page of frame n, one this transaction
+// appended and wrote before for the same page (not one still batched) (a page the owner spilled
+// once and changed again), instead of appending another: a transaction's
+// frames are bounded by the pages it changes, as SQLite's are. The frames
+// from n on no longer match their checksums; Commit computes them again
+// (rule 5), as SQLite's walRewriteChecksums does.
+func (w *File) Overwrite(n, pgno uint32, page []byte) error {
+	first := w.log.MaxFrame + 1
+	if n < first || int(n-first) >= len(w.pending) || w.pending[n-first] != pgno || len(w.batch) > 0 && FrameOffset(n, w.pageSize) >= w.batchOff {
+		return fmt.Errorf("%s: frame %d is not a flushed frame of page %d of the transaction", w.path, n, pgno)
+	}
+	if _, err := w.f.WriteAt(page[:w.pageSize], FrameOffset(n, w.pageSize)+FrameHeaderSize); err != nil {
+		return err
+	}
+	if w.recksum == 0 || n < w.recksum {
+		w.recksum = n
+	}
+	return nil
+}
+
+// rechecksum computes the checksums of the pending frames again from
+// w.recksum on, reading them back through the mapping (Flush has mapped
+// them), and writes the frame headers that change. The running checksum
+// then ends at the last frame's.
+func (w *File) rechecksum() error {
+	first := w.log.MaxFrame + 1
+	s0, s1 := w.log.Cksum1, w.log.Cksum2
+	if w.recksum > first {
+		// The frame before is unchanged: its checksum stands.
+		hdr := w.m.Bytes()[FrameOffset(w.recksum-1, w.pageSize):][:FrameHeaderSize]
+		s0, s1 = binary.BigEndian.Uint32(hdr[frmOffCksum1:]), binary.BigEndian.Uint32(hdr[frmOffCksum2:])
+	}
+	data := w.m.Bytes()
+	var buf [FrameHeaderSize]byte
+	for n := w.recksum; n < first+uint32(len(w.pending)); n++ {
+		off := FrameOffset(n, w.pageSize)
+		copy(buf[:], data[off:off+FrameHeaderSize])
+		page := data[off+FrameHeaderSize : off+FrameHeaderSize+int64(w.pageSize)]
+		pgno, commit := binary.BigEndian.Uint32(buf[frmOffPgno:]), binary.BigEndian.Uint32(buf[frmOffCommit:])
+		s0, s1 = EncodeFrame(buf[:], &w.log.Header, pgno, commit, page, s0, s1)
+		if _, err := w.f.WriteAt(buf[:], off); err != nil {
+			return err
+		}
+	}
+	w.s0, w.s1, w.recksum = s0, s1, 0
+	return nil
+}
+
 // writeBatch writes the frames batched.
 func (w *File) writeBatch() error {
 	_, err := w.f.WriteAt(w.batch, w.batchOff)
@@ -136,6 +184,11 @@ func (w *File) Commit(sync bool) error {
 	// after it, or a commit that reported an error would be durable.
 	if err := w.Flush(); err != nil {
 		return err
+	}
+	if w.recksum != 0 {
+		if err := w.rechecksum(); err != nil {
+			return err
+		}
 	}
 	if sync {
 		if err := w.sync(); err != nil {
@@ -173,6 +226,7 @@ func (w *File) Publish() uint32 {
 func (w *File) Rollback() {
 	w.pending = w.pending[:0]
 	w.batch = w.batch[:0]
+	w.recksum = 0
 }
 
 // Spoil makes the frames of a transaction whose commit failed with cause
