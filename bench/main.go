@@ -33,15 +33,12 @@ func main() {
 }
 
 // Settings of pagoda bench. Building the 1,000,000-row read files takes
-// about 4 s on a 2-core machine (once; later runs reuse them). --quick
-// makes one round instead of 3, measures each read workload for 500 ms
-// instead of 1 s, stops a bulk load after 5 s instead of 30 s (the slower
-// peers' random loads then show a lower bound) and loads 500,000 rows in
-// the memory workload instead of 10,000,000, but keeps every other size,
-// and still makes 3 rounds of what the shared mode's targets compare
-// (benchTargetCount): about 90 s in all on that machine at a load average
-// of 2 to 4, half of it the write workloads, against several minutes
-// without it.
+// about 4 s on a 2-core machine (once; later runs reuse them). Every
+// workload runs benchCount rounds, --quick too; --quick measures each read
+// workload for 500 ms instead of 1 s, stops a bulk load after 5 s instead
+// of 30 s (the slower peers' random loads then show a lower bound) and
+// loads 500,000 rows in the memory workload instead of 10,000,000, but
+// keeps every other size.
 const (
 	benchRows            = 1_000_000
 	benchValueSize       = 100
@@ -80,6 +77,7 @@ func newBenchCommand() *cobra.Command {
 		peers          string
 		workloads      string
 		count          int
+		rounds         int
 		benchtime      time.Duration
 		sqliteDefaults bool
 		inserts        int
@@ -184,21 +182,25 @@ child process of its own so that its peak memory (max RSS) is its own.
 
 The tables give ns/op (per row, or per commit), allocs/op, pagoda's
 speed-up over each peer (the peer's ns/op divided by pagoda's), file sizes
-and memory, then the targets of the issues, met or NOT met. Without
---quick every measurement is made in 3 rounds and each number is the
-median; --quick makes one round and measures the reads and the fs
-workloads for less time, but keeps every size. What the shared mode's
-targets compare (pagoda and pagoda-exclusive in lookup-tx, commit and
-commit-8; beside) is measured in --target-count rounds, 3 with --quick
-too, and each target gives the median of its per-round ratios and their
-range. Progress goes to stderr.`,
+and memory, then the targets of the issues, met or NOT met. Every
+workload runs --rounds rounds (3, --quick too), one peer after the other
+in each round, and every figure is the median of its rounds, never the
+best one, followed by its spread [min-max] (allocs/op's when the rounds
+differ); every ratio, in the tables and in the targets, is computed per
+round from the two figures of that round (in-run, paired) and then the
+median of those ratios taken, with their range. --quick measures the
+reads and the fs workloads for less time and stops bulk loads sooner, but
+keeps every size. What the shared mode's targets compare (pagoda and
+pagoda-exclusive in lookup-tx, commit and commit-8; beside) is measured in
+--target-count rounds when that is more than --rounds. Progress goes to
+stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg := bench.Config{
 				Dir:         dir,
 				Fixture:     bench.FixtureOptions{Rows: rows, ValueSize: benchValueSize},
 				Benchtime:   benchtime,
-				Count:       count,
+				Count:       rounds,
 				TargetCount: targetCount,
 				PeerOptions: bench.PeerOptions{SQLiteDefaults: sqliteDefaults},
 				Writes:      bench.WriteOptions{LoadRows: rows, InsertRows: inserts, Commits: commits, Limit: limit, MemoryRows: memoryRows},
@@ -221,11 +223,11 @@ range. Progress goes to stderr.`,
 					cfg.FS.Benchtime = benchFSQuickTime
 				}
 			}
-			if cfg.Count == 0 {
-				cfg.Count = benchCount
-				if quick {
-					cfg.Count = 1
-				}
+			if cmd.Flags().Changed("count") && !cmd.Flags().Changed("rounds") {
+				cfg.Count = count
+			}
+			if cfg.Count < 1 {
+				return fmt.Errorf("--rounds must be positive (each figure is the median of its rounds)")
 			}
 			if cfg.TargetCount == 0 {
 				cfg.TargetCount = benchTargetCount
@@ -289,7 +291,7 @@ range. Progress goes to stderr.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.BoolVar(&quick, "quick", false, "one round (3 of what the shared mode's targets compare), reads measured for less time (the run takes a minute or two, not several)")
+	fl.BoolVar(&quick, "quick", false, "reads and fs workloads measured for less time, bulk loads stopped sooner and a smaller memory load, still --rounds rounds")
 	fl.IntVar(&rows, "rows", benchRows, "rows in the read table and in each bulk load")
 	fl.StringVar(&dir, "dir", filepath.Join(os.TempDir(), benchDirName), "directory caching the read files and holding the written stores")
 	fl.StringVar(&peers, "peers", strings.Join(append(slices.Clone(bench.PeerNames), "pagoda-tx", "os", "walkdir"), ","), "comma-separated peers to measure (os: the fs workloads' os.DirFS; pagoda-tx: fsys in one read transaction; walkdir: fs.WalkDir over listings read beforehand)")
@@ -304,8 +306,10 @@ range. Progress goes to stderr.`,
 	fl.StringVar(&fsSrc, "fs-src", "", "the real tree of the fs workloads (default $(go env GOROOT)/src)")
 	fl.IntVar(&besideRows, "beside-rows", benchBesideRows, "rows of the file the beside workload's reader reads")
 	fl.DurationVar(&besideTime, "beside-time", 0, "how long the beside workload's reader reads in each round (default 2s)")
-	fl.IntVar(&count, "count", 0, "rounds over all peers, reporting medians (default 3, 1 with --quick)")
-	fl.IntVar(&targetCount, "target-count", 0, "rounds of what the shared mode's targets compare (pagoda and pagoda-exclusive in lookup-tx, commit and commit-8; beside) when more than --count (default 3, --quick too)")
+	fl.IntVar(&rounds, "rounds", benchCount, "rounds over all peers: every figure is the median of its rounds, shown with their range [min-max], and every ratio the median of its per-round ratios")
+	fl.IntVar(&count, "count", 0, "the old name of --rounds")
+	fl.MarkHidden("count")
+	fl.IntVar(&targetCount, "target-count", 0, "rounds of what the shared mode's targets compare (pagoda and pagoda-exclusive in lookup-tx, commit and commit-8; beside) when more than --rounds (default 3)")
 	fl.DurationVar(&benchtime, "benchtime", 0, "target time per read and fs measurement (default 1s; 500ms for reads, 200ms for fs with --quick)")
 	fl.BoolVar(&sqliteDefaults, "sqlite-defaults", false, "run mattn and modernc with SQLite's default settings (no mmap, 2 MB cache)")
 	fl.MarkHidden("benchtime")

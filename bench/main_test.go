@@ -60,7 +60,7 @@ func TestBench(t *testing.T) {
 	}
 	for _, want := range []string{"ns/op", "allocs/op", "pagoda speed-up", "targets:", "skipped", "max RSS", "load-seq vs bbolt",
 		"lookup-tx shared vs exclusive, interleaved 256 lookups at a time: ", "beside: a SQLite reader's reads/s beside pagoda over beside ", "(median of 3 rounds, ",
-		"fs-walk/gen vs os", "archive/du"} {
+		"fs-walk/gen vs os", "archive/du", "median of 3 rounds [min-max], ratios paired round by round", "x (median of 3 rounds, "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -100,6 +100,7 @@ func TestBench(t *testing.T) {
 		{"--inserts", "-1", "--dir", dir},
 		{"--fs-files", "0", "--dir", dir},
 		{"--beside-rows", "0", "--dir", dir},
+		{"--rounds", "0", "--dir", dir},
 		{"extra-arg"},
 		{"child", "-peer", "pagoda"},
 	} {

@@ -273,11 +273,11 @@ func TestFSTargets(t *testing.T) {
 	}
 	got := strings.Join(r.fsTargets(), "\n")
 	for _, want := range []string{
-		"fs-walk/gen vs os: 6.0x faster, want >= 5x: met",
+		"fs-walk/gen vs os: 6.00x (1 round) faster, want >= 5x: met",
 		"fs-walk/gen allocs/op: pagoda 10, os 11, want fewer: met",
-		"fs-walk/gen vs the fastest SQLite-backed FS (modernc): 19.0x faster, want >= 20x: NOT met (fs.WalkDir's own work, walkdir, is 38.0x faster)",
-		"fs-read/gen vs os: 1.5x faster, want >= 2x: NOT met",
-		"fs-blob vs os: 3.0x faster, want >= 3x: met",
+		"fs-walk/gen vs the fastest SQLite-backed FS (modernc): 19.00x (1 round) faster, want >= 20x: NOT met (fs.WalkDir's own work, walkdir, is 38.0x faster)",
+		"fs-read/gen vs os: 1.50x (1 round) faster, want >= 2x: NOT met",
+		"fs-blob vs os: 3.00x (1 round) faster, want >= 3x: met",
 		"fs-walk/gosrc: pagoda faster than os 2.0x (shown beside, no target)",
 	} {
 		if !strings.Contains(got, want) {
@@ -431,23 +431,29 @@ func TestListedFS(t *testing.T) {
 	}
 }
 
-// TestReadTargets checks the read targets on made-up results, with and
-// without memory floors.
+// TestReadTargets checks the read targets on made-up results of three
+// rounds, with and without memory floors: each ratio is the median of the
+// rounds' ratios (pagoda's and the peer's of the same round), not the
+// ratio of the medians.
 func TestReadTargets(t *testing.T) {
-	res := func(w, peer string, ns float64) Result { return Result{Workload: w, Peer: peer, NsPerOp: ns} }
+	res := func(w, peer string, rounds ...float64) Result {
+		return Result{Workload: w, Peer: peer, NsPerOp: medianFloat(rounds), RoundNs: rounds}
+	}
 	r := &Report{
 		Fixture: &Fixture{FixtureOptions: FixtureOptions{Rows: 1000}},
 		Results: []Result{
-			res("lookup", "pagoda", 300), res("lookup", "mattn", 2400), res("lookup", "bbolt", 1200),
-			res("scan", "pagoda", 10_000), res("scan", "mattn", 250_000), res("scan", "bbolt", 20_000),
+			// bbolt's median over pagoda's is 1000/300, 3.33x; the rounds'
+			// ratios are 10, 4 and 1.
+			res("lookup", "pagoda", 100, 300, 400), res("lookup", "mattn", 800, 2400, 3200), res("lookup", "bbolt", 1000, 1200, 400),
+			res("scan", "pagoda", 10_000, 10_000, 10_000), res("scan", "mattn", 250_000, 250_000, 250_000), res("scan", "bbolt", 20_000, 20_000, 20_000),
 		},
 		LookupFloorNs: 160, ScanFloorNs: 4,
 	}
 	got := strings.Join(r.targets(), "\n")
 	for _, want := range []string{
-		"lookup vs mattn: 8.0x faster, want >= 10x: NOT met (10x needs 240 ns; the memory floor is 160)",
-		"lookup vs bbolt: 4.00x faster, want > 1x: met",
-		"scan vs fastest peer (bbolt): 2.00x faster, want >= 1.8x: met (the memory floor allows 5.0x)",
+		"lookup vs mattn: 8.00x (median of 3 rounds, 8.00-8.00) faster, want >= 10x: NOT met (10x needs 240 ns; the memory floor is 160)",
+		"lookup vs bbolt: 4.00x (median of 3 rounds, 1.00-10.00) faster, want > 1x: met",
+		"scan vs fastest peer (bbolt): 2.00x (median of 3 rounds, 2.00-2.00) faster, want >= 1.8x: met (the memory floor allows 5.0x)",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("targets lack %q:\n%s", want, got)

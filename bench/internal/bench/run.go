@@ -58,9 +58,12 @@ type Result struct {
 	MaxNs       float64
 	RoundNs     []float64 // ns/op of each round, in round order
 	NsPerRow    float64   // for whole-table workloads: ns/op divided by the rows; else 0
-	AllocsPerOp int64
-	BytesPerOp  int64
-	FileSize    int64 // size of the file the peer read
+	AllocsPerOp int64     // the median over rounds
+	BytesPerOp  int64     // the median over rounds
+	// RoundAllocs and RoundBytes are allocs/op and B/op of each round, in
+	// round order.
+	RoundAllocs, RoundBytes []float64
+	FileSize                int64 // size of the file the peer read
 }
 
 // Report is the outcome of Run.
@@ -619,9 +622,12 @@ func medianOf[T any](xs []T, key func(T) float64) T {
 func medianWrite(rs []WriteResult) WriteResult {
 	m := medianOf(rs, func(r WriteResult) float64 { return r.NsPerOp })
 	m.MinNs, m.MaxNs = rangeOf(rs, func(r WriteResult) float64 { return r.NsPerOp })
-	m.FloorRatios, m.PagodaRatios, m.RoundNs = nil, nil, nil
+	m.FloorRatios, m.PagodaRatios, m.RoundNs, m.RoundAllocs, m.RoundBytes, m.RoundFloorNs = nil, nil, nil, nil, nil, nil
 	for _, r := range rs {
 		m.RoundNs = append(m.RoundNs, r.NsPerOp)
+		m.RoundAllocs = append(m.RoundAllocs, r.AllocsPerOp)
+		m.RoundBytes = append(m.RoundBytes, r.BytesPerOp)
+		m.RoundFloorNs = append(m.RoundFloorNs, r.FloorNs)
 		if r.FloorRatio > 0 {
 			m.FloorRatios = append(m.FloorRatios, r.FloorRatio)
 		}
@@ -635,13 +641,14 @@ func medianWrite(rs []WriteResult) WriteResult {
 	if len(m.PagodaRatios) > 0 {
 		m.PagodaRatio = medianOf(m.PagodaRatios, identity)
 	}
+	m.AllocsPerOp, m.BytesPerOp = medianFloat(m.RoundAllocs), medianFloat(m.RoundBytes)
 	return m
 }
 
 func identity(x float64) float64 { return x }
 
 // medianCache returns the median of each measure of the cache results,
-// taken separately.
+// taken separately, with the rounds (rs, in round order) in Rounds.
 func medianCache(rs []CacheResult) CacheResult {
 	m := rs[0]
 	m.InsertNs = medianOf(rs, func(r CacheResult) float64 { return r.InsertNs }).InsertNs
@@ -649,20 +656,26 @@ func medianCache(rs []CacheResult) CacheResult {
 	m.DeleteNs = medianOf(rs, func(r CacheResult) float64 { return r.DeleteNs }).DeleteNs
 	m.FileSize = medianOf(rs, func(r CacheResult) float64 { return float64(r.FileSize) }).FileSize
 	m.MaxRSS = medianOf(rs, func(r CacheResult) float64 { return float64(r.MaxRSS) }).MaxRSS
+	m.Rounds = rs
 	return m
 }
 
 // median returns the sample with the median ns/op (the lower middle one for
 // an even count), with MinNs and MaxNs spanning all samples and RoundNs
-// listing them, rs being in round order.
+// listing them, rs being in round order; allocs/op and B/op are their own
+// medians (RoundAllocs, RoundBytes).
 func median(rs []Result) Result {
 	sorted := slices.SortedFunc(slices.Values(rs), func(a, b Result) int { return cmp.Compare(a.NsPerOp, b.NsPerOp) })
 	m := sorted[(len(sorted)-1)/2]
 	m.MinNs, m.MaxNs = sorted[0].NsPerOp, sorted[len(sorted)-1].NsPerOp
-	m.RoundNs = nil
+	m.RoundNs, m.RoundAllocs, m.RoundBytes = nil, nil, nil
 	for _, r := range rs {
 		m.RoundNs = append(m.RoundNs, r.NsPerOp)
+		m.RoundAllocs = append(m.RoundAllocs, float64(r.AllocsPerOp))
+		m.RoundBytes = append(m.RoundBytes, float64(r.BytesPerOp))
 	}
+	m.AllocsPerOp = int64(medianFloat(m.RoundAllocs))
+	m.BytesPerOp = int64(medianFloat(m.RoundBytes))
 	return m
 }
 

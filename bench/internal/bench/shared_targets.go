@@ -29,14 +29,14 @@ func (r *Report) sharedTargets() []string {
 	var out []string
 	if s, ok := r.find("lookup-tx", "pagoda"); ok && !s.Skipped {
 		if x, ok := r.find("lookup-tx", pagodaExclusive); ok && !x.Skipped {
-			_, seq := ratioFigure(perRound(s.RoundNs, x.RoundNs, func(s, x float64) float64 { return s / x }))
+			_, seq := ratioFigure(perRound(s.ns(), x.ns(), func(s, x float64) float64 { return s / x }))
 			if len(r.LookupTxRatios) > 0 {
 				m, fig := ratioFigure(r.LookupTxRatios)
 				out = append(out, fmt.Sprintf("lookup-tx shared vs exclusive, interleaved %d lookups at a time: %s the exclusive mode's time per lookup, want <= 1.2x: %s",
 					interleavedSlice, fig, verdict(m <= 1.2)))
 				out = append(out, fmt.Sprintf("  (the table's, one mode after the other: %s, %s against %s ns)", seq, nsString(s.NsPerOp), nsString(x.NsPerOp)))
 			} else {
-				m, _ := ratioFigure(perRound(s.RoundNs, x.RoundNs, func(s, x float64) float64 { return s / x }))
+				m, _ := ratioFigure(perRound(s.ns(), x.ns(), func(s, x float64) float64 { return s / x }))
 				out = append(out, fmt.Sprintf("lookup-tx shared vs exclusive: %s the exclusive mode's time per lookup (%s against %s ns), want <= 1.2x: %s",
 					seq, nsString(s.NsPerOp), nsString(x.NsPerOp), verdict(m <= 1.2)))
 			}
@@ -61,7 +61,7 @@ func (r *Report) sharedTargets() []string {
 		if !ok8 || !ok1 {
 			continue
 		}
-		m, fig := ratioFigure(perRound(one.RoundNs, eight.RoundNs, func(one, eight float64) float64 { return one / eight }))
+		m, fig := ratioFigure(perRound(one.ns(), eight.ns(), func(one, eight float64) float64 { return one / eight }))
 		if peer == "pagoda" {
 			out = append(out, fmt.Sprintf("commit-8 vs commit (pagoda, shared, Batch): %s the commits per second, want >= 5x: %s", fig, verdict(m >= 5)))
 		} else {

@@ -92,13 +92,18 @@ type WriteResult struct {
 	// (not the C allocations of mattn).
 	AllocsPerOp float64
 	BytesPerOp  float64
-	FileSize    int64 // the store's files after the workload, once closed
+	// RoundAllocs and RoundBytes are AllocsPerOp and BytesPerOp of each
+	// round, in round order (AllocsPerOp and BytesPerOp their medians).
+	RoundAllocs, RoundBytes []float64
+	FileSize                int64 // the store's files after the workload, once closed
 	// WALFrames and Commits are what pagoda wrote in the timed part (0
 	// for other peers), and FloorNs the disk floor of that: the time per
 	// operation of writing as many bytes, in as many writes each followed
 	// by one fdatasync, into a plain file beside the store (see diskFloor).
 	WALFrames, Commits uint64
 	FloorNs            float64
+	// RoundFloorNs is FloorNs of each round, in round order.
+	RoundFloorNs []float64
 	// FloorRatio, for commit, is pagoda's commit time over its floor's,
 	// measured commit by commit in one loop (see interleavedFloor).
 	FloorRatio float64
