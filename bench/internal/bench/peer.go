@@ -13,7 +13,7 @@ import (
 // handler does.
 type Peer interface {
 	// Name is the peer's short name: pagoda, pagoda-exclusive, mattn,
-	// modernc, bbolt or mattn-autocommit.
+	// modernc, ncruces, zombiezen, bbolt or mattn-autocommit.
 	Name() string
 	// Open opens the peer's file of f and, unless the peer reads in a
 	// transaction per call, begins a read transaction.
@@ -51,9 +51,9 @@ func isPagoda(name string) bool { return name == "pagoda" || name == pagodaExclu
 
 func peerNames() []string {
 	if !cgoEnabled {
-		return []string{"pagoda", "modernc", "bbolt", "pebble"}
+		return []string{"pagoda", "modernc", ncruces, zombiezen, "bbolt", "pebble"}
 	}
-	return []string{"pagoda", "mattn", "modernc", "bbolt", "pebble"}
+	return []string{"pagoda", "mattn", "modernc", ncruces, zombiezen, "bbolt", "pebble"}
 }
 
 // errNoReads is the error of NewPeer for peers that only write.
@@ -109,6 +109,8 @@ func newPeer(name string, opt PeerOptions, txPerOp bool) (Peer, error) {
 		return &sqlPeer{name: name, driver: mattnDriver, autocommit: true, txPerOp: true}, nil
 	case "modernc":
 		return &sqlPeer{name: name, driver: moderncDriver, pragmas: pragmas, txPerOp: txPerOp}, nil
+	case ncruces, zombiezen:
+		return &directPeer{directDB: directDB{name: name}, pragmas: pragmas, txPerOp: txPerOp}, nil
 	case "bbolt":
 		return &boltPeer{txPerOp: txPerOp}, nil
 	case "pebble":

@@ -80,7 +80,7 @@ func (r *Report) printReads(p *printer, rounds string) {
 	} else {
 		p.printf("fixture: %s (cached)\n", f.Dir)
 	}
-	p.printf("files: SQLite %s (read by pagoda, mattn, modernc), bbolt %s\n", mb(r.SQLiteSize), mb(r.BoltSize))
+	p.printf("files: SQLite %s (read by pagoda and the SQLite peers), bbolt %s\n", mb(r.SQLiteSize), mb(r.BoltSize))
 	var modes [][2]string
 	for _, res := range r.Results {
 		modes = append(modes, [2]string{res.Peer, res.Mode})
@@ -89,6 +89,8 @@ func (r *Report) printReads(p *printer, rounds string) {
 		p.printf("pagoda opens the WAL-mode fixture writable: %s\n", m)
 	}
 	p.printf("mattn, modernc: database/sql, prepared statements, one read transaction, WAL; %s\n", r.sqliteSettings())
+	p.printf("ncruces (go-sqlite3, SQLite in Wasm translated to Go), zombiezen (modernc's SQLite): their own Conn and Stmt\n")
+	p.printf("  (no database/sql), the same statements, pragmas and transactions; zombiezen copies each value out\n")
 	if slices.ContainsFunc(r.Results, func(res Result) bool { return res.Workload == "lookup-tx" }) {
 		p.printf("lookup-tx: each lookup a read transaction of its own, the value copied out of it: pagoda View (Table, Get, Column),\n")
 		p.printf("  bbolt View (Bucket, Get), mattn and modernc one query outside BEGIN, SQLite's implicit read transaction (BEGIN\n")
@@ -181,10 +183,11 @@ func (r *Report) printWrites(p *printer, rounds string) {
 	o := r.Config.Writes
 	vs := r.Config.Fixture.withDefaults().ValueSize
 	p.printf("writes: fresh stores of %d-byte values under keys 1..N: the rowids of %s\n", vs, storeTableSQL)
-	p.printf("  (pagoda, mattn, modernc) or 8 big-endian bytes (bbolt bucket, pebble); each store is checked after each workload:\n")
+	p.printf("  (pagoda and the SQLite peers) or 8 big-endian bytes (bbolt bucket, pebble); each store is checked after each workload:\n")
 	p.printf("  reopened, every row scanned, some looked up%s\n", rounds)
 	p.printf("every commit durable: pagoda SyncFull; bbolt defaults; pebble defaults, Sync; mattn, modernc: database/sql,\n")
-	p.printf("  prepared statements, BEGIN/COMMIT, %s; %s\n", strings.Join(storePragmas, "; "), r.sqliteSettings())
+	p.printf("  prepared statements, BEGIN/COMMIT, %s; %s;\n", strings.Join(storePragmas, "; "), r.sqliteSettings())
+	p.printf("  ncruces, zombiezen: the same through their own Conn and Stmt\n")
 	var modes [][2]string
 	for _, res := range r.Writes {
 		modes = append(modes, [2]string{res.Peer, res.Mode})
@@ -416,6 +419,9 @@ func ratioString(res, base WriteResult, prec int) string {
 	return x
 }
 
+// sqlitePeers are the peers that are SQLite, in report order.
+var sqlitePeers = []string{"mattn", "modernc", ncruces, zombiezen}
+
 // Target checks the "done" criteria on this run. Reads: point
 // lookups at least 10x faster than mattn, faster than bbolt, with 0
 // allocs/op; the full scan at least 1.8x faster than the fastest peer.
@@ -459,7 +465,7 @@ func (r *Report) targets() []string {
 		}
 	}
 	if base, ok := r.findWrite("load-seq", "pagoda"); ok {
-		if sq, ok := r.fastestWrite("load-seq", "mattn", "modernc"); ok {
+		if sq, ok := r.fastestWrite("load-seq", sqlitePeers...); ok {
 			out = append(out, writeTarget("load-seq", base, sq, "fastest SQLite driver ("+sq.Peer+")", 3))
 		}
 		if b, ok := r.findWrite("load-seq", "bbolt"); ok {
@@ -474,7 +480,7 @@ func (r *Report) targets() []string {
 		if !ok {
 			continue
 		}
-		for _, peer := range []string{"mattn", "modernc", "bbolt"} {
+		for _, peer := range append(slices.Clone(sqlitePeers), "bbolt") {
 			if res, ok := r.findWrite(wl, peer); ok {
 				t := writeTarget(wl, base, res, peer, 5)
 				if need := res.NsPerOp / 5; base.FloorNs > 0 && medianFloat(pairedRatios(res.ns(), base.ns())) < 5 {
@@ -490,7 +496,7 @@ func (r *Report) targets() []string {
 	if base, ok := r.findWrite("load-seq", "pagoda"); ok && !base.Stopped {
 		var smallest *WriteResult
 		for i, res := range r.Writes {
-			if res.Workload == "load-seq" && (res.Peer == "mattn" || res.Peer == "modernc") && !res.Skipped && !res.Stopped &&
+			if res.Workload == "load-seq" && slices.Contains(sqlitePeers, res.Peer) && !res.Skipped && !res.Stopped &&
 				(smallest == nil || res.FileSize < smallest.FileSize) {
 				smallest = &r.Writes[i]
 			}
