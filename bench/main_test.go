@@ -27,7 +27,7 @@ func TestBench(t *testing.T) {
 		if w == bench.CacheWorkload || w == bench.MemoryWorkload || w == bench.BesideWorkload {
 			continue
 		}
-		peers := bench.PeerNames
+		peers := bench.PeersOf(w, bench.PeerNames)
 		if strings.HasPrefix(w, "fs-") {
 			peers = bench.FSPeerNames
 		}

@@ -40,9 +40,9 @@ func runWorkload(b *testing.B, name string) {
 		b.Fatal(err)
 	}
 	f := benchFixture(b)
-	for _, peer := range bench.PeerNames {
+	for _, peer := range bench.PeersOf(name, bench.PeerNames) {
 		b.Run(peer, func(b *testing.B) {
-			p, err := bench.NewPeer(peer)
+			p, err := bench.NewWorkloadPeer(w, peer, bench.PeerOptions{})
 			if bench.Skipped(err) {
 				b.Skip(err)
 			}
@@ -64,8 +64,12 @@ func runWorkload(b *testing.B, name string) {
 	}
 }
 
-func BenchmarkLookup(b *testing.B) { runWorkload(b, "lookup") }
-func BenchmarkScan(b *testing.B)   { runWorkload(b, "scan") }
+func BenchmarkLookup(b *testing.B)           { runWorkload(b, "lookup") }
+func BenchmarkLookupBucket(b *testing.B)     { runWorkload(b, "lookup-bucket") }
+func BenchmarkScan(b *testing.B)             { runWorkload(b, "scan") }
+func BenchmarkScanCursor(b *testing.B)       { runWorkload(b, "scan-cursor") }
+func BenchmarkScanBucket(b *testing.B)       { runWorkload(b, "scan-bucket") }
+func BenchmarkScanCursorBucket(b *testing.B) { runWorkload(b, "scan-cursor-bucket") }
 
 // smallFixture builds a fresh fixture of 2,000 rows in a test directory.
 func smallFixture(t *testing.T) *bench.Fixture {
@@ -242,8 +246,23 @@ func TestRun(t *testing.T) {
 	}
 	// pagoda-exclusive joins the default peers in lookup-tx, commit and
 	// commit-8.
-	if got, want := len(rep.Results), len(bench.PeerNames)*len(bench.Workloads)+1; got != want {
-		t.Fatalf("%d read results, want %d", got, want)
+	// The workloads of pagoda's bucket API and cursors run pagoda and
+	// bbolt only.
+	wantReads := 1
+	for _, w := range bench.Workloads {
+		wantReads += len(bench.PeersOf(w.Name, bench.PeerNames))
+	}
+	if got := len(rep.Results); got != wantReads {
+		t.Fatalf("%d read results, want %d", got, wantReads)
+	}
+	for _, r := range rep.Results {
+		bucket := strings.HasSuffix(r.Workload, "-bucket")
+		if (bucket || r.Workload == "scan-cursor") && r.Peer != "pagoda" && r.Peer != "bbolt" {
+			t.Errorf("result %s/%s: want only pagoda and bbolt in the bucket and cursor workloads", r.Workload, r.Peer)
+		}
+		if r.Peer == "pagoda" && bucket != (r.FileSize == rep.BucketSize) {
+			t.Errorf("result %s/%s: file size %d, bucket file %d: want the bucket file's size exactly in the bucket workloads", r.Workload, r.Peer, r.FileSize, rep.BucketSize)
+		}
 	}
 	for _, r := range rep.Results {
 		if r.Skipped != (r.Peer == "pebble") {
@@ -260,10 +279,14 @@ func TestRun(t *testing.T) {
 	if runtime.GOOS != "windows" && runtime.GOOS != "plan9" && (rep.LookupFloorNs <= 0 || rep.ScanFloorNs <= 0) {
 		t.Errorf("memory floors %v ns/lookup, %v ns/row: want both measured", rep.LookupFloorNs, rep.ScanFloorNs)
 	}
-	if got, want := len(rep.Writes), len(bench.PeerNames)*len(bench.WriteWorkloads)+2; got != want {
-		t.Fatalf("%d write results, want %d", got, want)
+	wantWrites := 2
+	for _, w := range bench.WriteWorkloads {
+		wantWrites += len(bench.PeersOf(w.Name, bench.PeerNames))
 	}
-	wantOps := map[string]int{"load-seq": 3000, "load-rand": 3000, "insert": 2000, "delete": 200, "commit": 5, "commit-8": 5}
+	if got := len(rep.Writes); got != wantWrites {
+		t.Fatalf("%d write results, want %d", got, wantWrites)
+	}
+	wantOps := map[string]int{"load-seq": 3000, "load-rand": 3000, "insert": 2000, "delete": 200, "insert-bucket": 2000, "delete-bucket": 200, "commit": 5, "commit-8": 5}
 	for _, r := range rep.Writes {
 		if r.Skipped || r.Stopped || r.Ops != wantOps[r.Workload] || r.NsPerOp <= 0 || r.FileSize <= 0 || r.Total <= 0 ||
 			r.MinNs > r.NsPerOp || r.MaxNs < r.NsPerOp || len(r.RoundNs) != wantRounds(r.Workload, r.Peer) {
@@ -319,7 +342,7 @@ func TestRun(t *testing.T) {
 		if name == bench.CacheWorkload || name == bench.MemoryWorkload || name == bench.BesideWorkload {
 			continue
 		}
-		peers := bench.PeerNames
+		peers := bench.PeersOf(name, bench.PeerNames)
 		if strings.HasPrefix(name, "fs-") {
 			peers = bench.FSPeerNames
 		}

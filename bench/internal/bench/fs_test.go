@@ -464,3 +464,49 @@ func TestReadTargets(t *testing.T) {
 		t.Errorf("targets without floors mention one:\n%s", got)
 	}
 }
+
+// TestIssue31Targets checks issue #31's targets on made-up results of
+// three rounds: ratios paired round by round, the lookup target's want by
+// the rows, the bucket API against pagoda's own table API, the writes
+// against the disk floor of each round.
+func TestIssue31Targets(t *testing.T) {
+	res := func(w, peer string, rounds ...float64) Result {
+		return Result{Workload: w, Peer: peer, NsPerOp: medianFloat(rounds), RoundNs: rounds, RoundAllocs: []float64{0, 0, 0}}
+	}
+	wr := func(w, peer string, floor []float64, rounds ...float64) WriteResult {
+		return WriteResult{Workload: w, Peer: peer, NsPerOp: medianFloat(rounds), RoundNs: rounds, FloorNs: medianFloat(floor), RoundFloorNs: floor}
+	}
+	r := &Report{
+		Fixture: &Fixture{FixtureOptions: FixtureOptions{Rows: 1_000_000}},
+		Results: []Result{
+			res("lookup", "pagoda", 100, 100, 100), res("lookup", "bbolt", 400, 600, 500),
+			res("lookup-tx", "pagoda", 1000, 1000, 1000), res("lookup-tx", "bbolt", 2500, 1500, 2000),
+			res("lookup-bucket", "pagoda", 110, 130, 200),
+			res("scan-bucket", "pagoda", 10, 10, 10), res("scan-bucket", "bbolt", 14, 15, 16),
+		},
+		Writes: []WriteResult{
+			wr("delete-bucket", "pagoda", []float64{100, 200, 100}, 120, 300, 200), wr("delete-bucket", "bbolt", nil, 400, 900, 600),
+		},
+	}
+	got := strings.Join(r.issue31Targets(), "\n")
+	for _, want := range []string{
+		"issue #31: lookup-tx vs bbolt: 2.00x (median of 3 rounds, 1.50-2.50) faster, want >= 2x: met",
+		"issue #31: lookup-tx allocs/op: 0, want 0: met",
+		"issue #31: lookup vs bbolt at 1,000,000 rows: 5.00x (median of 3 rounds, 4.00-6.00) faster, want >= 5x: met",
+		"issue #31: lookup-bucket vs lookup (pagoda's bucket API vs its table API): 1.30x (median of 3 rounds, 1.10-2.00) the table's time, want <= 1.2x: NOT met",
+		"issue #31: scan-bucket vs bbolt: 1.50x (median of 3 rounds, 1.40-1.60) faster, want >= 1.5x: met",
+		"issue #31: delete-bucket: pagoda 1.50x (median of 3 rounds, 1.20-2.00) its disk floor's time, want <= 1.5x: met",
+		"issue #31: delete-bucket vs bbolt: 3.00x (median of 3 rounds, 3.00-3.33) faster, want >= 3x: met",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("targets lack %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "mattn") || strings.Contains(got, "lookup-tx-bucket") {
+		t.Errorf("targets name peers or workloads that were not measured:\n%s", got)
+	}
+	r.Fixture.Rows = 10_000_000
+	if got := strings.Join(r.issue31Targets(), "\n"); !strings.Contains(got, "lookup vs bbolt at 10,000,000 rows: 5.00x (median of 3 rounds, 4.00-6.00) faster, want >= 3x: met") {
+		t.Errorf("at 10,000,000 rows the lookup target is not 3x:\n%s", got)
+	}
+}

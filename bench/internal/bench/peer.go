@@ -90,13 +90,26 @@ func NewPeerWith(name string, opt PeerOptions) (Peer, error) { return newPeer(na
 func NewTxPeer(name string, opt PeerOptions) (Peer, error) { return newPeer(name, opt, true) }
 
 func newPeer(name string, opt PeerOptions, txPerOp bool) (Peer, error) {
+	return newVariantPeer(name, opt, txPerOp, "")
+}
+
+// NewWorkloadPeer returns a new, unopened peer by name for workload w: a
+// transaction per operation if w.TxPerOp, pagoda reading through w's API
+// (Workload.Variant).
+func NewWorkloadPeer(w Workload, name string, opt PeerOptions) (Peer, error) {
+	return newVariantPeer(name, opt, w.TxPerOp, w.Variant)
+}
+
+// newVariantPeer is newPeer for a workload of Variant variant: pagoda's
+// peer reads through that API, the others as they always do.
+func newVariantPeer(name string, opt PeerOptions, txPerOp bool, variant string) (Peer, error) {
 	pragmas := SQLitePragmas
 	if opt.SQLiteDefaults {
 		pragmas = nil
 	}
 	switch name {
 	case "pagoda", pagodaExclusive:
-		return &pagodaPeer{name: name, exclusive: name == pagodaExclusive, txPerOp: txPerOp}, nil
+		return &pagodaPeer{name: name, exclusive: name == pagodaExclusive, txPerOp: txPerOp, variant: variant}, nil
 	case "mattn":
 		if !cgoEnabled {
 			return nil, errNoCgo

@@ -38,7 +38,7 @@ func (r *Report) Print(w io.Writer) error {
 	section(len(r.Beside) > 0, func() { r.printBeside(p, rounds) })
 	section(len(r.Cache) > 0, func() { r.printCache(p, rounds) })
 	section(len(r.Memory) > 0, func() { r.printMemory(p) })
-	lines := append(append(r.targets(), r.sharedTargets()...), r.fsTargets()...)
+	lines := append(append(append(r.targets(), r.issue31Targets()...), r.sharedTargets()...), r.fsTargets()...)
 	if len(lines) > 0 {
 		p.printf("\ntargets:\n")
 		for _, l := range lines {
@@ -80,7 +80,9 @@ func (r *Report) printReads(p *printer, rounds string) {
 	} else {
 		p.printf("fixture: %s (cached)\n", f.Dir)
 	}
-	p.printf("files: SQLite %s (read by pagoda and the SQLite peers), bbolt %s\n", mb(r.SQLiteSize), mb(r.BoltSize))
+	p.printf("files: SQLite %s (read by pagoda and the SQLite peers), bucket %s (the same rows in a pagoda bucket, written by SQLite:\n", mb(r.SQLiteSize), mb(r.BucketSize))
+	p.printf("  %s, keys the rowids as 8 big-endian bytes; read by the -bucket workloads),\n", bucketSQL)
+	p.printf("  bbolt %s (the same keys; written with bbolt's default fill percent, 0.5)\n", mb(r.BoltSize))
 	var modes [][2]string
 	for _, res := range r.Results {
 		modes = append(modes, [2]string{res.Peer, res.Mode})
@@ -255,7 +257,12 @@ func (r *Report) printWrites(p *printer, rounds string) {
 			allocString(res.RoundBytes, 0), ratio, file))
 	}
 	p.table(rows, 2)
-	first := true
+	first, width := true, 8
+	for _, res := range r.Writes {
+		if res.Peer == "pagoda" && res.FloorNs > 0 {
+			width = max(width, len(res.Workload))
+		}
+	}
 	for _, res := range r.Writes {
 		if res.Peer != "pagoda" || res.FloorNs <= 0 {
 			continue
@@ -266,13 +273,13 @@ func (r *Report) printWrites(p *printer, rounds string) {
 			first = false
 		}
 		if res.FloorRatio > 0 {
-			p.printf("  %-8s a 4 KiB append and fdatasync per commit: floor %s ns/commit; pagoda's commits, interleaved with\n", res.Workload, nsString(res.FloorNs))
+			p.printf("  %-*s a 4 KiB append and fdatasync per commit: floor %s ns/commit; pagoda's commits, interleaved with\n", width, res.Workload, nsString(res.FloorNs))
 			_, fig := ratioFigure(res.FloorRatios)
-			p.printf("           the floor's appends in one loop on a second store, take %s the floor's time\n", fig)
+			p.printf("  %*s the floor's appends in one loop on a second store, take %s the floor's time\n", width, "", fig)
 			continue
 		}
 		_, fig := pairedFigure(res.ns(), res.RoundFloorNs)
-		p.printf("  %-8s %s frames in %s commits: floor %s ns/%s, pagoda %s ns/%s (%s the floor)\n", res.Workload,
+		p.printf("  %-*s %s frames in %s commits: floor %s ns/%s, pagoda %s ns/%s (%s the floor)\n", width, res.Workload,
 			group(int64(res.WALFrames)), group(int64(res.Commits)), nsString(res.FloorNs), res.Unit,
 			nsString(res.NsPerOp), res.Unit, fig)
 	}

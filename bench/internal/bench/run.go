@@ -71,6 +71,7 @@ type Report struct {
 	Config     Config
 	Fixture    *Fixture // nil when no read workload ran
 	SQLiteSize int64
+	BucketSize int64 // the bucket file's (Fixture.BucketPath)
 	BoltSize   int64
 	// The read workloads' memory floors over the SQLite file (MemoryFloors),
 	// 0 when not measured: ns per lookup and ns per scanned row.
@@ -281,12 +282,37 @@ func knownPeer(name string, opt PeerOptions) error {
 
 // peersOf returns the peers of workload: cfg.Peers, and pagoda-exclusive
 // after pagoda in ModePeerWorkloads when the peers are the defaults.
+// A workload with Peers (or a write workload with them) keeps only those.
 func (cfg *Config) peersOf(workload string) []string {
+	if only := workloadPeers(workload); only != nil {
+		return slices.DeleteFunc(slices.Clone(cfg.Peers), func(p string) bool { return !slices.Contains(only, p) })
+	}
 	i := slices.Index(cfg.Peers, "pagoda")
 	if !cfg.defaultPeers || i < 0 || slices.Contains(cfg.Peers, pagodaExclusive) || !slices.Contains(ModePeerWorkloads, workload) {
 		return cfg.Peers
 	}
 	return slices.Insert(slices.Clone(cfg.Peers), i+1, pagodaExclusive)
+}
+
+// PeersOf returns the peers of peers that workload runs: all of them, or
+// those of its Peers (Workload.Peers, WriteWorkload.Peers).
+func PeersOf(workload string, peers []string) []string {
+	only := workloadPeers(workload)
+	if only == nil {
+		return peers
+	}
+	return slices.DeleteFunc(slices.Clone(peers), func(p string) bool { return !slices.Contains(only, p) })
+}
+
+// workloadPeers returns the only peers workload runs, nil for any.
+func workloadPeers(workload string) []string {
+	if w, err := WorkloadByName(workload); err == nil {
+		return w.Peers
+	}
+	if w, err := writeWorkload(workload); err == nil {
+		return w.Peers
+	}
+	return nil
 }
 
 // peersOfAny returns the peers of any of workloads, in peersOf's order.
@@ -363,7 +389,7 @@ func runReads(cfg *Config, workloads []Workload, rep *Report) (err error) {
 		progress("fixture: cached in %s", f.Dir)
 	}
 	rep.Fixture = f
-	if rep.SQLiteSize, rep.BoltSize, err = f.Sizes(); err != nil {
+	if rep.SQLiteSize, rep.BucketSize, rep.BoltSize, err = f.Sizes(); err != nil {
 		return err
 	}
 	f.LookupRowids() // generated before any timing
@@ -385,11 +411,13 @@ func runReads(cfg *Config, workloads []Workload, rep *Report) (err error) {
 		for _, name := range cfg.roundPeers(round, names) {
 			// A peer holding one read transaction for the workloads that
 			// read in it, then one reading in a transaction per operation
-			// for the others.
-			for _, txPerOp := range []bool{false, true} {
+			// for the others; one of each for each variant of pagoda's
+			// API.
+			for _, k := range peerKinds(workloads) {
+				txPerOp := k.txPerOp
 				var ws []Workload
 				for _, w := range workloads {
-					if w.TxPerOp == txPerOp && slices.Contains(cfg.peersOf(w.Name), name) && cfg.inRound(round, w.Name, name) {
+					if w.TxPerOp == txPerOp && w.Variant == k.variant && slices.Contains(cfg.peersOf(w.Name), name) && cfg.inRound(round, w.Name, name) {
 						ws = append(ws, w)
 					}
 				}
@@ -398,7 +426,7 @@ func runReads(cfg *Config, workloads []Workload, rep *Report) (err error) {
 				}
 				// A fresh peer each round: nothing cached in the peer's
 				// own structures carries over, as in a new process.
-				p, err := newPeer(name, cfg.PeerOptions, txPerOp)
+				p, err := newVariantPeer(name, cfg.PeerOptions, txPerOp, k.variant)
 				if Skipped(err) {
 					skipped[name] = true
 					continue
@@ -407,8 +435,11 @@ func runReads(cfg *Config, workloads []Workload, rep *Report) (err error) {
 					return err
 				}
 				how := ""
+				if k.variant != "" {
+					how = " (" + k.variant + ")"
+				}
 				if txPerOp {
-					how = " (a read transaction per operation)"
+					how += " (a read transaction per operation)"
 				}
 				progress("%smeasuring %s%s ...", cfg.targetRound(round), name, how)
 				if err := p.Open(f); err != nil {
@@ -454,6 +485,8 @@ func runReads(cfg *Config, workloads []Workload, rep *Report) (err error) {
 			res.FileSize = rep.SQLiteSize
 			if name == "bbolt" {
 				res.FileSize = rep.BoltSize
+			} else if isBucketVariant(w.Variant) {
+				res.FileSize = rep.BucketSize
 			}
 			rep.Results = append(rep.Results, res)
 		}
@@ -465,6 +498,26 @@ func runReads(cfg *Config, workloads []Workload, rep *Report) (err error) {
 		}
 	}
 	return nil
+}
+
+// peerKind is the kind of peer a group of read workloads reads with.
+type peerKind struct {
+	txPerOp bool
+	variant string
+}
+
+// peerKinds returns the kinds of peer of workloads: one long read
+// transaction before one per operation, each in workload order.
+func peerKinds(workloads []Workload) []peerKind {
+	var out []peerKind
+	for _, tx := range []bool{false, true} {
+		for _, w := range workloads {
+			if k := (peerKind{tx, w.Variant}); w.TxPerOp == tx && !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
 }
 
 // runWrites measures the write workloads called names, in stores under
