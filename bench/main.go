@@ -66,6 +66,13 @@ const (
 	// noise needs that long).
 	benchBesideRows = 100_000
 	benchBesideTime = 2 * time.Second
+	// The raft workloads: 500 durable StoreLogs of one entry (200 of 64),
+	// 100,000 entries truncated from a log of 110,000 (and as many GetLog),
+	// 300 applies one at a time in a 3-node cluster (2,400 64 at a time):
+	// about 15 s a round.
+	benchRaftStores   = 500
+	benchRaftTruncate = 100_000
+	benchRaftApplies  = 300
 )
 
 func newBenchCommand() *cobra.Command {
@@ -90,6 +97,9 @@ func newBenchCommand() *cobra.Command {
 		besideRows     int
 		targetCount    int
 		besideTime     time.Duration
+		raftStores     int
+		raftTruncate   int
+		raftApplies    int
 	)
 	cmd := &cobra.Command{
 		Use:           "bench",
@@ -206,10 +216,11 @@ stderr.`,
 				Writes:      bench.WriteOptions{LoadRows: rows, InsertRows: inserts, Commits: commits, Limit: limit, MemoryRows: memoryRows},
 				FS:          bench.FSOptions{Files: fsFiles, Blobs: fsBlobs, SrcDir: fsSrc},
 				Beside:      bench.BesideOptions{Rows: besideRows, Time: besideTime},
+				Raft:        bench.RaftOptions{Store1: raftStores, Truncate: raftTruncate, Applies: raftApplies},
 				Progress:    cmd.ErrOrStderr(),
 			}
-			if rows < 1 || inserts < 1 || commits < 1 || fsFiles < 1 || fsBlobs < 1 || besideRows < 1 {
-				return fmt.Errorf("--rows, --inserts, --commits, --fs-files, --fs-blobs and --beside-rows must be positive")
+			if rows < 1 || inserts < 1 || commits < 1 || fsFiles < 1 || fsBlobs < 1 || besideRows < 1 || raftStores < 1 || raftTruncate < 1 || raftApplies < 1 {
+				return fmt.Errorf("--rows, --inserts, --commits, --fs-files, --fs-blobs, --beside-rows and the --raft sizes must be positive")
 			}
 			mode := "full"
 			if quick {
@@ -306,6 +317,9 @@ stderr.`,
 	fl.StringVar(&fsSrc, "fs-src", "", "the real tree of the fs workloads (default $(go env GOROOT)/src)")
 	fl.IntVar(&besideRows, "beside-rows", benchBesideRows, "rows of the file the beside workload's reader reads")
 	fl.DurationVar(&besideTime, "beside-time", 0, "how long the beside workload's reader reads in each round (default 2s)")
+	fl.IntVar(&raftStores, "raft-stores", benchRaftStores, "StoreLogs calls of raft-store-1 (raft-store-64 makes 2/5 as many)")
+	fl.IntVar(&raftTruncate, "raft-truncate", benchRaftTruncate, "entries raft-truncate deletes from the head of a log of 1.1 times as many (raft-getlog reads as many)")
+	fl.IntVar(&raftApplies, "raft-applies", benchRaftApplies, "applies of raft-apply, one at a time (raft-apply-64 makes 8 times as many)")
 	fl.IntVar(&rounds, "rounds", benchCount, "rounds over all peers: every figure is the median of its rounds, shown with their range [min-max], and every ratio the median of its per-round ratios")
 	fl.IntVar(&count, "count", 0, "the old name of --rounds")
 	fl.MarkHidden("count")

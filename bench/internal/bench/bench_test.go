@@ -223,6 +223,9 @@ var smallFS = bench.FSOptions{Files: 200, Blobs: 20, BlobSize: 1000, SrcDir: "."
 // smallBeside is a beside workload of a tenth of a second a round.
 var smallBeside = bench.BesideOptions{Rows: 2000, Time: 100 * time.Millisecond, Slice: 5 * time.Millisecond}
 
+// smallRaft are raft sizes that take well under a second per store.
+var smallRaft = bench.RaftOptions{Store1: 10, Truncate: 3000, Applies: 10}
+
 // smallWrites are write sizes that take well under a second per peer.
 var smallWrites = bench.WriteOptions{LoadRows: 3000, InsertRows: 2000, TxRows: 500, Commits: 5, CacheKeys: []int{300}, MemoryRows: 2000}
 
@@ -240,6 +243,7 @@ func TestRun(t *testing.T) {
 		Writes:      smallWrites,
 		FS:          smallFS,
 		Beside:      smallBeside,
+		Raft:        smallRaft,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -318,6 +322,21 @@ func TestRun(t *testing.T) {
 			t.Errorf("beside result %d: %+v", i, r)
 		}
 	}
+	// The raft workloads: every store of each, 2 rounds, the ops asked
+	// for, a file size after the writes.
+	wantRaft := 0
+	for _, w := range bench.RaftWorkloads {
+		wantRaft += len(bench.RaftPeersOf(w.Name))
+	}
+	if len(rep.Raft) != wantRaft {
+		t.Fatalf("%d raft results, want %d", len(rep.Raft), wantRaft)
+	}
+	raftOps := map[string]int{"raft-store-1": 10, "raft-store-64": 4 * 64, "raft-getlog": 3000, "raft-truncate": 3000, "raft-apply": 10, "raft-apply-64": 80}
+	for _, r := range rep.Raft {
+		if r.Ops != raftOps[r.Workload] || r.NsPerOp <= 0 || len(r.RoundNs) != 2 || ((strings.HasPrefix(r.Workload, "raft-store-") || r.Workload == "raft-truncate") != (r.FileSize > 0)) {
+			t.Errorf("raft result %+v: want %d ops in 2 rounds, and a file size for raft-store-* and raft-truncate only", r, raftOps[r.Workload])
+		}
+	}
 	if got, want := len(rep.Cache), len(bench.PeerNames); got != want {
 		t.Fatalf("%d cache results, want %d", got, want)
 	}
@@ -339,7 +358,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range bench.WorkloadNames() {
-		if name == bench.CacheWorkload || name == bench.MemoryWorkload || name == bench.BesideWorkload {
+		if name == bench.CacheWorkload || name == bench.MemoryWorkload || name == bench.BesideWorkload || name == bench.RaftWorkload {
 			continue
 		}
 		peers := bench.PeersOf(name, bench.PeerNames)
@@ -362,6 +381,13 @@ func TestRun(t *testing.T) {
 	}
 	if got, want := len(rep.FS), len(bench.FSPeerNames)*len(bench.FSWorkloads); got != want {
 		t.Errorf("%d fs results, want %d", got, want)
+	}
+	for _, w := range bench.RaftWorkloads {
+		for _, peer := range bench.RaftPeersOf(w.Name) {
+			if !hasRow(out.String(), w.Name, peer) {
+				t.Errorf("report lacks %s/%s:\n%s", w.Name, peer, out.String())
+			}
+		}
 	}
 	if !hasRow(out.String(), "lookup", "pebble") {
 		t.Errorf("report lacks pebble's skipped lookup row:\n%s", out.String())

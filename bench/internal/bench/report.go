@@ -38,7 +38,8 @@ func (r *Report) Print(w io.Writer) error {
 	section(len(r.Beside) > 0, func() { r.printBeside(p, rounds) })
 	section(len(r.Cache) > 0, func() { r.printCache(p, rounds) })
 	section(len(r.Memory) > 0, func() { r.printMemory(p) })
-	lines := append(append(append(r.targets(), r.issue31Targets()...), r.sharedTargets()...), r.fsTargets()...)
+	section(len(r.Raft) > 0, func() { r.printRaft(p, rounds) })
+	lines := append(append(append(append(r.targets(), r.issue31Targets()...), r.sharedTargets()...), r.fsTargets()...), r.raftTargets()...)
 	if len(lines) > 0 {
 		p.printf("\ntargets:\n")
 		for _, l := range lines {
@@ -49,7 +50,7 @@ func (r *Report) Print(w io.Writer) error {
 	for _, ph := range []struct {
 		i    int
 		name string
-	}{{0, "reads"}, {4, "fs"}, {1, "writes"}, {5, "beside"}, {2, "cache"}, {3, "memory"}} {
+	}{{0, "reads"}, {4, "fs"}, {1, "writes"}, {5, "beside"}, {2, "cache"}, {3, "memory"}, {6, "raft"}} {
 		if d := r.Phases[ph.i]; d > 0 {
 			phases = append(phases, ph.name+" "+d.Round(100*time.Millisecond).String())
 		}

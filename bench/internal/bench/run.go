@@ -34,6 +34,7 @@ type Config struct {
 	Writes      WriteOptions  // sizes of the write and cache workloads
 	FS          FSOptions     // sizes of the fs workloads' trees
 	Beside      BesideOptions // size and time of the beside workload
+	Raft        RaftOptions   // sizes of the raft workloads
 	// ChildCommand, when set, runs each (peer, size) of the cache workload
 	// in a child process, to measure its peak memory: the program and its
 	// first arguments (say, pagoda bench child), which must hand the
@@ -81,6 +82,7 @@ type Report struct {
 	Cache                      []CacheResult  // the cache workload, by size then peer
 	Memory                     []MemoryResult // the memory workload, by peer
 	Beside                     []BesideResult // the beside workload, by writer
+	Raft                       []WriteResult  // the raft workloads, by workload then store
 	// LookupTxRatios are lookup-tx's time per lookup in the shared mode
 	// over the exclusive mode's, the two interleaved (interleavedViews),
 	// one a round.
@@ -93,8 +95,8 @@ type Report struct {
 	Elapsed       time.Duration // whole run, fixture included
 	// Phases is the time each kind of workload took, checks and setup
 	// included: reads (with the fixture), writes, cache, memory, fs (with
-	// the trees and archives), beside.
-	Phases [6]time.Duration
+	// the trees and archives), beside, raft.
+	Phases [7]time.Duration
 }
 
 // WorkloadNames lists every workload Run knows: the read workloads, the
@@ -112,7 +114,7 @@ func WorkloadNames() []string {
 	for _, w := range WriteWorkloads {
 		names = append(names, w.Name)
 	}
-	return append(names, BesideWorkload, CacheWorkload, MemoryWorkload)
+	return append(names, BesideWorkload, CacheWorkload, MemoryWorkload, RaftWorkload)
 }
 
 // Run measures the workloads of cfg, one peer after the other, Count
@@ -160,6 +162,7 @@ func Run(cfg Config) (*Report, error) {
 	var reads []Workload
 	var writes []string
 	var fsWorkloads []FSWorkload
+	var raftNames []string
 	cache, memory, beside := false, false, false
 	for _, name := range cfg.Workloads {
 		if w, err := WorkloadByName(name); err == nil {
@@ -178,6 +181,12 @@ func Run(cfg Config) (*Report, error) {
 			cache = true
 		} else if name == MemoryWorkload {
 			memory = true
+		} else if _, ok := raftWorkload(name); ok || name == RaftWorkload {
+			for _, w := range RaftWorkloads {
+				if (name == RaftWorkload || name == w.Name) && !slices.Contains(raftNames, w.Name) {
+					raftNames = append(raftNames, w.Name)
+				}
+			}
 		} else {
 			return nil, fmt.Errorf("bench: unknown workload %q (want one of %s)", name, strings.Join(WorkloadNames(), ", "))
 		}
@@ -208,7 +217,7 @@ func Run(cfg Config) (*Report, error) {
 		}
 		rep.Phases[0] = time.Since(start)
 	}
-	if len(fsWorkloads) > 0 || len(writes) > 0 || beside || cache || memory {
+	if len(fsWorkloads) > 0 || len(writes) > 0 || beside || cache || memory || len(raftNames) > 0 {
 		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 			return nil, fmt.Errorf("bench: %w", err)
 		}
@@ -252,6 +261,13 @@ func Run(cfg Config) (*Report, error) {
 				return nil, err
 			}
 			rep.Phases[3] = time.Since(t)
+		}
+		if len(raftNames) > 0 {
+			t := time.Now()
+			if err := runRaft(&cfg, dir, raftNames, rep); err != nil {
+				return nil, err
+			}
+			rep.Phases[6] = time.Since(t)
 		}
 	}
 	rep.Elapsed = time.Since(start)
