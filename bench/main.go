@@ -1,7 +1,8 @@
 // Command bench is pagoda's benchmark: it runs the workloads of
 // internal/bench against pagoda and its peers (mattn/go-sqlite3,
-// modernc.org/sqlite, bbolt, pebble and the OS's filesystem) in one process
-// run and prints the tables of BENCHMARKS.md. From the repository's root:
+// modernc.org/sqlite, ncruces/go-sqlite3, zombiezen.com/go/sqlite, bbolt,
+// pebble, the OS's filesystem, and raft-boltdb and raft-wal against
+// raftstore) in one process run and prints the tables of BENCHMARKS.md. From the repository's root:
 //
 //	go run ./bench --quick
 //
@@ -105,42 +106,72 @@ func newBenchCommand() *cobra.Command {
 		Use:           "bench",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Short:         "Benchmark pagoda against SQLite (mattn, modernc), bbolt, pebble and the OS's filesystem",
-		Long: `Benchmark pagoda against mattn/go-sqlite3, modernc.org/sqlite, bbolt and
-pebble, in one process run, one peer after the other.
+		Short:         "Benchmark pagoda against SQLite (mattn, modernc, ncruces, zombiezen), bbolt, pebble, raft's log stores and the OS's filesystem",
+		Long: `Benchmark pagoda against mattn/go-sqlite3, modernc.org/sqlite, the
+cgo-free ncruces/go-sqlite3 and zombiezen.com/go/sqlite, bbolt and pebble
+(and, in the raft workloads, raft-boltdb and raft-wal), in one process run,
+one peer after the other.
 
-Reads (lookup, lookup-tx, scan). SQLite (mattn/go-sqlite3) writes a table
-CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB) with rowids 1..N (--rows)
-and 100-byte random values, in WAL mode; bbolt gets the same rows under
-8-byte big-endian keys. The files are cached under --dir by their
-parameters. Every peer is checked against the data, then measured: random
-point lookups by rowid in one read transaction (lookup) and each in a read
-transaction of its own, as a request handler reads (lookup-tx: pagoda
-View, Table, Get, Column), and a full scan in rowid order reading every
-value. pagoda opens the file writable, so in the shared mode (the
-default: sqlite3 and other processes read and write beside it); peer
-pagoda-exclusive, pagoda with Options.Exclusive, joins lookup-tx, commit
-and commit-8 for the shared mode's targets, which compare the two. pebble
-has no read workloads: its rows say skipped. Then the memory
-floors: the SQLite file, mapped, read with no engine at all: one random
-page after another with four lines of each loaded at once (what a
-lookup's leaf costs from memory), and every line once in order (what a
-scan's bytes cost); the targets quote them.
+Reads (lookup, lookup-tx, lookup-bucket, lookup-tx-bucket, scan,
+scan-cursor, scan-bucket, scan-cursor-bucket). SQLite (mattn/go-sqlite3)
+writes a table CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB) with rowids
+1..N (--rows) and 100-byte random values, in WAL mode, and a second file
+with the same rows in a pagoda bucket (CREATE TABLE "t"(key BLOB PRIMARY
+KEY, value BLOB) STRICT, WITHOUT ROWID, keys the rowids as 8 big-endian
+bytes); bbolt gets the same keys and values, written with its default
+fill percent (0.5: the fixture is a bbolt file as an application with
+default settings writes it; load-seq below sets 1.0, as bbolt advises
+for append-only loads). The files are cached under --dir by their
+parameters, and are built one row at a time: --rows 10000000 --workloads
+lookup measures 10,000,000 rows in constant memory (about 4 GB of disk).
+Every peer is checked against the data, then measured:
+  lookup              random point lookups by rowid in one read transaction
+  lookup-tx           each in a read transaction of its own, as a request
+                      handler reads (pagoda View, Table, Get, Column)
+  lookup-bucket       pagoda's bucket API (Bucket.Get) against bbolt's
+  lookup-tx-bucket    the same, a View per lookup
+  scan                a full scan in rowid order reading every value
+                      (pagoda: Table.All, its iterator)
+  scan-cursor         pagoda's table cursor (First, Next, Record) against
+                      bbolt's cursor
+  scan-bucket         the bucket's iterator (Bucket.All) against bbolt's
+                      cursor
+  scan-cursor-bucket  the bucket's cursor (First, Next, Value) against
+                      bbolt's cursor
+The -bucket and -cursor workloads run pagoda and bbolt only. mattn and
+modernc read through database/sql, ncruces and zombiezen through their own
+Conn and Stmt (ncruces's database/sql driver registers the name
+"sqlite3", as mattn's does, so the two cannot share a binary), all with
+the same statements and pragmas. pagoda opens the files writable, so in
+the shared mode (the default: sqlite3 and other processes read and write
+beside it); peer pagoda-exclusive, pagoda with Options.Exclusive, joins
+lookup-tx, commit and commit-8 for the shared mode's targets, which
+compare the two. pebble has no read workloads: its rows say skipped.
+Then the memory floors: the SQLite file, mapped, read with no engine at
+all: one random page after another with four lines of each loaded at once
+(what a lookup's leaf costs from memory), and every line once in order
+(what a scan's bytes cost); the targets quote them.
 
-Writes (load-seq, load-rand, insert, delete, commit), each into fresh
-stores under --dir that are removed afterwards, every commit durable
-(SQLite in WAL mode with synchronous=FULL, bbolt's defaults, pebble.Sync,
-pagoda's SyncFull), with the same values and keys (rowids of the table
-above, or 8 big-endian bytes for bbolt and pebble):
+Writes (load-seq, load-rand, insert, delete, insert-bucket,
+delete-bucket, commit, commit-8), each into fresh stores under --dir that
+are removed afterwards, every commit durable (SQLite in WAL mode with
+synchronous=FULL, bbolt's defaults, pebble.Sync, pagoda's SyncFull), with
+the same values and keys (rowids of the table above, or 8 big-endian
+bytes for bbolt and pebble):
   load-seq   --rows rows in one transaction, keys in order, timed from
              Begin to the end of Close (bbolt sets FillPercent 1.0, as its
-             documentation advises for append-only writes)
+             documentation advises for append-only writes; pebble flushes
+             its memtable before Close, inside the timing, so that its
+             rows are in sstables as the others' are in their files)
   load-rand  the same, keys in random order; a load still running after
              --load-limit is stopped and its ns/row shown as a lower bound
              (bbolt's would take hours: it splits nodes only at commit)
   insert     --inserts random inserts, 1,000 per transaction
   delete     then deletes of a tenth of those keys, random order, 1,000
              per transaction
+  insert-bucket, delete-bucket
+             the same through pagoda's bucket API (Bucket.Put, Delete),
+             against bbolt and pebble
   commit     --commits one-row transactions
   commit-8   the same from 8 goroutines at once (pagoda and bbolt: Batch;
              pebble: Set with Sync; SQLite: its one connection in turn)
@@ -149,6 +180,23 @@ up) after each workload, so that no peer wins by dropping writes. Beside
 pagoda's insert, delete and commit figures the report prints their disk
 floor: the bytes pagoda wrote to its WAL (for commit, 4 KiB per commit),
 written to a plain file with one fdatasync per commit and nothing else.
+
+Raft (raft selects them all; issue #32): hashicorp/raft's log stores,
+pagoda's raftstore against raft-boltdb v2.3.0 and raft-wal v0.4.0, each
+with its defaults (every StoreLogs durable), entries of 256 bytes:
+  raft-store-1   --raft-stores StoreLogs of one entry into a fresh store
+  raft-store-64  2/5 as many StoreLogs of 64 entries
+  raft-getlog    random GetLog from a log of 1.1 x --raft-truncate entries
+  raft-truncate  DeleteRange of its first --raft-truncate entries (head
+                 truncation after a snapshot); the file size after it
+  raft-apply     a 3-node cluster in this process (raft.NewInmemTransport,
+                 a counting state machine) with raftstore or raft-boltdb as
+                 each node's log and stable store: --raft-applies Apply
+                 through the leader, one at a time
+  raft-apply-64  8 times as many, 64 in flight at a time
+raft-boltdb is v2.3.0: v2.3.1 imports go-metrics/compat, which the
+go-metrics raft v1.8.0 requires (v0.7.0) no longer has; v2.3.0 is the same
+code with armon/go-metrics. Every store is checked after each workload.
 
 Beside (beside): a SQLite reader (mattn, SQLite's defaults) in a child
 process reads random rows of three copies of a --beside-rows file, one
