@@ -34,12 +34,12 @@ func main() {
 }
 
 // Settings of pagoda bench. Building the 1,000,000-row read files takes
-// about 4 s on a 2-core machine (once; later runs reuse them). Every
+// about 10 s on a 2-core machine (once; later runs reuse them). Every
 // workload runs benchCount rounds, --quick too; --quick measures each read
 // workload for 500 ms instead of 1 s, stops a bulk load after 5 s instead
-// of 30 s (the slower peers' random loads then show a lower bound) and
-// loads 500,000 rows in the memory workload instead of 10,000,000, but
-// keeps every other size.
+// of 30 s (the slower peers' random loads then show a lower bound), loads
+// 500,000 rows in the memory workload instead of 10,000,000, and takes the
+// benchQuick sizes for the others.
 const (
 	benchRows            = 1_000_000
 	benchValueSize       = 100
@@ -74,6 +74,12 @@ const (
 	benchRaftStores   = 500
 	benchRaftTruncate = 100_000
 	benchRaftApplies  = 300
+	// --quick's sizes.
+	benchQuickRows         = 250_000
+	benchQuickInserts      = 50_000
+	benchQuickRaftStores   = 200
+	benchQuickRaftTruncate = 20_000
+	benchQuickRaftApplies  = 100
 )
 
 func newBenchCommand() *cobra.Command {
@@ -247,13 +253,28 @@ best one, followed by its spread [min-max] (allocs/op's when the rounds
 differ); every ratio, in the tables and in the targets, is computed per
 round from the two figures of that round (in-run, paired) and then the
 median of those ratios taken, with their range. --quick measures the
-reads and the fs workloads for less time and stops bulk loads sooner, but
-keeps every size. What the shared mode's targets compare (pagoda and
+reads and the fs workloads for less time, stops bulk loads sooner, and
+makes the sizes smaller (unless given): 250,000 rows, 50,000 inserts, a
+500,000-row memory load, 200 StoreLogs, 20,000 entries truncated, 100
+applies. What the shared mode's targets compare (pagoda and
 pagoda-exclusive in lookup-tx, commit and commit-8; beside) is measured in
 --target-count rounds when that is more than --rounds. Progress goes to
 stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if quick {
+				// Smaller sizes, unless given: still 3 rounds of everything.
+				for _, q := range []struct {
+					flag string
+					v    *int
+					n    int
+				}{{"rows", &rows, benchQuickRows}, {"inserts", &inserts, benchQuickInserts}, {"raft-stores", &raftStores, benchQuickRaftStores},
+					{"raft-truncate", &raftTruncate, benchQuickRaftTruncate}, {"raft-applies", &raftApplies, benchQuickRaftApplies}} {
+					if !cmd.Flags().Changed(q.flag) {
+						*q.v = q.n
+					}
+				}
+			}
 			cfg := bench.Config{
 				Dir:         dir,
 				Fixture:     bench.FixtureOptions{Rows: rows, ValueSize: benchValueSize},
@@ -350,7 +371,7 @@ stderr.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.BoolVar(&quick, "quick", false, "reads and fs workloads measured for less time, bulk loads stopped sooner and a smaller memory load, still --rounds rounds")
+	fl.BoolVar(&quick, "quick", false, "smaller sizes (unless given), reads and fs workloads measured for less time, bulk loads stopped sooner: still --rounds rounds of every workload")
 	fl.IntVar(&rows, "rows", benchRows, "rows in the read table and in each bulk load")
 	fl.StringVar(&dir, "dir", filepath.Join(os.TempDir(), benchDirName), "directory caching the read files and holding the written stores")
 	fl.StringVar(&peers, "peers", strings.Join(append(slices.Clone(bench.PeerNames), "pagoda-tx", "os", "walkdir"), ","), "comma-separated peers to measure (os: the fs workloads' os.DirFS; pagoda-tx: fsys in one read transaction; walkdir: fs.WalkDir over listings read beforehand)")

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -64,8 +65,17 @@ func ratioCell(peer, pagoda []float64, prec int) string {
 	if len(xs) == 0 {
 		return "-"
 	}
-	f := func(x float64) string { return strconv.FormatFloat(x, 'f', prec, 64) }
+	f := func(x float64) string { return ratioNum(x, prec) }
 	return f(medianFloat(xs)) + "x" + spanString(xs, f, false)
+}
+
+// ratioNum formats a ratio with prec decimals, or with two significant
+// digits when that would show less (0.0037, not 0.00).
+func ratioNum(x float64, prec int) string {
+	if x != 0 && x < 10/math.Pow10(prec) {
+		return strconv.FormatFloat(x, 'g', 2, 64)
+	}
+	return strconv.FormatFloat(x, 'f', prec, 64)
 }
 
 // pairedFigure returns the median of the paired ratios num[i]/den[i] and

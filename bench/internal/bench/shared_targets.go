@@ -78,6 +78,9 @@ func (r *Report) sharedTargets() []string {
 	return out
 }
 
+// m2 formats a ratio with two decimals (ratioNum).
+func m2(x float64) string { return ratioNum(x, 2) }
+
 // perRound returns f of the rounds' figures a[i] and b[i], over the rounds
 // both have.
 func perRound(a, b []float64, f func(a, b float64) float64) []float64 {
@@ -97,7 +100,7 @@ func ratioFigure(xs []float64) (float64, string) {
 	}
 	m := medianOf(xs, identity)
 	if len(xs) == 1 {
-		return m, fmt.Sprintf("%.2fx (1 round)", m)
+		return m, fmt.Sprintf("%sx (1 round)", ratioNum(m, 2))
 	}
-	return m, fmt.Sprintf("%.2fx (median of %d rounds, %.2f-%.2f)", m, len(xs), slices.Min(xs), slices.Max(xs))
+	return m, fmt.Sprintf("%sx (median of %d rounds, %s-%s)", m2(m), len(xs), m2(slices.Min(xs)), m2(slices.Max(xs)))
 }
