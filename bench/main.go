@@ -191,7 +191,10 @@ Raft (raft selects them all; issue #32): hashicorp/raft's log stores,
 pagoda's raftstore against raft-boltdb v2.3.0 and raft-wal v0.4.0, each
 with its defaults (every StoreLogs durable), entries of 256 bytes:
   raft-store-1   --raft-stores StoreLogs of one entry into a fresh store
-  raft-store-64  2/5 as many StoreLogs of 64 entries
+                 of each, the three stores interleaved call by call (so
+                 that they meet the disk in the same state: its sync
+                 latency drifts more than the stores differ)
+  raft-store-64  2/5 as many StoreLogs of 64 entries, the same way
   raft-getlog    random GetLog from a log of 1.1 x --raft-truncate entries
   raft-truncate  DeleteRange of its first --raft-truncate entries (head
                  truncation after a snapshot); the file size after it

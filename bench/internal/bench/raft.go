@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -36,8 +37,8 @@ const RaftWorkload = "raft"
 
 // RaftWorkloads are the raft workloads, in report order.
 var RaftWorkloads = []WriteWorkload{
-	{Name: "raft-store-1", Doc: "%s StoreLogs of one %s-byte entry each, into a fresh store", Unit: "entry"},
-	{Name: "raft-store-64", Doc: "%s StoreLogs of 64 entries each, into a fresh store", Unit: "entry"},
+	{Name: "raft-store-1", Doc: "%s StoreLogs of one %s-byte entry each, into a fresh store of each, the stores interleaved call by call", Unit: "entry"},
+	{Name: "raft-store-64", Doc: "%s StoreLogs of 64 entries each, the same way", Unit: "entry"},
 	{Name: "raft-getlog", Doc: "%s GetLog of random indexes of a store of %s entries", Unit: "call"},
 	{Name: "raft-truncate", Doc: "DeleteRange of the first %s entries of that store (head truncation, as after a snapshot); file: the store's after it", Unit: "entry"},
 	{Name: "raft-apply", Doc: "3-node cluster (raft.NewInmemTransport, in one process), the store as log and stable store of each node: %s Apply, one at a time", Unit: "apply"},
@@ -146,6 +147,25 @@ func runRaft(cfg *Config, dir string, names []string, rep *Report) error {
 		peers := slices.Clone(RaftPeers)
 		k := (round - 1) % len(peers)
 		peers = append(peers[k:], peers[:k]...)
+		for _, batch := range []int{1, 64} {
+			name := fmt.Sprintf("raft-store-%d", batch)
+			if !slices.Contains(names, name) {
+				continue
+			}
+			calls := o.Store1
+			if batch == 64 {
+				calls = o.Store64
+			}
+			cfg.progress("%sraft: %s, the stores interleaved call by call ...", cfg.round(round), name)
+			rs, err := raftStoreLogs(dir, peers, name, calls, batch, data)
+			if err != nil {
+				return fmt.Errorf("bench: raft: %s: %w", name, err)
+			}
+			for _, r := range rs {
+				k := [2]string{r.Workload, r.Peer}
+				samples[k] = append(samples[k], r)
+			}
+		}
 		for _, peer := range peers {
 			cfg.progress("%sraft: measuring %s ...", cfg.round(round), peer)
 			rs, err := measureRaft(dir, peer, names, o, data)
@@ -184,23 +204,6 @@ func RaftPeersOf(name string) []string {
 func measureRaft(dir, peer string, names []string, o RaftOptions, data []byte) ([]WriteResult, error) {
 	var out []WriteResult
 	has := func(n string) bool { return slices.Contains(names, n) }
-	for _, batch := range []int{1, 64} {
-		name := fmt.Sprintf("raft-store-%d", batch)
-		if !has(name) {
-			continue
-		}
-		calls := o.Store1
-		if batch == 64 {
-			calls = o.Store64
-		}
-		r, err := inRaftDir(dir, peer, func(s raftLogStore, d string) (WriteResult, error) {
-			return raftStoreLogs(s, d, name, calls, batch, data)
-		})
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		out = append(out, r)
-	}
 	if has("raft-getlog") || has("raft-truncate") {
 		var rs []WriteResult
 		_, err := inRaftDir(dir, peer, func(s raftLogStore, d string) (WriteResult, error) {
@@ -269,29 +272,85 @@ func inRaftDir(dir, peer string, fn func(s raftLogStore, dir string) (WriteResul
 	return fn(s, d)
 }
 
-// raftStoreLogs times calls StoreLogs of batch entries each into the empty
-// store s, then checks that the store holds them all.
-func raftStoreLogs(s raftLogStore, dir, name string, calls, batch int, data []byte) (WriteResult, error) {
+// raftStoreLogs times calls StoreLogs of batch entries each into a fresh
+// store of each of peers, interleaved call by call (the peers' order
+// rotating from one call to the next), so that every store meets the disk
+// in the same state: its sync latency drifts from one moment to the next,
+// more than the stores differ. It then checks that each store holds every
+// entry, and counts each one's allocations in raftAllocCalls more calls
+// of its own.
+func raftStoreLogs(dir string, peers []string, name string, calls, batch int, data []byte) (out []WriteResult, err error) {
+	stores := make([]raftLogStore, len(peers))
+	dirs := make([]string, len(peers))
+	defer func() {
+		for i, s := range stores {
+			if s != nil {
+				err = errors.Join(err, s.Close())
+			}
+			if dirs[i] != "" {
+				err = errors.Join(err, removeAll(dirs[i]))
+			}
+		}
+	}()
+	for i, peer := range peers {
+		if dirs[i], err = os.MkdirTemp(dir, peer+"-"); err != nil {
+			return nil, err
+		}
+		if stores[i], err = openRaftStore(peer, dirs[i]); err != nil {
+			return nil, fmt.Errorf("%s: %w", peer, err)
+		}
+	}
 	logs := raftEntries(1, batch, data)
+	took := make([]time.Duration, len(peers))
 	next := uint64(1)
-	t := startTimer()
-	for range calls {
-		for _, l := range logs {
-			l.Index = next
-			next++
+	runtime.GC()
+	for c := range calls {
+		for j := range peers {
+			i := (c + j) % len(peers)
+			for k, l := range logs {
+				l.Index = next + uint64(k)
+			}
+			t0 := time.Now()
+			if err := stores[i].StoreLogs(logs); err != nil {
+				return nil, fmt.Errorf("%s: %w", peers[i], err)
+			}
+			took[i] += time.Since(t0)
 		}
-		if err := s.StoreLogs(logs); err != nil {
-			return WriteResult{}, err
+		next += uint64(batch)
+	}
+	for i, peer := range peers {
+		if err := checkRaftLog(stores[i], 1, next-1, data); err != nil {
+			return nil, fmt.Errorf("%s: %w", peer, err)
 		}
+		size, err := dirSize(dirs[i])
+		if err != nil {
+			return nil, err
+		}
+		ops := calls * batch
+		ns := float64(took[i].Nanoseconds()) / float64(ops)
+		res := WriteResult{Workload: name, Peer: peer, Ops: ops, NsPerOp: ns, MinNs: ns, MaxNs: ns, Total: took[i], FileSize: size}
+		// Allocations, in calls of this store alone (not timed).
+		t := startTimer()
+		for range raftAllocCalls {
+			for k, l := range logs {
+				l.Index = next + uint64(k)
+			}
+			if err := stores[i].StoreLogs(logs); err != nil {
+				return nil, fmt.Errorf("%s: %w", peer, err)
+			}
+			next += uint64(batch)
+		}
+		a := t.stop(name, raftAllocCalls*batch)
+		res.AllocsPerOp, res.BytesPerOp = a.AllocsPerOp, a.BytesPerOp
+		next -= uint64(raftAllocCalls * batch) // the next store starts where this one did
+		out = append(out, res)
 	}
-	res := t.stop(name, calls*batch)
-	if err := checkRaftLog(s, 1, next-1, data); err != nil {
-		return res, err
-	}
-	size, err := dirSize(dir)
-	res.FileSize = size
-	return res, err
+	return out, nil
 }
+
+// raftAllocCalls is the calls in which raftStoreLogs counts a store's
+// allocations.
+const raftAllocCalls = 20
 
 // raftFillBatch is the entries per StoreLogs when raft-getlog and
 // raft-truncate fill their store (untimed).
