@@ -13,7 +13,8 @@ import (
 // smallBench are the arguments of a pagoda bench run on tiny sizes with
 // tiny measurements.
 var smallBench = []string{"--quick", "--rows", "2000", "--inserts", "1000", "--commits", "5", "--cache-keys", "300", "--memory-rows", "1500", "--benchtime", "2ms",
-	"--fs-files", "200", "--fs-blobs", "20", "--fs-src", ".", "--beside-rows", "2000", "--beside-time", "100ms"}
+	"--fs-files", "200", "--fs-blobs", "20", "--fs-src", ".", "--beside-rows", "2000", "--beside-time", "100ms",
+	"--raft-stores", "10", "--raft-truncate", "3000", "--raft-applies", "10"}
 
 // TestBench runs pagoda bench on tiny sizes and checks that the tables
 // have one row per workload and peer, pebble's reads skipped.
@@ -24,10 +25,10 @@ func TestBench(t *testing.T) {
 		t.Fatalf("pagoda bench: %v\nstderr:\n%s", err, stderr)
 	}
 	for _, w := range bench.WorkloadNames() {
-		if w == bench.CacheWorkload || w == bench.MemoryWorkload || w == bench.BesideWorkload {
+		if w == bench.CacheWorkload || w == bench.MemoryWorkload || w == bench.BesideWorkload || w == bench.RaftWorkload {
 			continue
 		}
-		peers := bench.PeerNames
+		peers := bench.PeersOf(w, bench.PeerNames)
 		if strings.HasPrefix(w, "fs-") {
 			peers = bench.FSPeerNames
 		}
@@ -45,6 +46,13 @@ func TestBench(t *testing.T) {
 			t.Errorf("no memory row for %s in:\n%s", peer, out)
 		}
 	}
+	for _, w := range bench.RaftWorkloads {
+		for _, peer := range bench.RaftPeersOf(w.Name) {
+			if !hasBenchRow(out, w.Name, peer) {
+				t.Errorf("no raft row for %s/%s in:\n%s", w.Name, peer, out)
+			}
+		}
+	}
 	for _, w := range bench.ModePeerWorkloads {
 		if !hasBenchRow(out, w, "pagoda-exclusive") {
 			t.Errorf("no row for %s/pagoda-exclusive in:\n%s", w, out)
@@ -60,7 +68,8 @@ func TestBench(t *testing.T) {
 	}
 	for _, want := range []string{"ns/op", "allocs/op", "pagoda speed-up", "targets:", "skipped", "max RSS", "load-seq vs bbolt",
 		"lookup-tx shared vs exclusive, interleaved 256 lookups at a time: ", "beside: a SQLite reader's reads/s beside pagoda over beside ", "(median of 3 rounds, ",
-		"fs-walk/gen vs os", "archive/du"} {
+		"fs-walk/gen vs os", "archive/du", "median of 3 rounds [min-max], ratios paired round by round", "x (median of 3 rounds, ",
+		"issue #32: raft-store-1: raftstore vs raft-boltdb: ", "issue #32: raft-store-64: raftstore vs raft-wal: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -100,6 +109,8 @@ func TestBench(t *testing.T) {
 		{"--inserts", "-1", "--dir", dir},
 		{"--fs-files", "0", "--dir", dir},
 		{"--beside-rows", "0", "--dir", dir},
+		{"--raft-truncate", "0", "--dir", dir},
+		{"--rounds", "0", "--dir", dir},
 		{"extra-arg"},
 		{"child", "-peer", "pagoda"},
 	} {

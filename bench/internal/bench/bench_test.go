@@ -40,9 +40,9 @@ func runWorkload(b *testing.B, name string) {
 		b.Fatal(err)
 	}
 	f := benchFixture(b)
-	for _, peer := range bench.PeerNames {
+	for _, peer := range bench.PeersOf(name, bench.PeerNames) {
 		b.Run(peer, func(b *testing.B) {
-			p, err := bench.NewPeer(peer)
+			p, err := bench.NewWorkloadPeer(w, peer, bench.PeerOptions{})
 			if bench.Skipped(err) {
 				b.Skip(err)
 			}
@@ -64,8 +64,12 @@ func runWorkload(b *testing.B, name string) {
 	}
 }
 
-func BenchmarkLookup(b *testing.B) { runWorkload(b, "lookup") }
-func BenchmarkScan(b *testing.B)   { runWorkload(b, "scan") }
+func BenchmarkLookup(b *testing.B)           { runWorkload(b, "lookup") }
+func BenchmarkLookupBucket(b *testing.B)     { runWorkload(b, "lookup-bucket") }
+func BenchmarkScan(b *testing.B)             { runWorkload(b, "scan") }
+func BenchmarkScanCursor(b *testing.B)       { runWorkload(b, "scan-cursor") }
+func BenchmarkScanBucket(b *testing.B)       { runWorkload(b, "scan-bucket") }
+func BenchmarkScanCursorBucket(b *testing.B) { runWorkload(b, "scan-cursor-bucket") }
 
 // smallFixture builds a fresh fixture of 2,000 rows in a test directory.
 func smallFixture(t *testing.T) *bench.Fixture {
@@ -219,6 +223,9 @@ var smallFS = bench.FSOptions{Files: 200, Blobs: 20, BlobSize: 1000, SrcDir: "."
 // smallBeside is a beside workload of a tenth of a second a round.
 var smallBeside = bench.BesideOptions{Rows: 2000, Time: 100 * time.Millisecond, Slice: 5 * time.Millisecond}
 
+// smallRaft are raft sizes that take well under a second per store.
+var smallRaft = bench.RaftOptions{Store1: 10, Truncate: 3000, Applies: 10}
+
 // smallWrites are write sizes that take well under a second per peer.
 var smallWrites = bench.WriteOptions{LoadRows: 3000, InsertRows: 2000, TxRows: 500, Commits: 5, CacheKeys: []int{300}, MemoryRows: 2000}
 
@@ -236,14 +243,30 @@ func TestRun(t *testing.T) {
 		Writes:      smallWrites,
 		FS:          smallFS,
 		Beside:      smallBeside,
+		Raft:        smallRaft,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// pagoda-exclusive joins the default peers in lookup-tx, commit and
 	// commit-8.
-	if got, want := len(rep.Results), len(bench.PeerNames)*len(bench.Workloads)+1; got != want {
-		t.Fatalf("%d read results, want %d", got, want)
+	// The workloads of pagoda's bucket API and cursors run pagoda and
+	// bbolt only.
+	wantReads := 1
+	for _, w := range bench.Workloads {
+		wantReads += len(bench.PeersOf(w.Name, bench.PeerNames))
+	}
+	if got := len(rep.Results); got != wantReads {
+		t.Fatalf("%d read results, want %d", got, wantReads)
+	}
+	for _, r := range rep.Results {
+		bucket := strings.HasSuffix(r.Workload, "-bucket")
+		if (bucket || r.Workload == "scan-cursor") && r.Peer != "pagoda" && r.Peer != "bbolt" {
+			t.Errorf("result %s/%s: want only pagoda and bbolt in the bucket and cursor workloads", r.Workload, r.Peer)
+		}
+		if r.Peer == "pagoda" && bucket != (r.FileSize == rep.BucketSize) {
+			t.Errorf("result %s/%s: file size %d, bucket file %d: want the bucket file's size exactly in the bucket workloads", r.Workload, r.Peer, r.FileSize, rep.BucketSize)
+		}
 	}
 	for _, r := range rep.Results {
 		if r.Skipped != (r.Peer == "pebble") {
@@ -260,10 +283,14 @@ func TestRun(t *testing.T) {
 	if runtime.GOOS != "windows" && runtime.GOOS != "plan9" && (rep.LookupFloorNs <= 0 || rep.ScanFloorNs <= 0) {
 		t.Errorf("memory floors %v ns/lookup, %v ns/row: want both measured", rep.LookupFloorNs, rep.ScanFloorNs)
 	}
-	if got, want := len(rep.Writes), len(bench.PeerNames)*len(bench.WriteWorkloads)+2; got != want {
-		t.Fatalf("%d write results, want %d", got, want)
+	wantWrites := 2
+	for _, w := range bench.WriteWorkloads {
+		wantWrites += len(bench.PeersOf(w.Name, bench.PeerNames))
 	}
-	wantOps := map[string]int{"load-seq": 3000, "load-rand": 3000, "insert": 2000, "delete": 200, "commit": 5, "commit-8": 5}
+	if got := len(rep.Writes); got != wantWrites {
+		t.Fatalf("%d write results, want %d", got, wantWrites)
+	}
+	wantOps := map[string]int{"load-seq": 3000, "load-rand": 3000, "insert": 2000, "delete": 200, "insert-bucket": 2000, "delete-bucket": 200, "commit": 5, "commit-8": 5}
 	for _, r := range rep.Writes {
 		if r.Skipped || r.Stopped || r.Ops != wantOps[r.Workload] || r.NsPerOp <= 0 || r.FileSize <= 0 || r.Total <= 0 ||
 			r.MinNs > r.NsPerOp || r.MaxNs < r.NsPerOp || len(r.RoundNs) != wantRounds(r.Workload, r.Peer) {
@@ -295,6 +322,21 @@ func TestRun(t *testing.T) {
 			t.Errorf("beside result %d: %+v", i, r)
 		}
 	}
+	// The raft workloads: every store of each, 2 rounds, the ops asked
+	// for, a file size after the writes.
+	wantRaft := 0
+	for _, w := range bench.RaftWorkloads {
+		wantRaft += len(bench.RaftPeersOf(w.Name))
+	}
+	if len(rep.Raft) != wantRaft {
+		t.Fatalf("%d raft results, want %d", len(rep.Raft), wantRaft)
+	}
+	raftOps := map[string]int{"raft-store-1": 10, "raft-store-64": 4 * 64, "raft-getlog": 3000, "raft-truncate": 3000, "raft-apply": 10, "raft-apply-64": 80}
+	for _, r := range rep.Raft {
+		if r.Ops != raftOps[r.Workload] || r.NsPerOp <= 0 || len(r.RoundNs) != 2 || ((strings.HasPrefix(r.Workload, "raft-store-") || r.Workload == "raft-truncate") != (r.FileSize > 0)) {
+			t.Errorf("raft result %+v: want %d ops in 2 rounds, and a file size for raft-store-* and raft-truncate only", r, raftOps[r.Workload])
+		}
+	}
 	if got, want := len(rep.Cache), len(bench.PeerNames); got != want {
 		t.Fatalf("%d cache results, want %d", got, want)
 	}
@@ -316,10 +358,10 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range bench.WorkloadNames() {
-		if name == bench.CacheWorkload || name == bench.MemoryWorkload || name == bench.BesideWorkload {
+		if name == bench.CacheWorkload || name == bench.MemoryWorkload || name == bench.BesideWorkload || name == bench.RaftWorkload {
 			continue
 		}
-		peers := bench.PeerNames
+		peers := bench.PeersOf(name, bench.PeerNames)
 		if strings.HasPrefix(name, "fs-") {
 			peers = bench.FSPeerNames
 		}
@@ -339,6 +381,13 @@ func TestRun(t *testing.T) {
 	}
 	if got, want := len(rep.FS), len(bench.FSPeerNames)*len(bench.FSWorkloads); got != want {
 		t.Errorf("%d fs results, want %d", got, want)
+	}
+	for _, w := range bench.RaftWorkloads {
+		for _, peer := range bench.RaftPeersOf(w.Name) {
+			if !hasRow(out.String(), w.Name, peer) {
+				t.Errorf("report lacks %s/%s:\n%s", w.Name, peer, out.String())
+			}
+		}
 	}
 	if !hasRow(out.String(), "lookup", "pebble") {
 		t.Errorf("report lacks pebble's skipped lookup row:\n%s", out.String())

@@ -184,7 +184,7 @@ func runBeside(cfg *Config, dir string, rep *Report) error {
 	defer os.RemoveAll(bdir)
 	cfg.progress("beside: a %d-row file written by SQLite ...", o.Rows)
 	template := filepath.Join(bdir, "template.db")
-	if _, err := buildSQLite(template, values); err != nil {
+	if _, err := buildSQLite(template, values, false); err != nil {
 		return err
 	}
 	copies := append([]string{besideNone}, cfg.besideWriters()...)

@@ -40,6 +40,9 @@ type CacheResult struct {
 	// MaxRSS is the peak resident memory of the child process, in bytes;
 	// 0 when the pair ran in this process (no child) and it is unknown.
 	MaxRSS int64 `json:"max_rss"`
+	// Rounds are the results of each round, in round order, when this is
+	// their median (medianCache).
+	Rounds []CacheResult `json:"-"`
 }
 
 // noPeer is the peer name of a child that only prepares the keys and

@@ -14,9 +14,17 @@
 //
 // A [Peer] is one engine reading a fixture: pagoda, mattn/go-sqlite3 and
 // modernc.org/sqlite (database/sql, prepared statements, one long read
-// transaction each) and bbolt. Each peer uses the fastest idiomatic way its
-// API offers, and every value is really fetched: lookups return the value
-// bytes, scans hand every value to a callback.
+// transaction each), ncruces/go-sqlite3 and zombiezen.com/go/sqlite (the
+// same through their own Conn and Stmt) and bbolt. Each peer uses the
+// fastest idiomatic way its API offers, and every value is really fetched:
+// lookups return the value bytes, scans hand every value to a callback.
+// The fixture also holds the rows in a pagoda bucket (a second SQLite
+// file) for the workloads of pagoda's bucket API and cursors, which run
+// against bbolt only ([Workload].Variant, [Workload].Peers).
+//
+// Every workload runs Config.Count rounds; each figure reported is the
+// median of its rounds with their range, and each ratio the median of the
+// rounds' own ratios (figure.go's rules).
 //
 // A [Workload] is a named timed loop over a peer (random point lookups by
 // rowid, a full ordered scan). [Run] checks each peer against the fixture
@@ -81,6 +89,11 @@
 // disk floor, commit-8 against commit, the reader beside pagoda against
 // beside mattn; each is measured in Config.TargetCount rounds and reported
 // as the median of its per-round ratios and their range.
+//
+// The raft workloads ([RaftWorkloads], issue #32) compare hashicorp/raft's
+// log stores: raftstore against raft-boltdb v2 and raft-wal (StoreLogs,
+// GetLog, head truncation) and, as the log store of a 3-node cluster in
+// one process, against raft-boltdb.
 //
 // Ratios between peers measured in the same run are the numbers to read;
 // absolute times depend on the machine.

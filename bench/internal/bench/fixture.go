@@ -17,11 +17,14 @@ import (
 
 // fixtureVersion is part of a cached fixture's directory name; bump it when
 // the way fixtures are built changes, so stale caches are not reused.
-const fixtureVersion = 1
+// Version 2: the bbolt file with bbolt's default fill percent, and the
+// bucket file.
+const fixtureVersion = 2
 
 // Names inside a fixture directory.
 const (
 	sqliteName = "t.sqlite"
+	bucketFile = "b.sqlite"
 	boltName   = "t.bolt"
 	doneName   = "ok" // written last: a directory without it is incomplete
 	tableName  = "t"
@@ -55,7 +58,8 @@ func (o FixtureOptions) withDefaults() FixtureOptions {
 type Fixture struct {
 	FixtureOptions
 	Dir        string        // the fixture's own directory
-	SQLitePath string        // the SQLite file, read by pagoda, mattn and modernc
+	SQLitePath string        // the SQLite file, read by pagoda and the SQLite peers
+	BucketPath string        // the bucket file: a SQLite file, read by pagoda's bucket API
 	BoltPath   string        // the bbolt file
 	Built      bool          // built by this call, not found in the cache
 	BuildTime  time.Duration // time to build (zero when cached)
@@ -79,6 +83,7 @@ func LoadFixture(dir string, opt FixtureOptions) (*Fixture, error) {
 		FixtureOptions: opt,
 		Dir:            final,
 		SQLitePath:     filepath.Join(final, sqliteName),
+		BucketPath:     filepath.Join(final, bucketFile),
 		BoltPath:       filepath.Join(final, boltName),
 	}
 	if _, err := os.Stat(filepath.Join(final, doneName)); err == nil {
@@ -90,8 +95,11 @@ func LoadFixture(dir string, opt FixtureOptions) (*Fixture, error) {
 	}
 	defer os.RemoveAll(tmp) // a no-op after a successful rename
 	start := time.Now()
-	builder, err := buildSQLite(filepath.Join(tmp, sqliteName), opt)
+	builder, err := buildSQLite(filepath.Join(tmp, sqliteName), opt, false)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := buildSQLite(filepath.Join(tmp, bucketFile), opt, true); err != nil {
 		return nil, err
 	}
 	if err := buildBolt(filepath.Join(tmp, boltName), opt); err != nil {
@@ -175,27 +183,30 @@ func (o FixtureOptions) Value(dst []byte, rowid int64) []byte {
 	return dst
 }
 
-// Sizes returns the sizes in bytes of the SQLite and bbolt files.
-func (f *Fixture) Sizes() (sqlite, bolt int64, err error) {
-	st, err := os.Stat(f.SQLitePath)
-	if err != nil {
-		return 0, 0, err
+// Sizes returns the sizes in bytes of the SQLite, bucket and bbolt files.
+func (f *Fixture) Sizes() (sqlite, bucket, bolt int64, err error) {
+	var sizes [3]int64
+	for i, path := range []string{f.SQLitePath, f.BucketPath, f.BoltPath} {
+		st, err := os.Stat(path)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		sizes[i] = st.Size()
 	}
-	sb, err := os.Stat(f.BoltPath)
-	if err != nil {
-		return 0, 0, err
-	}
-	return st.Size(), sb.Size(), nil
+	return sizes[0], sizes[1], sizes[2], nil
 }
 
 // buildSQLite writes the rows with SQLite in one transaction, then switches
 // the file to WAL mode and checkpoints it, so that every reader reads the
 // same bytes from the main file. It prefers mattn/go-sqlite3 (SQLite's own C
-// code) and falls back to modernc.org/sqlite when cgo is unavailable.
-func buildSQLite(path string, opt FixtureOptions) (string, error) {
+// code) and falls back to modernc.org/sqlite when cgo is unavailable. With
+// bucket set the table is a pagoda bucket, bucketSQL, its keys the rowids
+// as 8 big-endian bytes (bbolt's keys). Rows are generated one at a time:
+// any number of rows builds in constant memory.
+func buildSQLite(path string, opt FixtureOptions, bucket bool) (string, error) {
 	var errs []error
 	for _, driver := range []string{mattnDriver, moderncDriver} {
-		err := buildSQLiteWith(driver, path, opt)
+		err := buildSQLiteWith(driver, path, opt, bucket)
 		if err == nil {
 			return driver, nil
 		}
@@ -209,7 +220,15 @@ func buildSQLite(path string, opt FixtureOptions) (string, error) {
 	return "", fmt.Errorf("bench: building the SQLite fixture: %w", errors.Join(errs...))
 }
 
-func buildSQLiteWith(driver, path string, opt FixtureOptions) (err error) {
+// bucketSQL is the bucket file's table: what pagoda's Tx.CreateBucket
+// creates.
+const bucketSQL = `CREATE TABLE "t"(key BLOB PRIMARY KEY, value BLOB) STRICT, WITHOUT ROWID`
+
+func buildSQLiteWith(driver, path string, opt FixtureOptions, bucket bool) (err error) {
+	create, insert := "CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)", "INSERT INTO t(id, v) VALUES (?, ?)"
+	if bucket {
+		create, insert = bucketSQL, "INSERT INTO t(key, value) VALUES (?, ?)"
+	}
 	db, err := sql.Open(driver, path)
 	if err != nil {
 		return err
@@ -224,7 +243,7 @@ func buildSQLiteWith(driver, path string, opt FixtureOptions) (err error) {
 		"PRAGMA page_size=4096",
 		"PRAGMA journal_mode=OFF", // bulk load: no rollback journal, no WAL copy
 		"PRAGMA synchronous=OFF",
-		"CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)",
+		create,
 	)
 	if err != nil {
 		return err
@@ -234,14 +253,20 @@ func buildSQLiteWith(driver, path string, opt FixtureOptions) (err error) {
 		return err
 	}
 	defer tx.Rollback()
-	ins, err := tx.Prepare("INSERT INTO t(id, v) VALUES (?, ?)")
+	ins, err := tx.Prepare(insert)
 	if err != nil {
 		return err
 	}
 	v := make([]byte, 0, opt.ValueSize)
+	var key [8]byte
 	for id := int64(1); id <= int64(opt.Rows); id++ {
 		v = opt.Value(v[:0], id)
-		if _, err := ins.Exec(id, v); err != nil {
+		var k any = id
+		if bucket {
+			binary.BigEndian.PutUint64(key[:], uint64(id))
+			k = key[:]
+		}
+		if _, err := ins.Exec(k, v); err != nil {
 			return fmt.Errorf("insert row %d: %w", id, err)
 		}
 	}
@@ -265,8 +290,10 @@ func buildSQLiteWith(driver, path string, opt FixtureOptions) (err error) {
 }
 
 // buildBolt writes the rows into bucket t of a new bbolt file, in batches of
-// boltBatch rows per transaction, with pages filled completely since the
-// keys arrive in order.
+// boltBatch rows per transaction, with bbolt's default fill percent (0.5:
+// a node splits when half full), as a bbolt store written by an
+// application that keeps the default has them; load-seq's store sets 1.0,
+// as bbolt advises for append-only writes.
 func buildBolt(path string, opt FixtureOptions) (err error) {
 	db, err := bolt.Open(path, 0o644, &bolt.Options{NoSync: true, Timeout: 10 * time.Second})
 	if err != nil {
@@ -287,7 +314,6 @@ func buildBolt(path string, opt FixtureOptions) (err error) {
 			if err != nil {
 				return err
 			}
-			b.FillPercent = 1.0
 			for id := first; id <= last; id++ {
 				off := len(slab)
 				slab = binary.BigEndian.AppendUint64(slab, uint64(id))

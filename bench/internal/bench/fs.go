@@ -463,6 +463,10 @@ type FSResult struct {
 	NsPerOp  float64
 	MinNs    float64 // fastest and slowest ns/op over rounds
 	MaxNs    float64
+	RoundNs  []float64 // ns/op of each round, in round order
+	// RoundAllocs is allocs/op of each round, in round order (AllocsPerOp
+	// their median).
+	RoundAllocs []float64
 	// NsPerItem is ns/op per entry walked (fs-walk) or per file read
 	// (fs-read); 0 for fs-blob, whose op is one file.
 	NsPerItem   float64
@@ -535,9 +539,13 @@ func skippedFS(w FSWorkload, peer string) FSResult {
 // for an even count), with MinNs and MaxNs spanning all of them.
 func medianFS(rs []FSResult) FSResult {
 	m := medianOf(rs, func(r FSResult) float64 { return r.NsPerOp })
+	m.RoundNs, m.RoundAllocs = nil, nil
 	for _, r := range rs {
 		m.MinNs, m.MaxNs = min(m.MinNs, r.NsPerOp), max(m.MaxNs, r.NsPerOp)
+		m.RoundNs = append(m.RoundNs, r.NsPerOp)
+		m.RoundAllocs = append(m.RoundAllocs, float64(r.AllocsPerOp))
 	}
+	m.AllocsPerOp = int64(medianFloat(m.RoundAllocs))
 	return m
 }
 

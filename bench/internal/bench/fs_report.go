@@ -77,7 +77,7 @@ func (r *Report) printFS(p *printer, rounds string) {
 	head = []string{"workload", "peer", "ns/op", "ns/item", "MB/s", "allocs/op", "B/op", "pagoda speed-up"}
 	spread := r.Config.Count > 1
 	if spread {
-		head = slices.Insert(head, 3, "spread")
+		head = slices.Insert(head, 3, "min-max")
 	}
 	rows = [][]string{head}
 	for _, res := range r.FS {
@@ -87,7 +87,7 @@ func (r *Report) printFS(p *printer, rounds string) {
 		}
 		ratio := "-"
 		if base, ok := r.findFS(res.Workload, "pagoda"); ok && res.Peer != "pagoda" {
-			ratio = fmt.Sprintf("%.1fx", res.NsPerOp/base.NsPerOp)
+			ratio = ratioCell(res.ns(), base.ns(), 1)
 		}
 		item, rate := "", ""
 		if res.NsPerItem > 0 {
@@ -98,9 +98,9 @@ func (r *Report) printFS(p *printer, rounds string) {
 		}
 		row := []string{res.Workload, res.Peer, nsString(res.NsPerOp)}
 		if spread {
-			row = append(row, spreadString(r.Config.Count, res.NsPerOp, res.MinNs, res.MaxNs))
+			row = append(row, nsSpan(res.ns()))
 		}
-		rows = append(rows, append(row, item, rate, group(res.AllocsPerOp), group(res.BytesPerOp), ratio))
+		rows = append(rows, append(row, item, rate, allocString(res.allocs(), 0), group(res.BytesPerOp), ratio))
 	}
 	p.table(rows, 2)
 }
@@ -167,8 +167,8 @@ func (r *Report) fsTargets() []string {
 		if !ok {
 			return
 		}
-		x := res.NsPerOp / base.NsPerOp
-		out = append(out, fmt.Sprintf("%s vs %s: %.1fx faster, want >= %gx: %s%s", workload, vs, x, want, verdict(x >= want), note))
+		x, fig := pairedFigure(res.ns(), base.ns())
+		out = append(out, fmt.Sprintf("%s vs %s: %s faster, want >= %gx: %s%s", workload, vs, fig, want, verdict(x >= want), note))
 	}
 	target("fs-walk/gen", osPeer, 5, gen)
 	if base, ok := r.findFS("fs-walk/gen", "pagoda"); ok {
@@ -184,12 +184,12 @@ func (r *Report) fsTargets() []string {
 			}
 		}
 		if best != nil {
-			x := best.NsPerOp / base.NsPerOp
+			x, fig := pairedFigure(best.ns(), base.ns())
 			floor := ""
 			if w, ok := r.findFS("fs-walk/gen", walkDirPeer); ok {
-				floor = fmt.Sprintf(" (fs.WalkDir's own work, walkdir, is %.1fx faster)", best.NsPerOp/w.NsPerOp)
+				floor = fmt.Sprintf(" (fs.WalkDir's own work, walkdir, is %.1fx faster)", medianFloat(pairedRatios(best.ns(), w.ns())))
 			}
-			out = append(out, fmt.Sprintf("fs-walk/gen vs the fastest SQLite-backed FS (%s): %.1fx faster, want >= 20x: %s%s%s", best.Peer, x, verdict(x >= 20), floor, gen))
+			out = append(out, fmt.Sprintf("fs-walk/gen vs the fastest SQLite-backed FS (%s): %s faster, want >= 20x: %s%s%s", best.Peer, fig, verdict(x >= 20), floor, gen))
 		}
 	}
 	target("fs-read/gen", osPeer, 2, " (hot cache)"+gen)
@@ -215,7 +215,7 @@ func (r *Report) fsTargets() []string {
 		var parts []string
 		for _, res := range r.FS {
 			if res.Workload == w && res.Peer != "pagoda" && !res.Skipped {
-				parts = append(parts, fmt.Sprintf("%s %.1fx", res.Peer, res.NsPerOp/base.NsPerOp))
+				parts = append(parts, fmt.Sprintf("%s %s", res.Peer, ratioCell(res.ns(), base.ns(), 1)))
 			}
 		}
 		if len(parts) > 0 {

@@ -273,11 +273,11 @@ func TestFSTargets(t *testing.T) {
 	}
 	got := strings.Join(r.fsTargets(), "\n")
 	for _, want := range []string{
-		"fs-walk/gen vs os: 6.0x faster, want >= 5x: met",
+		"fs-walk/gen vs os: 6.00x (1 round) faster, want >= 5x: met",
 		"fs-walk/gen allocs/op: pagoda 10, os 11, want fewer: met",
-		"fs-walk/gen vs the fastest SQLite-backed FS (modernc): 19.0x faster, want >= 20x: NOT met (fs.WalkDir's own work, walkdir, is 38.0x faster)",
-		"fs-read/gen vs os: 1.5x faster, want >= 2x: NOT met",
-		"fs-blob vs os: 3.0x faster, want >= 3x: met",
+		"fs-walk/gen vs the fastest SQLite-backed FS (modernc): 19.00x (1 round) faster, want >= 20x: NOT met (fs.WalkDir's own work, walkdir, is 38.0x faster)",
+		"fs-read/gen vs os: 1.50x (1 round) faster, want >= 2x: NOT met",
+		"fs-blob vs os: 3.00x (1 round) faster, want >= 3x: met",
 		"fs-walk/gosrc: pagoda faster than os 2.0x (shown beside, no target)",
 	} {
 		if !strings.Contains(got, want) {
@@ -438,23 +438,29 @@ func TestListedFS(t *testing.T) {
 	}
 }
 
-// TestReadTargets checks the read targets on made-up results, with and
-// without memory floors.
+// TestReadTargets checks the read targets on made-up results of three
+// rounds, with and without memory floors: each ratio is the median of the
+// rounds' ratios (pagoda's and the peer's of the same round), not the
+// ratio of the medians.
 func TestReadTargets(t *testing.T) {
-	res := func(w, peer string, ns float64) Result { return Result{Workload: w, Peer: peer, NsPerOp: ns} }
+	res := func(w, peer string, rounds ...float64) Result {
+		return Result{Workload: w, Peer: peer, NsPerOp: medianFloat(rounds), RoundNs: rounds}
+	}
 	r := &Report{
 		Fixture: &Fixture{FixtureOptions: FixtureOptions{Rows: 1000}},
 		Results: []Result{
-			res("lookup", "pagoda", 300), res("lookup", "mattn", 2400), res("lookup", "bbolt", 1200),
-			res("scan", "pagoda", 10_000), res("scan", "mattn", 250_000), res("scan", "bbolt", 20_000),
+			// bbolt's median over pagoda's is 1000/300, 3.33x; the rounds'
+			// ratios are 10, 4 and 1.
+			res("lookup", "pagoda", 100, 300, 400), res("lookup", "mattn", 800, 2400, 3200), res("lookup", "bbolt", 1000, 1200, 400),
+			res("scan", "pagoda", 10_000, 10_000, 10_000), res("scan", "mattn", 250_000, 250_000, 250_000), res("scan", "bbolt", 20_000, 20_000, 20_000),
 		},
 		LookupFloorNs: 160, ScanFloorNs: 4,
 	}
 	got := strings.Join(r.targets(), "\n")
 	for _, want := range []string{
-		"lookup vs mattn: 8.0x faster, want >= 10x: NOT met (10x needs 240 ns; the memory floor is 160)",
-		"lookup vs bbolt: 4.00x faster, want > 1x: met",
-		"scan vs fastest peer (bbolt): 2.00x faster, want >= 1.8x: met (the memory floor allows 5.0x)",
+		"lookup vs mattn: 8.00x (median of 3 rounds, 8.00-8.00) faster, want >= 10x: NOT met (10x needs 240 ns; the memory floor is 160)",
+		"lookup vs bbolt: 4.00x (median of 3 rounds, 1.00-10.00) faster, want > 1x: met",
+		"scan vs fastest peer (bbolt): 2.00x (median of 3 rounds, 2.00-2.00) faster, want >= 1.8x: met (the memory floor allows 5.0x)",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("targets lack %q:\n%s", want, got)
@@ -463,5 +469,51 @@ func TestReadTargets(t *testing.T) {
 	r.LookupFloorNs, r.ScanFloorNs = 0, 0
 	if got := strings.Join(r.targets(), "\n"); strings.Contains(got, "floor") {
 		t.Errorf("targets without floors mention one:\n%s", got)
+	}
+}
+
+// TestIssue31Targets checks issue #31's targets on made-up results of
+// three rounds: ratios paired round by round, the lookup target's want by
+// the rows, the bucket API against pagoda's own table API, the writes
+// against the disk floor of each round.
+func TestIssue31Targets(t *testing.T) {
+	res := func(w, peer string, rounds ...float64) Result {
+		return Result{Workload: w, Peer: peer, NsPerOp: medianFloat(rounds), RoundNs: rounds, RoundAllocs: []float64{0, 0, 0}}
+	}
+	wr := func(w, peer string, floor []float64, rounds ...float64) WriteResult {
+		return WriteResult{Workload: w, Peer: peer, NsPerOp: medianFloat(rounds), RoundNs: rounds, FloorNs: medianFloat(floor), RoundFloorNs: floor}
+	}
+	r := &Report{
+		Fixture: &Fixture{FixtureOptions: FixtureOptions{Rows: 1_000_000}},
+		Results: []Result{
+			res("lookup", "pagoda", 100, 100, 100), res("lookup", "bbolt", 400, 600, 500),
+			res("lookup-tx", "pagoda", 1000, 1000, 1000), res("lookup-tx", "bbolt", 2500, 1500, 2000),
+			res("lookup-bucket", "pagoda", 110, 130, 200),
+			res("scan-bucket", "pagoda", 10, 10, 10), res("scan-bucket", "bbolt", 14, 15, 16),
+		},
+		Writes: []WriteResult{
+			wr("delete-bucket", "pagoda", []float64{100, 200, 100}, 120, 300, 200), wr("delete-bucket", "bbolt", nil, 400, 900, 600),
+		},
+	}
+	got := strings.Join(r.issue31Targets(), "\n")
+	for _, want := range []string{
+		"issue #31: lookup-tx vs bbolt: 2.00x (median of 3 rounds, 1.50-2.50) faster, want >= 2x: met",
+		"issue #31: lookup-tx allocs/op: 0, want 0: met",
+		"issue #31: lookup vs bbolt at 1,000,000 rows: 5.00x (median of 3 rounds, 4.00-6.00) faster, want >= 5x: met",
+		"issue #31: lookup-bucket vs lookup (pagoda's bucket API vs its table API): 1.30x (median of 3 rounds, 1.10-2.00) the table's time, want <= 1.2x: NOT met",
+		"issue #31: scan-bucket vs bbolt: 1.50x (median of 3 rounds, 1.40-1.60) faster, want >= 1.5x: met",
+		"issue #31: delete-bucket: pagoda 1.50x (median of 3 rounds, 1.20-2.00) its disk floor's time, want <= 1.5x: met",
+		"issue #31: delete-bucket vs bbolt: 3.00x (median of 3 rounds, 3.00-3.33) faster, want >= 3x: met",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("targets lack %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "mattn") || strings.Contains(got, "lookup-tx-bucket") {
+		t.Errorf("targets name peers or workloads that were not measured:\n%s", got)
+	}
+	r.Fixture.Rows = 10_000_000
+	if got := strings.Join(r.issue31Targets(), "\n"); !strings.Contains(got, "lookup vs bbolt at 10,000,000 rows: 5.00x (median of 3 rounds, 4.00-6.00) faster, want >= 3x: met") {
+		t.Errorf("at 10,000,000 rows the lookup target is not 3x:\n%s", got)
 	}
 }

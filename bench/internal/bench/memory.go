@@ -46,6 +46,9 @@ type MemoryResult struct {
 	PeakAnon int64 `json:"peak_anon"`
 	MaxRSS   int64 `json:"max_rss"` // peak resident memory, file pages included
 	FileSize int64 `json:"file_size"`
+	// Rounds are the results of each round, in round order, when this is
+	// their median (each measure's own).
+	Rounds []MemoryResult `json:"-"`
 }
 
 // MeasureMemory loads rows rows into a fresh store of peer, in a new
@@ -195,24 +198,46 @@ func runMemoryChild(command []string, dir, peer string, rows int, values Fixture
 // figures include everything the process did before).
 func runMemory(cfg *Config, dir string, rep *Report) error {
 	rows := cfg.Writes.MemoryRows
+	samples := map[string][]MemoryResult{}
+	for round := 1; round <= cfg.Count; round++ {
+		for _, name := range cfg.Peers {
+			if _, err := NewStore(name, cfg.PeerOptions); Skipped(err) {
+				continue
+			}
+			cfg.progress("%smemory: %s loading %d rows ...", cfg.round(round), name, rows)
+			var res MemoryResult
+			var err error
+			if cfg.ChildCommand != nil {
+				res, err = runMemoryChild(cfg.ChildCommand, dir, name, rows, cfg.Fixture, cfg.PeerOptions)
+			} else {
+				res, err = MeasureMemory(dir, name, rows, cfg.Fixture, cfg.PeerOptions)
+				res.PeakAnon, res.MaxRSS = 0, 0 // this process's, not the peer's
+			}
+			if err != nil {
+				return err
+			}
+			samples[name] = append(samples[name], res)
+		}
+	}
 	for _, name := range cfg.Peers {
-		if _, err := NewStore(name, cfg.PeerOptions); Skipped(err) {
+		rs := samples[name]
+		if len(rs) == 0 {
 			rep.Memory = append(rep.Memory, MemoryResult{Peer: name, Rows: rows, Skipped: true})
 			continue
 		}
-		cfg.progress("memory: %s loading %d rows ...", name, rows)
-		var res MemoryResult
-		var err error
-		if cfg.ChildCommand != nil {
-			res, err = runMemoryChild(cfg.ChildCommand, dir, name, rows, cfg.Fixture, cfg.PeerOptions)
-		} else {
-			res, err = MeasureMemory(dir, name, rows, cfg.Fixture, cfg.PeerOptions)
-			res.PeakAnon, res.MaxRSS = 0, 0 // this process's, not the peer's
-		}
-		if err != nil {
-			return err
-		}
-		rep.Memory = append(rep.Memory, res)
+		rep.Memory = append(rep.Memory, medianMemory(rs))
 	}
 	return nil
+}
+
+// medianMemory returns the median of each measure of the memory results,
+// taken separately, with the rounds (rs, in round order) in Rounds.
+func medianMemory(rs []MemoryResult) MemoryResult {
+	m := rs[0]
+	m.NsPerRow = medianOf(rs, func(r MemoryResult) float64 { return r.NsPerRow }).NsPerRow
+	m.PeakAnon = medianOf(rs, func(r MemoryResult) float64 { return float64(r.PeakAnon) }).PeakAnon
+	m.MaxRSS = medianOf(rs, func(r MemoryResult) float64 { return float64(r.MaxRSS) }).MaxRSS
+	m.FileSize = medianOf(rs, func(r MemoryResult) float64 { return float64(r.FileSize) }).FileSize
+	m.Rounds = rs
+	return m
 }

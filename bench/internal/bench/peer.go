@@ -13,7 +13,7 @@ import (
 // handler does.
 type Peer interface {
 	// Name is the peer's short name: pagoda, pagoda-exclusive, mattn,
-	// modernc, bbolt or mattn-autocommit.
+	// modernc, ncruces, zombiezen, bbolt or mattn-autocommit.
 	Name() string
 	// Open opens the peer's file of f and, unless the peer reads in a
 	// transaction per call, begins a read transaction.
@@ -51,9 +51,9 @@ func isPagoda(name string) bool { return name == "pagoda" || name == pagodaExclu
 
 func peerNames() []string {
 	if !cgoEnabled {
-		return []string{"pagoda", "modernc", "bbolt", "pebble"}
+		return []string{"pagoda", "modernc", ncruces, zombiezen, "bbolt", "pebble"}
 	}
-	return []string{"pagoda", "mattn", "modernc", "bbolt", "pebble"}
+	return []string{"pagoda", "mattn", "modernc", ncruces, zombiezen, "bbolt", "pebble"}
 }
 
 // errNoReads is the error of NewPeer for peers that only write.
@@ -90,13 +90,26 @@ func NewPeerWith(name string, opt PeerOptions) (Peer, error) { return newPeer(na
 func NewTxPeer(name string, opt PeerOptions) (Peer, error) { return newPeer(name, opt, true) }
 
 func newPeer(name string, opt PeerOptions, txPerOp bool) (Peer, error) {
+	return newVariantPeer(name, opt, txPerOp, "")
+}
+
+// NewWorkloadPeer returns a new, unopened peer by name for workload w: a
+// transaction per operation if w.TxPerOp, pagoda reading through w's API
+// (Workload.Variant).
+func NewWorkloadPeer(w Workload, name string, opt PeerOptions) (Peer, error) {
+	return newVariantPeer(name, opt, w.TxPerOp, w.Variant)
+}
+
+// newVariantPeer is newPeer for a workload of Variant variant: pagoda's
+// peer reads through that API, the others as they always do.
+func newVariantPeer(name string, opt PeerOptions, txPerOp bool, variant string) (Peer, error) {
 	pragmas := SQLitePragmas
 	if opt.SQLiteDefaults {
 		pragmas = nil
 	}
 	switch name {
 	case "pagoda", pagodaExclusive:
-		return &pagodaPeer{name: name, exclusive: name == pagodaExclusive, txPerOp: txPerOp}, nil
+		return &pagodaPeer{name: name, exclusive: name == pagodaExclusive, txPerOp: txPerOp, variant: variant}, nil
 	case "mattn":
 		if !cgoEnabled {
 			return nil, errNoCgo
@@ -109,6 +122,8 @@ func newPeer(name string, opt PeerOptions, txPerOp bool) (Peer, error) {
 		return &sqlPeer{name: name, driver: mattnDriver, autocommit: true, txPerOp: true}, nil
 	case "modernc":
 		return &sqlPeer{name: name, driver: moderncDriver, pragmas: pragmas, txPerOp: txPerOp}, nil
+	case ncruces, zombiezen:
+		return &directPeer{directDB: directDB{name: name}, pragmas: pragmas, txPerOp: txPerOp}, nil
 	case "bbolt":
 		return &boltPeer{txPerOp: txPerOp}, nil
 	case "pebble":

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -19,16 +20,28 @@ import (
 // and Get and Scan are Table.Get and Table.All. With a transaction per
 // call (NewTxPeer) each Get is a request handler's read: View, Table, Get,
 // Column, the value copied out before the transaction ends.
+//
+// The variant (Workload.Variant) says which API reads: the table's
+// iterator (""), its cursor (variantCursor: First, Next, Record), or the
+// bucket file through the bucket API (variantBucket: Bucket.Get with the
+// rowid as 8 big-endian bytes, Bucket.All; variantBucketCursor: Get, and
+// the bucket's Cursor: First, Next, Value).
 type pagodaPeer struct {
 	name      string
 	exclusive bool
 	txPerOp   bool
+	variant   string
 	mode      string
 	db        *pagoda.DB
 	tx        *pagoda.Tx
 	t         *pagoda.Table
+	b         *pagoda.Bucket
 	buf       []byte
+	key       [8]byte
 }
+
+// bucket reports whether the peer reads the bucket file.
+func (p *pagodaPeer) bucket() bool { return isBucketVariant(p.variant) }
 
 // openTimeout is how long a peer waits for a lock that another process
 // holds on a fixture (say, pagoda-exclusive in a bench run beside).
@@ -40,7 +53,11 @@ func (p *pagodaPeer) Name() string { return p.name }
 func (p *pagodaPeer) Mode() string { return p.mode }
 
 func (p *pagodaPeer) Open(f *Fixture) error {
-	db, err := openPagoda(f.SQLitePath, p.exclusive, &pagoda.Options{Timeout: openTimeout})
+	path := f.SQLitePath
+	if p.bucket() {
+		path = f.BucketPath
+	}
+	db, err := openPagoda(path, p.exclusive, &pagoda.Options{Timeout: openTimeout})
 	if err != nil {
 		return err
 	}
@@ -58,14 +75,18 @@ func (p *pagodaPeer) Open(f *Fixture) error {
 		db.Close()
 		return err
 	}
-	t, err := tx.Table(tableName)
+	if p.bucket() {
+		p.b, err = tx.Bucket(bucketName)
+	} else {
+		p.t, err = tx.Table(tableName)
+	}
 	if err != nil {
 		p.db = nil
 		tx.Rollback()
 		db.Close()
 		return err
 	}
-	p.tx, p.t = tx, t
+	p.tx = tx
 	return nil
 }
 
@@ -90,6 +111,9 @@ func openPagoda(path string, exclusive bool, opts *pagoda.Options) (*pagoda.DB, 
 }
 
 func (p *pagodaPeer) Get(rowid int64) ([]byte, error) {
+	if p.bucket() {
+		return p.getBucket(rowid)
+	}
 	if p.txPerOp {
 		err := p.db.View(func(tx *pagoda.Tx) error {
 			t, err := tx.Table(tableName)
@@ -112,20 +136,78 @@ func (p *pagodaPeer) Get(rowid int64) ([]byte, error) {
 	return rec.Column(1).Blob(), nil
 }
 
-func (p *pagodaPeer) Scan(fn func(v []byte)) (int, error) {
+// getBucket is Get through the bucket API: the key is the rowid as 8
+// big-endian bytes.
+func (p *pagodaPeer) getBucket(rowid int64) ([]byte, error) {
+	binary.BigEndian.PutUint64(p.key[:], uint64(rowid))
 	if p.txPerOp {
-		n := 0
 		err := p.db.View(func(tx *pagoda.Tx) error {
-			t, err := tx.Table(tableName)
+			b, err := tx.Bucket(bucketName)
 			if err != nil {
 				return err
 			}
-			n, err = scanTable(tx, t, fn)
+			v, err := b.Get(p.key[:])
+			p.buf = append(p.buf[:0], v...)
+			return err
+		})
+		return p.buf, err
+	}
+	return p.b.Get(p.key[:])
+}
+
+func (p *pagodaPeer) Scan(fn func(v []byte)) (int, error) {
+	if p.txPerOp {
+		n := 0
+		err := p.db.View(func(tx *pagoda.Tx) (err error) {
+			n, err = p.scan(tx, fn)
 			return err
 		})
 		return n, err
 	}
-	return scanTable(p.tx, p.t, fn)
+	return p.scan(p.tx, fn)
+}
+
+// scan reads every value of tx in order through the variant's API.
+func (p *pagodaPeer) scan(tx *pagoda.Tx, fn func(v []byte)) (int, error) {
+	n := 0
+	if p.bucket() {
+		b := p.b
+		if b == nil || tx != p.tx {
+			var err error
+			if b, err = tx.Bucket(bucketName); err != nil {
+				return 0, err
+			}
+		}
+		if p.variant == variantBucketCursor {
+			c := b.Cursor()
+			for ok := c.First(); ok; ok = c.Next() {
+				fn(c.Value())
+				n++
+			}
+			return n, c.Err()
+		}
+		for _, v := range b.All() {
+			fn(v)
+			n++
+		}
+		return n, tx.Err()
+	}
+	t := p.t
+	if t == nil || tx != p.tx {
+		var err error
+		if t, err = tx.Table(tableName); err != nil {
+			return 0, err
+		}
+	}
+	if p.variant == variantCursor {
+		c := t.Cursor()
+		for ok := c.First(); ok; ok = c.Next() {
+			fn(c.Record().Column(1).Blob())
+			n++
+		}
+		return n, c.Err()
+	}
+	return scanTable(tx, t, fn)
 }
 
 // scanTable hands every value of t, a table of tx, to fn in rowid order.
@@ -147,6 +229,6 @@ func (p *pagodaPeer) Close() error {
 		err = p.tx.Rollback()
 	}
 	err = errors.Join(err, p.db.Close())
-	p.db, p.tx, p.t = nil, nil, nil
+	p.db, p.tx, p.t, p.b = nil, nil, nil, nil
 	return err
 }

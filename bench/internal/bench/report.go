@@ -20,10 +20,7 @@ import (
 // table like the reads'; then the issue's targets, met or not.
 func (r *Report) Print(w io.Writer) error {
 	p := &printer{w: w}
-	rounds := ""
-	if r.Config.Count > 1 {
-		rounds = fmt.Sprintf("; median of %d rounds", r.Config.Count)
-	}
+	rounds := roundsNote(r.Config.Count)
 	printed := false
 	section := func(ok bool, print func()) {
 		if !ok {
@@ -41,7 +38,8 @@ func (r *Report) Print(w io.Writer) error {
 	section(len(r.Beside) > 0, func() { r.printBeside(p, rounds) })
 	section(len(r.Cache) > 0, func() { r.printCache(p, rounds) })
 	section(len(r.Memory) > 0, func() { r.printMemory(p) })
-	lines := append(append(r.targets(), r.sharedTargets()...), r.fsTargets()...)
+	section(len(r.Raft) > 0, func() { r.printRaft(p, rounds) })
+	lines := append(append(append(append(r.targets(), r.issue31Targets()...), r.sharedTargets()...), r.fsTargets()...), r.raftTargets()...)
 	if len(lines) > 0 {
 		p.printf("\ntargets:\n")
 		for _, l := range lines {
@@ -52,7 +50,7 @@ func (r *Report) Print(w io.Writer) error {
 	for _, ph := range []struct {
 		i    int
 		name string
-	}{{0, "reads"}, {4, "fs"}, {1, "writes"}, {5, "beside"}, {2, "cache"}, {3, "memory"}} {
+	}{{0, "reads"}, {4, "fs"}, {1, "writes"}, {5, "beside"}, {2, "cache"}, {3, "memory"}, {6, "raft"}} {
 		if d := r.Phases[ph.i]; d > 0 {
 			phases = append(phases, ph.name+" "+d.Round(100*time.Millisecond).String())
 		}
@@ -83,7 +81,9 @@ func (r *Report) printReads(p *printer, rounds string) {
 	} else {
 		p.printf("fixture: %s (cached)\n", f.Dir)
 	}
-	p.printf("files: SQLite %s (read by pagoda, mattn, modernc), bbolt %s\n", mb(r.SQLiteSize), mb(r.BoltSize))
+	p.printf("files: SQLite %s (read by pagoda and the SQLite peers), bucket %s (the same rows in a pagoda bucket, written by SQLite:\n", mb(r.SQLiteSize), mb(r.BucketSize))
+	p.printf("  %s, keys the rowids as 8 big-endian bytes; read by the -bucket workloads),\n", bucketSQL)
+	p.printf("  bbolt %s (the same keys; written with bbolt's default fill percent, 0.5)\n", mb(r.BoltSize))
 	var modes [][2]string
 	for _, res := range r.Results {
 		modes = append(modes, [2]string{res.Peer, res.Mode})
@@ -92,6 +92,8 @@ func (r *Report) printReads(p *printer, rounds string) {
 		p.printf("pagoda opens the WAL-mode fixture writable: %s\n", m)
 	}
 	p.printf("mattn, modernc: database/sql, prepared statements, one read transaction, WAL; %s\n", r.sqliteSettings())
+	p.printf("ncruces (go-sqlite3, SQLite in Wasm translated to Go), zombiezen (modernc's SQLite): their own Conn and Stmt\n")
+	p.printf("  (no database/sql), the same statements, pragmas and transactions; zombiezen copies each value out\n")
 	if slices.ContainsFunc(r.Results, func(res Result) bool { return res.Workload == "lookup-tx" }) {
 		p.printf("lookup-tx: each lookup a read transaction of its own, the value copied out of it: pagoda View (Table, Get, Column),\n")
 		p.printf("  bbolt View (Bucket, Get), mattn and modernc one query outside BEGIN, SQLite's implicit read transaction (BEGIN\n")
@@ -107,9 +109,9 @@ func (r *Report) printReads(p *printer, rounds string) {
 	p.printf("\n")
 
 	head := []string{"workload", "peer", "ns/op", "ns/row", "allocs/op", "B/op", "pagoda speed-up", "file"}
-	spread := slices.ContainsFunc(r.Results, func(res Result) bool { return len(res.RoundNs) > 1 })
+	spread := slices.ContainsFunc(r.Results, func(res Result) bool { return len(res.ns()) > 1 })
 	if spread {
-		head = slices.Insert(head, 3, "spread")
+		head = slices.Insert(head, 3, "min-max")
 	}
 	rows := [][]string{head}
 	for _, res := range r.Results {
@@ -118,8 +120,8 @@ func (r *Report) printReads(p *printer, rounds string) {
 			continue
 		}
 		ratio := "-"
-		if base, ok := r.find(res.Workload, "pagoda"); ok && res.Peer != "pagoda" {
-			ratio = fmt.Sprintf("%.1fx", res.NsPerOp/base.NsPerOp)
+		if base, ok := r.find(res.Workload, "pagoda"); ok && res.Peer != "pagoda" && !base.Skipped {
+			ratio = ratioCell(res.ns(), base.ns(), 1)
 		}
 		perRow := ""
 		if res.NsPerRow > 0 {
@@ -127,9 +129,9 @@ func (r *Report) printReads(p *printer, rounds string) {
 		}
 		row := []string{res.Workload, res.Peer, nsString(res.NsPerOp)}
 		if spread {
-			row = append(row, spreadString(len(res.RoundNs), res.NsPerOp, res.MinNs, res.MaxNs))
+			row = append(row, nsSpan(res.ns()))
 		}
-		rows = append(rows, append(row, perRow, group(res.AllocsPerOp), group(res.BytesPerOp), ratio, mb(res.FileSize)))
+		rows = append(rows, append(row, perRow, allocString(res.allocs(), 0), allocString(res.RoundBytes, 0), ratio, mb(res.FileSize)))
 	}
 	p.table(rows, 2)
 	if r.LookupFloorNs > 0 {
@@ -184,10 +186,11 @@ func (r *Report) printWrites(p *printer, rounds string) {
 	o := r.Config.Writes
 	vs := r.Config.Fixture.withDefaults().ValueSize
 	p.printf("writes: fresh stores of %d-byte values under keys 1..N: the rowids of %s\n", vs, storeTableSQL)
-	p.printf("  (pagoda, mattn, modernc) or 8 big-endian bytes (bbolt bucket, pebble); each store is checked after each workload:\n")
+	p.printf("  (pagoda and the SQLite peers) or 8 big-endian bytes (bbolt bucket, pebble); each store is checked after each workload:\n")
 	p.printf("  reopened, every row scanned, some looked up%s\n", rounds)
 	p.printf("every commit durable: pagoda SyncFull; bbolt defaults; pebble defaults, Sync; mattn, modernc: database/sql,\n")
-	p.printf("  prepared statements, BEGIN/COMMIT, %s; %s\n", strings.Join(storePragmas, "; "), r.sqliteSettings())
+	p.printf("  prepared statements, BEGIN/COMMIT, %s; %s;\n", strings.Join(storePragmas, "; "), r.sqliteSettings())
+	p.printf("  ncruces, zombiezen: the same through their own Conn and Stmt\n")
 	var modes [][2]string
 	for _, res := range r.Writes {
 		modes = append(modes, [2]string{res.Peer, res.Mode})
@@ -229,9 +232,9 @@ func (r *Report) printWrites(p *printer, rounds string) {
 	p.printf("managed memory); file: the store's files after Close\n\n")
 
 	head := []string{"workload", "peer", "ops", "ns/op", "total", "allocs/op", "B/op", "pagoda speed-up", "file"}
-	spread := slices.ContainsFunc(r.Writes, func(res WriteResult) bool { return len(res.RoundNs) > 1 })
+	spread := slices.ContainsFunc(r.Writes, func(res WriteResult) bool { return len(res.ns()) > 1 })
 	if spread {
-		head = slices.Insert(head, 4, "spread")
+		head = slices.Insert(head, 4, "min-max")
 	}
 	rows := [][]string{head}
 	for _, res := range r.Writes {
@@ -249,13 +252,18 @@ func (r *Report) printWrites(p *printer, rounds string) {
 		}
 		row := []string{res.Workload, res.Peer, group(int64(res.Ops)), ns}
 		if spread {
-			row = append(row, spreadString(len(res.RoundNs), res.NsPerOp, res.MinNs, res.MaxNs))
+			row = append(row, nsSpan(res.ns()))
 		}
-		rows = append(rows, append(row, durString(res.Total), strconv.FormatFloat(res.AllocsPerOp, 'f', 1, 64),
-			group(int64(res.BytesPerOp+0.5)), ratio, file))
+		rows = append(rows, append(row, durString(res.Total), allocString(res.allocs(), 1),
+			allocString(res.RoundBytes, 0), ratio, file))
 	}
 	p.table(rows, 2)
-	first := true
+	first, width := true, 8
+	for _, res := range r.Writes {
+		if res.Peer == "pagoda" && res.FloorNs > 0 {
+			width = max(width, len(res.Workload))
+		}
+	}
 	for _, res := range r.Writes {
 		if res.Peer != "pagoda" || res.FloorNs <= 0 {
 			continue
@@ -266,13 +274,15 @@ func (r *Report) printWrites(p *printer, rounds string) {
 			first = false
 		}
 		if res.FloorRatio > 0 {
-			p.printf("  %-8s a 4 KiB append and fdatasync per commit: floor %s ns/commit; pagoda's commits, interleaved with\n", res.Workload, nsString(res.FloorNs))
-			p.printf("           the floor's appends in one loop on a second store, take %.2fx the floor's time\n", res.FloorRatio)
+			p.printf("  %-*s a 4 KiB append and fdatasync per commit: floor %s ns/commit; pagoda's commits, interleaved with\n", width, res.Workload, nsString(res.FloorNs))
+			_, fig := ratioFigure(res.FloorRatios)
+			p.printf("  %*s the floor's appends in one loop on a second store, take %s the floor's time\n", width, "", fig)
 			continue
 		}
-		p.printf("  %-8s %s frames in %s commits: floor %s ns/%s, pagoda %s ns/%s (%.2fx the floor)\n", res.Workload,
+		_, fig := pairedFigure(res.ns(), res.RoundFloorNs)
+		p.printf("  %-*s %s frames in %s commits: floor %s ns/%s, pagoda %s ns/%s (%s the floor)\n", width, res.Workload,
 			group(int64(res.WALFrames)), group(int64(res.Commits)), nsString(res.FloorNs), res.Unit,
-			nsString(res.NsPerOp), res.Unit, res.NsPerOp/res.FloorNs)
+			nsString(res.NsPerOp), res.Unit, fig)
 	}
 }
 
@@ -288,7 +298,7 @@ func (r *Report) writeNames() map[string]bool {
 func (r *Report) printMemory(p *printer) {
 	rows := r.Config.Writes.MemoryRows
 	p.printf("memory: a fresh store loads %s rows, keys in order, in one transaction; pagoda with CacheSize %s and the\n", group(int64(rows)), mb(MemoryCache))
-	p.printf("  SQLite peers with a page cache of the same size; bbolt and pebble as they come; one round\n")
+	p.printf("  SQLite peers with a page cache of the same size; bbolt and pebble as they come%s\n", roundsNote(r.Config.Count))
 	if r.Config.ChildCommand != nil {
 		p.printf("each peer in a child process of its own: peak anon is its peak anonymous resident memory (heaps, Go's and\n")
 		p.printf("  C's, and anonymous mappings: what it keeps, not the file pages it maps), max RSS its peak resident memory\n\n")
@@ -303,14 +313,23 @@ func (r *Report) printMemory(p *printer) {
 			out = append(out, skippedRow(head, n, res.Peer))
 			continue
 		}
+		rounds := res.Rounds
+		if len(rounds) == 0 {
+			rounds = []MemoryResult{res}
+		}
+		var ns, anons, rsss []float64
+		for _, x := range rounds {
+			ns, anons, rsss = append(ns, x.NsPerRow), append(anons, float64(x.PeakAnon)), append(rsss, float64(x.MaxRSS))
+		}
+		mbf := func(x float64) string { return mb(int64(x)) }
 		anon, rss := "-", "-"
 		if res.PeakAnon > 0 {
-			anon = mb(res.PeakAnon)
+			anon = figureString(anons, mbf)
 		}
 		if res.MaxRSS > 0 {
-			rss = mb(res.MaxRSS)
+			rss = figureString(rsss, mbf)
 		}
-		out = append(out, []string{n, res.Peer, nsString(res.NsPerRow), anon, rss, mb(res.FileSize)})
+		out = append(out, []string{n, res.Peer, figureString(ns, nsString), anon, rss, mb(res.FileSize)})
 	}
 	p.table(out, 2)
 }
@@ -335,13 +354,18 @@ func (r *Report) printCache(p *printer, rounds string) {
 		}
 		ratio := "-"
 		if base, ok := r.findCache(res.Keys, "pagoda"); ok && res.Peer != "pagoda" {
-			ratio = fmt.Sprintf("%.1fx/%.1fx/%.1fx", res.InsertNs/base.InsertNs, res.ReadNs/base.ReadNs, res.DeleteNs/base.DeleteNs)
+			var parts []string
+			for _, f := range []func(CacheResult) float64{cacheInsert, cacheRead, cacheDelete} {
+				parts = append(parts, ratioCell(res.rounds(f), base.rounds(f), 1))
+			}
+			ratio = strings.Join(parts, " / ")
 		}
 		rss := "-"
 		if res.MaxRSS > 0 {
 			rss = mb(res.MaxRSS)
 		}
-		rows = append(rows, []string{keys, res.Peer, nsString(res.InsertNs), nsString(res.ReadNs), nsString(res.DeleteNs), ratio, mb(res.FileSize), rss})
+		rows = append(rows, []string{keys, res.Peer, figureString(res.rounds(cacheInsert), nsString), figureString(res.rounds(cacheRead), nsString),
+			figureString(res.rounds(cacheDelete), nsString), ratio, mb(res.FileSize), rss})
 	}
 	p.table(rows, 2)
 	if len(r.CacheBaseline) > 0 {
@@ -357,13 +381,22 @@ func (r *Report) printCache(p *printer, rounds string) {
 	}
 }
 
-// spreadString is half the range of ns/op over n rounds, as a percentage
-// of the median; "" for one round.
-func spreadString(n int, ns, lo, hi float64) string {
-	if n <= 1 {
-		return ""
+// The cache workload's measures, for CacheResult.rounds.
+func cacheInsert(r CacheResult) float64 { return r.InsertNs }
+func cacheRead(r CacheResult) float64   { return r.ReadNs }
+func cacheDelete(r CacheResult) float64 { return r.DeleteNs }
+
+// rounds returns f of each round of r, in round order (r alone when it
+// has no rounds).
+func (r CacheResult) rounds(f func(CacheResult) float64) []float64 {
+	if len(r.Rounds) == 0 {
+		return []float64{f(r)}
 	}
-	return fmt.Sprintf("±%.0f%%", 50*(hi-lo)/ns)
+	out := make([]float64, len(r.Rounds))
+	for i, x := range r.Rounds {
+		out[i] = f(x)
+	}
+	return out
 }
 
 // targetRoundsNote says, when TargetCount makes more rounds than Count,
@@ -377,11 +410,12 @@ func (r *Report) targetRoundsNote(workloads string) string {
 		workloads, r.Config.TargetCount, r.Config.Count)
 }
 
-// ratioString is pagoda's speed-up over res (res's ns/op over base's) with
-// prec decimals, marked as a bound when a load was stopped: ">=" when only
-// the peer's was, "<=" when only pagoda's was, "?" when both were.
+// ratioString is pagoda's speed-up over res (res's ns/op over base's,
+// paired round by round: the median and its spread) with prec decimals,
+// marked as a bound when a load was stopped: ">=" when only the peer's
+// was, "<=" when only pagoda's was, "?" when both were.
 func ratioString(res, base WriteResult, prec int) string {
-	x := strconv.FormatFloat(res.NsPerOp/base.NsPerOp, 'f', prec, 64) + "x"
+	x := ratioCell(res.ns(), base.ns(), prec)
 	switch {
 	case res.Stopped && base.Stopped:
 		return "?"
@@ -392,6 +426,9 @@ func ratioString(res, base WriteResult, prec int) string {
 	}
 	return x
 }
+
+// sqlitePeers are the peers that are SQLite, in report order.
+var sqlitePeers = []string{"mattn", "modernc", ncruces, zombiezen}
 
 // Target checks the issue's "done" criteria on this run. Reads: point
 // lookups at least 10x faster than mattn, faster than bbolt, with 0
@@ -406,18 +443,18 @@ func (r *Report) targets() []string {
 	var out []string
 	if pl, ok := r.find("lookup", "pagoda"); ok && !pl.Skipped {
 		if m, ok := r.find("lookup", "mattn"); ok && !m.Skipped {
-			x := m.NsPerOp / pl.NsPerOp
-			t := fmt.Sprintf("lookup vs mattn: %.1fx faster, want >= 10x: %s", x, verdict(x >= 10))
+			x, fig := pairedFigure(m.ns(), pl.ns())
+			t := fmt.Sprintf("lookup vs mattn: %s faster, want >= 10x: %s", fig, verdict(x >= 10))
 			if r.LookupFloorNs > 0 && x < 10 {
 				t += fmt.Sprintf(" (10x needs %s ns; the memory floor is %s)", nsString(m.NsPerOp/10), nsString(r.LookupFloorNs))
 			}
 			out = append(out, t)
 		}
 		if b, ok := r.find("lookup", "bbolt"); ok && !b.Skipped {
-			x := b.NsPerOp / pl.NsPerOp
-			out = append(out, fmt.Sprintf("lookup vs bbolt: %.2fx faster, want > 1x: %s", x, verdict(x > 1)))
+			x, fig := pairedFigure(b.ns(), pl.ns())
+			out = append(out, fmt.Sprintf("lookup vs bbolt: %s faster, want > 1x: %s", fig, verdict(x > 1)))
 		}
-		out = append(out, fmt.Sprintf("lookup allocs/op: %d, want 0: %s", pl.AllocsPerOp, verdict(pl.AllocsPerOp == 0)))
+		out = append(out, fmt.Sprintf("lookup allocs/op: %s, want 0: %s", allocString(pl.allocs(), 0), verdict(pl.AllocsPerOp == 0)))
 	}
 	if ps, ok := r.find("scan", "pagoda"); ok && !ps.Skipped {
 		var best *Result
@@ -427,8 +464,8 @@ func (r *Report) targets() []string {
 			}
 		}
 		if best != nil {
-			x := best.NsPerOp / ps.NsPerOp
-			t := fmt.Sprintf("scan vs fastest peer (%s): %.2fx faster, want >= 1.8x: %s", best.Peer, x, verdict(x >= 1.8))
+			x, fig := pairedFigure(best.ns(), ps.ns())
+			t := fmt.Sprintf("scan vs fastest peer (%s): %s faster, want >= 1.8x: %s", best.Peer, fig, verdict(x >= 1.8))
 			if r.ScanFloorNs > 0 {
 				t += fmt.Sprintf(" (the memory floor allows %.1fx)", best.NsPerOp/float64(r.Fixture.Rows)/r.ScanFloorNs)
 			}
@@ -436,7 +473,7 @@ func (r *Report) targets() []string {
 		}
 	}
 	if base, ok := r.findWrite("load-seq", "pagoda"); ok {
-		if sq, ok := r.fastestWrite("load-seq", "mattn", "modernc"); ok {
+		if sq, ok := r.fastestWrite("load-seq", sqlitePeers...); ok {
 			out = append(out, writeTarget("load-seq", base, sq, "fastest SQLite driver ("+sq.Peer+")", 3))
 		}
 		if b, ok := r.findWrite("load-seq", "bbolt"); ok {
@@ -451,10 +488,10 @@ func (r *Report) targets() []string {
 		if !ok {
 			continue
 		}
-		for _, peer := range []string{"mattn", "modernc", "bbolt"} {
+		for _, peer := range append(slices.Clone(sqlitePeers), "bbolt") {
 			if res, ok := r.findWrite(wl, peer); ok {
 				t := writeTarget(wl, base, res, peer, 5)
-				if need := res.NsPerOp / 5; base.FloorNs > 0 && res.NsPerOp/base.NsPerOp < 5 {
+				if need := res.NsPerOp / 5; base.FloorNs > 0 && medianFloat(pairedRatios(res.ns(), base.ns())) < 5 {
 					t += fmt.Sprintf(" (5x needs %s ns/row; the disk floor is %s)", nsString(need), nsString(base.FloorNs))
 				}
 				out = append(out, t)
@@ -467,7 +504,7 @@ func (r *Report) targets() []string {
 	if base, ok := r.findWrite("load-seq", "pagoda"); ok && !base.Stopped {
 		var smallest *WriteResult
 		for i, res := range r.Writes {
-			if res.Workload == "load-seq" && (res.Peer == "mattn" || res.Peer == "modernc") && !res.Skipped && !res.Stopped &&
+			if res.Workload == "load-seq" && slices.Contains(sqlitePeers, res.Peer) && !res.Skipped && !res.Stopped &&
 				(smallest == nil || res.FileSize < smallest.FileSize) {
 				smallest = &r.Writes[i]
 			}
@@ -481,7 +518,8 @@ func (r *Report) targets() []string {
 		if m, ok := r.findWrite("commit", "mattn"); ok {
 			out = append(out, writeTarget("commit", base, m, "mattn (WAL, synchronous=FULL)", 1))
 			if x := m.PagodaRatio; x > 0 {
-				out = append(out, fmt.Sprintf("commit vs mattn, interleaved commit by commit: %.2fx faster, want >= 1x: %s", x, verdict(x >= 1)))
+				_, fig := ratioFigure(m.PagodaRatios)
+				out = append(out, fmt.Sprintf("commit vs mattn, interleaved commit by commit: %s faster, want >= 1x: %s", fig, verdict(x >= 1)))
 			}
 		}
 	}
@@ -509,7 +547,7 @@ func (r *Report) targets() []string {
 // writeTarget checks that pagoda (base) is at least want times faster than
 // res at workload (want 0: faster, any margin).
 func writeTarget(workload string, base, res WriteResult, vs string, want float64) string {
-	x := res.NsPerOp / base.NsPerOp
+	x, fig := pairedFigure(res.ns(), base.ns())
 	wantStr, met := fmt.Sprintf(">= %gx", want), x >= want
 	if want == 0 {
 		wantStr, met = "> 1x", x > 1
@@ -523,7 +561,15 @@ func writeTarget(workload string, base, res WriteResult, vs string, want float64
 	case base.Stopped && met:
 		v = "undecided (pagoda stopped at the time limit)"
 	}
-	return fmt.Sprintf("%s vs %s: %s faster, want %s: %s", workload, vs, ratioString(res, base, 2), wantStr, v)
+	switch {
+	case res.Stopped && base.Stopped:
+		fig = "? " + fig
+	case res.Stopped:
+		fig = ">=" + fig
+	case base.Stopped:
+		fig = "<=" + fig
+	}
+	return fmt.Sprintf("%s vs %s: %s faster, want %s: %s", workload, vs, fig, wantStr, v)
 }
 
 func verdict(ok bool) string {

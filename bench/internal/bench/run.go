@@ -34,6 +34,7 @@ type Config struct {
 	Writes      WriteOptions  // sizes of the write and cache workloads
 	FS          FSOptions     // sizes of the fs workloads' trees
 	Beside      BesideOptions // size and time of the beside workload
+	Raft        RaftOptions   // sizes of the raft workloads
 	// ChildCommand, when set, runs each (peer, size) of the cache workload
 	// in a child process, to measure its peak memory: the program and its
 	// first arguments (say, pagoda bench child), which must hand the
@@ -58,9 +59,12 @@ type Result struct {
 	MaxNs       float64
 	RoundNs     []float64 // ns/op of each round, in round order
 	NsPerRow    float64   // for whole-table workloads: ns/op divided by the rows; else 0
-	AllocsPerOp int64
-	BytesPerOp  int64
-	FileSize    int64 // size of the file the peer read
+	AllocsPerOp int64     // the median over rounds
+	BytesPerOp  int64     // the median over rounds
+	// RoundAllocs and RoundBytes are allocs/op and B/op of each round, in
+	// round order.
+	RoundAllocs, RoundBytes []float64
+	FileSize                int64 // size of the file the peer read
 }
 
 // Report is the outcome of Run.
@@ -68,6 +72,7 @@ type Report struct {
 	Config     Config
 	Fixture    *Fixture // nil when no read workload ran
 	SQLiteSize int64
+	BucketSize int64 // the bucket file's (Fixture.BucketPath)
 	BoltSize   int64
 	// The read workloads' memory floors over the SQLite file (MemoryFloors),
 	// 0 when not measured: ns per lookup and ns per scanned row.
@@ -77,6 +82,7 @@ type Report struct {
 	Cache                      []CacheResult  // the cache workload, by size then peer
 	Memory                     []MemoryResult // the memory workload, by peer
 	Beside                     []BesideResult // the beside workload, by writer
+	Raft                       []WriteResult  // the raft workloads, by workload then store
 	// LookupTxRatios are lookup-tx's time per lookup in the shared mode
 	// over the exclusive mode's, the two interleaved (interleavedViews),
 	// one a round.
@@ -89,8 +95,8 @@ type Report struct {
 	Elapsed       time.Duration // whole run, fixture included
 	// Phases is the time each kind of workload took, checks and setup
 	// included: reads (with the fixture), writes, cache, memory, fs (with
-	// the trees and archives), beside.
-	Phases [6]time.Duration
+	// the trees and archives), beside, raft.
+	Phases [7]time.Duration
 }
 
 // WorkloadNames lists every workload Run knows: the read workloads, the
@@ -108,7 +114,7 @@ func WorkloadNames() []string {
 	for _, w := range WriteWorkloads {
 		names = append(names, w.Name)
 	}
-	return append(names, BesideWorkload, CacheWorkload, MemoryWorkload)
+	return append(names, BesideWorkload, CacheWorkload, MemoryWorkload, RaftWorkload)
 }
 
 // Run measures the workloads of cfg, one peer after the other, Count
@@ -156,6 +162,7 @@ func Run(cfg Config) (*Report, error) {
 	var reads []Workload
 	var writes []string
 	var fsWorkloads []FSWorkload
+	var raftNames []string
 	cache, memory, beside := false, false, false
 	for _, name := range cfg.Workloads {
 		if w, err := WorkloadByName(name); err == nil {
@@ -174,6 +181,12 @@ func Run(cfg Config) (*Report, error) {
 			cache = true
 		} else if name == MemoryWorkload {
 			memory = true
+		} else if _, ok := raftWorkload(name); ok || name == RaftWorkload {
+			for _, w := range RaftWorkloads {
+				if (name == RaftWorkload || name == w.Name) && !slices.Contains(raftNames, w.Name) {
+					raftNames = append(raftNames, w.Name)
+				}
+			}
 		} else {
 			return nil, fmt.Errorf("bench: unknown workload %q (want one of %s)", name, strings.Join(WorkloadNames(), ", "))
 		}
@@ -204,7 +217,7 @@ func Run(cfg Config) (*Report, error) {
 		}
 		rep.Phases[0] = time.Since(start)
 	}
-	if len(fsWorkloads) > 0 || len(writes) > 0 || beside || cache || memory {
+	if len(fsWorkloads) > 0 || len(writes) > 0 || beside || cache || memory || len(raftNames) > 0 {
 		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 			return nil, fmt.Errorf("bench: %w", err)
 		}
@@ -249,6 +262,13 @@ func Run(cfg Config) (*Report, error) {
 			}
 			rep.Phases[3] = time.Since(t)
 		}
+		if len(raftNames) > 0 {
+			t := time.Now()
+			if err := runRaft(&cfg, dir, raftNames, rep); err != nil {
+				return nil, err
+			}
+			rep.Phases[6] = time.Since(t)
+		}
 	}
 	rep.Elapsed = time.Since(start)
 	return rep, nil
@@ -278,12 +298,37 @@ func knownPeer(name string, opt PeerOptions) error {
 
 // peersOf returns the peers of workload: cfg.Peers, and pagoda-exclusive
 // after pagoda in ModePeerWorkloads when the peers are the defaults.
+// A workload with Peers (or a write workload with them) keeps only those.
 func (cfg *Config) peersOf(workload string) []string {
+	if only := workloadPeers(workload); only != nil {
+		return slices.DeleteFunc(slices.Clone(cfg.Peers), func(p string) bool { return !slices.Contains(only, p) })
+	}
 	i := slices.Index(cfg.Peers, "pagoda")
 	if !cfg.defaultPeers || i < 0 || slices.Contains(cfg.Peers, pagodaExclusive) || !slices.Contains(ModePeerWorkloads, workload) {
 		return cfg.Peers
 	}
 	return slices.Insert(slices.Clone(cfg.Peers), i+1, pagodaExclusive)
+}
+
+// PeersOf returns the peers of peers that workload runs: all of them, or
+// those of its Peers (Workload.Peers, WriteWorkload.Peers).
+func PeersOf(workload string, peers []string) []string {
+	only := workloadPeers(workload)
+	if only == nil {
+		return peers
+	}
+	return slices.DeleteFunc(slices.Clone(peers), func(p string) bool { return !slices.Contains(only, p) })
+}
+
+// workloadPeers returns the only peers workload runs, nil for any.
+func workloadPeers(workload string) []string {
+	if w, err := WorkloadByName(workload); err == nil {
+		return w.Peers
+	}
+	if w, err := writeWorkload(workload); err == nil {
+		return w.Peers
+	}
+	return nil
 }
 
 // peersOfAny returns the peers of any of workloads, in peersOf's order.
@@ -360,7 +405,7 @@ func runReads(cfg *Config, workloads []Workload, rep *Report) (err error) {
 		progress("fixture: cached in %s", f.Dir)
 	}
 	rep.Fixture = f
-	if rep.SQLiteSize, rep.BoltSize, err = f.Sizes(); err != nil {
+	if rep.SQLiteSize, rep.BucketSize, rep.BoltSize, err = f.Sizes(); err != nil {
 		return err
 	}
 	f.LookupRowids() // generated before any timing
@@ -382,11 +427,13 @@ func runReads(cfg *Config, workloads []Workload, rep *Report) (err error) {
 		for _, name := range cfg.roundPeers(round, names) {
 			// A peer holding one read transaction for the workloads that
 			// read in it, then one reading in a transaction per operation
-			// for the others.
-			for _, txPerOp := range []bool{false, true} {
+			// for the others; one of each for each variant of pagoda's
+			// API.
+			for _, k := range peerKinds(workloads) {
+				txPerOp := k.txPerOp
 				var ws []Workload
 				for _, w := range workloads {
-					if w.TxPerOp == txPerOp && slices.Contains(cfg.peersOf(w.Name), name) && cfg.inRound(round, w.Name, name) {
+					if w.TxPerOp == txPerOp && w.Variant == k.variant && slices.Contains(cfg.peersOf(w.Name), name) && cfg.inRound(round, w.Name, name) {
 						ws = append(ws, w)
 					}
 				}
@@ -395,7 +442,7 @@ func runReads(cfg *Config, workloads []Workload, rep *Report) (err error) {
 				}
 				// A fresh peer each round: nothing cached in the peer's
 				// own structures carries over, as in a new process.
-				p, err := newPeer(name, cfg.PeerOptions, txPerOp)
+				p, err := newVariantPeer(name, cfg.PeerOptions, txPerOp, k.variant)
 				if Skipped(err) {
 					skipped[name] = true
 					continue
@@ -404,8 +451,11 @@ func runReads(cfg *Config, workloads []Workload, rep *Report) (err error) {
 					return err
 				}
 				how := ""
+				if k.variant != "" {
+					how = " (" + k.variant + ")"
+				}
 				if txPerOp {
-					how = " (a read transaction per operation)"
+					how += " (a read transaction per operation)"
 				}
 				progress("%smeasuring %s%s ...", cfg.targetRound(round), name, how)
 				if err := p.Open(f); err != nil {
@@ -451,6 +501,8 @@ func runReads(cfg *Config, workloads []Workload, rep *Report) (err error) {
 			res.FileSize = rep.SQLiteSize
 			if name == "bbolt" {
 				res.FileSize = rep.BoltSize
+			} else if isBucketVariant(w.Variant) {
+				res.FileSize = rep.BucketSize
 			}
 			rep.Results = append(rep.Results, res)
 		}
@@ -462,6 +514,26 @@ func runReads(cfg *Config, workloads []Workload, rep *Report) (err error) {
 		}
 	}
 	return nil
+}
+
+// peerKind is the kind of peer a group of read workloads reads with.
+type peerKind struct {
+	txPerOp bool
+	variant string
+}
+
+// peerKinds returns the kinds of peer of workloads: one long read
+// transaction before one per operation, each in workload order.
+func peerKinds(workloads []Workload) []peerKind {
+	var out []peerKind
+	for _, tx := range []bool{false, true} {
+		for _, w := range workloads {
+			if k := (peerKind{tx, w.Variant}); w.TxPerOp == tx && !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
 }
 
 // runWrites measures the write workloads called names, in stores under
@@ -619,9 +691,12 @@ func medianOf[T any](xs []T, key func(T) float64) T {
 func medianWrite(rs []WriteResult) WriteResult {
 	m := medianOf(rs, func(r WriteResult) float64 { return r.NsPerOp })
 	m.MinNs, m.MaxNs = rangeOf(rs, func(r WriteResult) float64 { return r.NsPerOp })
-	m.FloorRatios, m.PagodaRatios, m.RoundNs = nil, nil, nil
+	m.FloorRatios, m.PagodaRatios, m.RoundNs, m.RoundAllocs, m.RoundBytes, m.RoundFloorNs = nil, nil, nil, nil, nil, nil
 	for _, r := range rs {
 		m.RoundNs = append(m.RoundNs, r.NsPerOp)
+		m.RoundAllocs = append(m.RoundAllocs, r.AllocsPerOp)
+		m.RoundBytes = append(m.RoundBytes, r.BytesPerOp)
+		m.RoundFloorNs = append(m.RoundFloorNs, r.FloorNs)
 		if r.FloorRatio > 0 {
 			m.FloorRatios = append(m.FloorRatios, r.FloorRatio)
 		}
@@ -635,13 +710,14 @@ func medianWrite(rs []WriteResult) WriteResult {
 	if len(m.PagodaRatios) > 0 {
 		m.PagodaRatio = medianOf(m.PagodaRatios, identity)
 	}
+	m.AllocsPerOp, m.BytesPerOp = medianFloat(m.RoundAllocs), medianFloat(m.RoundBytes)
 	return m
 }
 
 func identity(x float64) float64 { return x }
 
 // medianCache returns the median of each measure of the cache results,
-// taken separately.
+// taken separately, with the rounds (rs, in round order) in Rounds.
 func medianCache(rs []CacheResult) CacheResult {
 	m := rs[0]
 	m.InsertNs = medianOf(rs, func(r CacheResult) float64 { return r.InsertNs }).InsertNs
@@ -649,20 +725,26 @@ func medianCache(rs []CacheResult) CacheResult {
 	m.DeleteNs = medianOf(rs, func(r CacheResult) float64 { return r.DeleteNs }).DeleteNs
 	m.FileSize = medianOf(rs, func(r CacheResult) float64 { return float64(r.FileSize) }).FileSize
 	m.MaxRSS = medianOf(rs, func(r CacheResult) float64 { return float64(r.MaxRSS) }).MaxRSS
+	m.Rounds = rs
 	return m
 }
 
 // median returns the sample with the median ns/op (the lower middle one for
 // an even count), with MinNs and MaxNs spanning all samples and RoundNs
-// listing them, rs being in round order.
+// listing them, rs being in round order; allocs/op and B/op are their own
+// medians (RoundAllocs, RoundBytes).
 func median(rs []Result) Result {
 	sorted := slices.SortedFunc(slices.Values(rs), func(a, b Result) int { return cmp.Compare(a.NsPerOp, b.NsPerOp) })
 	m := sorted[(len(sorted)-1)/2]
 	m.MinNs, m.MaxNs = sorted[0].NsPerOp, sorted[len(sorted)-1].NsPerOp
-	m.RoundNs = nil
+	m.RoundNs, m.RoundAllocs, m.RoundBytes = nil, nil, nil
 	for _, r := range rs {
 		m.RoundNs = append(m.RoundNs, r.NsPerOp)
+		m.RoundAllocs = append(m.RoundAllocs, float64(r.AllocsPerOp))
+		m.RoundBytes = append(m.RoundBytes, float64(r.BytesPerOp))
 	}
+	m.AllocsPerOp = int64(medianFloat(m.RoundAllocs))
+	m.BytesPerOp = int64(medianFloat(m.RoundBytes))
 	return m
 }
 

@@ -29,14 +29,14 @@ func (r *Report) sharedTargets() []string {
 	var out []string
 	if s, ok := r.find("lookup-tx", "pagoda"); ok && !s.Skipped {
 		if x, ok := r.find("lookup-tx", pagodaExclusive); ok && !x.Skipped {
-			_, seq := ratioFigure(perRound(s.RoundNs, x.RoundNs, func(s, x float64) float64 { return s / x }))
+			_, seq := ratioFigure(perRound(s.ns(), x.ns(), func(s, x float64) float64 { return s / x }))
 			if len(r.LookupTxRatios) > 0 {
 				m, fig := ratioFigure(r.LookupTxRatios)
 				out = append(out, fmt.Sprintf("lookup-tx shared vs exclusive, interleaved %d lookups at a time: %s the exclusive mode's time per lookup, want <= 1.2x: %s",
 					interleavedSlice, fig, verdict(m <= 1.2)))
 				out = append(out, fmt.Sprintf("  (the table's, one mode after the other: %s, %s against %s ns)", seq, nsString(s.NsPerOp), nsString(x.NsPerOp)))
 			} else {
-				m, _ := ratioFigure(perRound(s.RoundNs, x.RoundNs, func(s, x float64) float64 { return s / x }))
+				m, _ := ratioFigure(perRound(s.ns(), x.ns(), func(s, x float64) float64 { return s / x }))
 				out = append(out, fmt.Sprintf("lookup-tx shared vs exclusive: %s the exclusive mode's time per lookup (%s against %s ns), want <= 1.2x: %s",
 					seq, nsString(s.NsPerOp), nsString(x.NsPerOp), verdict(m <= 1.2)))
 			}
@@ -61,7 +61,7 @@ func (r *Report) sharedTargets() []string {
 		if !ok8 || !ok1 {
 			continue
 		}
-		m, fig := ratioFigure(perRound(one.RoundNs, eight.RoundNs, func(one, eight float64) float64 { return one / eight }))
+		m, fig := ratioFigure(perRound(one.ns(), eight.ns(), func(one, eight float64) float64 { return one / eight }))
 		if peer == "pagoda" {
 			out = append(out, fmt.Sprintf("commit-8 vs commit (pagoda, shared, Batch): %s the commits per second, want >= 5x: %s", fig, verdict(m >= 5)))
 		} else {
@@ -77,6 +77,9 @@ func (r *Report) sharedTargets() []string {
 	}
 	return out
 }
+
+// m2 formats a ratio with two decimals (ratioNum).
+func m2(x float64) string { return ratioNum(x, 2) }
 
 // perRound returns f of the rounds' figures a[i] and b[i], over the rounds
 // both have.
@@ -97,7 +100,7 @@ func ratioFigure(xs []float64) (float64, string) {
 	}
 	m := medianOf(xs, identity)
 	if len(xs) == 1 {
-		return m, fmt.Sprintf("%.2fx (1 round)", m)
+		return m, fmt.Sprintf("%sx (1 round)", ratioNum(m, 2))
 	}
-	return m, fmt.Sprintf("%.2fx (median of %d rounds, %.2f-%.2f)", m, len(xs), slices.Min(xs), slices.Max(xs))
+	return m, fmt.Sprintf("%sx (median of %d rounds, %s-%s)", m2(m), len(xs), m2(slices.Min(xs)), m2(slices.Max(xs)))
 }

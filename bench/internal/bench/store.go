@@ -22,7 +22,7 @@ import (
 // with synchronous=FULL, bbolt's default, pebble.Sync, pagoda's SyncFull).
 type Store interface {
 	// Name is the peer's short name: pagoda, pagoda-exclusive, mattn,
-	// modernc, bbolt or pebble.
+	// modernc, ncruces, zombiezen, bbolt or pebble.
 	Name() string
 	// Open opens the store in dir, creating it (and its empty table) when
 	// dir holds none.
@@ -92,6 +92,8 @@ func NewStore(name string, opt PeerOptions) (Store, error) {
 		return &sqlStore{name: name, driver: mattnDriver, pragmas: pragmas}, nil
 	case "modernc":
 		return &sqlStore{name: name, driver: moderncDriver, pragmas: pragmas}, nil
+	case ncruces, zombiezen:
+		return &directStore{directDB: directDB{name: name}, pragmas: pragmas}, nil
 	case "bbolt":
 		return &boltStore{}, nil
 	case "pebble":

@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"path/filepath"
 
 	"github.com/pagodadb/pagoda"
@@ -18,13 +20,20 @@ import (
 // with ErrBusy. pagoda creates its file in WAL mode, so store
 // pagoda runs in the shared mode (Linux) and store pagoda-exclusive, with
 // Options.Exclusive, in the exclusive one; Mode says which Open found.
+//
+// With bucket set (the workloads of WriteWorkload.Bucket) the store is
+// bucket t instead, written with Bucket.Put and Delete, its keys 8
+// big-endian bytes as bbolt's and pebble's.
 type pagodaStore struct {
 	name      string
 	exclusive bool
+	bucket    bool
 	mode      string
 	db        *pagoda.DB
 	tx        *pagoda.Tx
 	t         *pagoda.Table
+	b         *pagoda.Bucket
+	key       [8]byte
 }
 
 func (s *pagodaStore) Name() string { return s.name }
@@ -42,6 +51,10 @@ func (s *pagodaStore) Open(dir string, opt StoreOptions) error {
 		return err
 	}
 	err = db.Update(func(tx *pagoda.Tx) error {
+		if s.bucket {
+			_, err := tx.CreateBucketIfNotExists(bucketName)
+			return err
+		}
 		_, err := tx.Table(tableName)
 		if errors.Is(err, pagoda.ErrNotFound) {
 			_, err = tx.CreateTable(storeTableSQL)
@@ -61,27 +74,45 @@ func (s *pagodaStore) begin(writable bool) error {
 	if err != nil {
 		return err
 	}
-	t, err := tx.Table(tableName)
+	if s.bucket {
+		s.b, err = tx.Bucket(bucketName)
+	} else {
+		s.t, err = tx.Table(tableName)
+	}
 	if err != nil {
 		tx.Rollback()
 		return err
 	}
-	s.tx, s.t = tx, t
+	s.tx = tx
 	return nil
+}
+
+// keyOf returns key as 8 big-endian bytes, in s.key.
+func (s *pagodaStore) keyOf(key int64) []byte {
+	binary.BigEndian.PutUint64(s.key[:], uint64(key))
+	return s.key[:]
 }
 
 func (s *pagodaStore) Begin() error { return s.begin(true) }
 
 func (s *pagodaStore) Insert(key int64, v []byte) error {
+	if s.bucket {
+		return s.b.Put(s.keyOf(key), v)
+	}
 	_, err := s.t.Insert(key, v)
 	return err
 }
 
-func (s *pagodaStore) Delete(key int64) error { return s.t.Delete(key) }
+func (s *pagodaStore) Delete(key int64) error {
+	if s.bucket {
+		return s.b.Delete(s.keyOf(key))
+	}
+	return s.t.Delete(key)
+}
 
 func (s *pagodaStore) Commit() error {
 	err := s.tx.Commit()
-	s.tx, s.t = nil, nil
+	s.tx, s.t, s.b = nil, nil, nil
 	return err
 }
 
@@ -89,6 +120,13 @@ func (s *pagodaStore) Commit() error {
 // of concurrent goroutines into one commit.
 func (s *pagodaStore) InsertDurable(key int64, v []byte) error {
 	return s.db.Batch(func(tx *pagoda.Tx) error {
+		if s.bucket {
+			b, err := tx.Bucket(bucketName)
+			if err != nil {
+				return err
+			}
+			return b.Put(binary.BigEndian.AppendUint64(nil, uint64(key)), v)
+		}
 		t, err := tx.Table(tableName)
 		if err != nil {
 			return err
@@ -107,6 +145,9 @@ func (s *pagodaStore) walStats() walStats {
 func (s *pagodaStore) BeginRead() error { return s.begin(false) }
 
 func (s *pagodaStore) Get(key int64) ([]byte, error) {
+	if s.bucket {
+		return s.b.Get(s.keyOf(key))
+	}
 	rec, err := s.t.Get(key)
 	if err != nil {
 		return nil, err
@@ -116,6 +157,16 @@ func (s *pagodaStore) Get(key int64) ([]byte, error) {
 
 func (s *pagodaStore) Scan(fn func(key int64, v []byte)) (int, error) {
 	n := 0
+	if s.bucket {
+		for k, v := range s.b.All() {
+			if len(k) != 8 {
+				return n, fmt.Errorf("pagoda: key %x is not 8 bytes", k)
+			}
+			fn(int64(binary.BigEndian.Uint64(k)), v)
+			n++
+		}
+		return n, s.tx.Err()
+	}
 	for rowid, rec := range s.t.All() {
 		fn(rowid, rec.Column(1).Blob())
 		n++
@@ -125,7 +176,7 @@ func (s *pagodaStore) Scan(fn func(key int64, v []byte)) (int, error) {
 
 func (s *pagodaStore) EndRead() error {
 	err := s.tx.Rollback()
-	s.tx, s.t = nil, nil
+	s.tx, s.t, s.b = nil, nil, nil
 	return err
 }
 
@@ -136,7 +187,7 @@ func (s *pagodaStore) Close() error {
 	var err error
 	if s.tx != nil {
 		err = s.tx.Rollback()
-		s.tx, s.t = nil, nil
+		s.tx, s.t, s.b = nil, nil, nil
 	}
 	err = errors.Join(err, s.db.Close())
 	s.db = nil

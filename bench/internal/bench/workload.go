@@ -22,14 +22,42 @@ type Workload struct {
 	// operation in a read transaction of its own, instead of peers
 	// holding one read transaction throughout.
 	TxPerOp bool
-	Run     func(b *testing.B, p Peer, f *Fixture) error
+	// Variant selects pagoda's API (see pagodaPeer): "" the table and its
+	// iterator, or one of the variant constants. Other peers read as they
+	// always do.
+	Variant string
+	// Peers, when set, are the only peers the workload runs (those that
+	// have the API it measures); the others are left out of its rows.
+	Peers []string
+	Run   func(b *testing.B, p Peer, f *Fixture) error
 }
+
+// Variants of pagoda's read API (Workload.Variant).
+const (
+	variantCursor       = "cursor"        // the table's cursor: First, Next, Record
+	variantBucket       = "bucket"        // the bucket file: Bucket.Get, Bucket.All
+	variantBucketCursor = "bucket-cursor" // the bucket file: Bucket.Get, Cursor First, Next, Value
+)
+
+// isBucketVariant reports whether variant reads the bucket file.
+func isBucketVariant(variant string) bool {
+	return variant == variantBucket || variant == variantBucketCursor
+}
+
+// kvPeers are the peers of the workloads of pagoda's bucket API and
+// cursors: the key/value stores with that API, each with its own.
+var kvPeers = []string{"pagoda", "bbolt"}
 
 // Workloads lists every workload, in report order.
 var Workloads = []Workload{
 	{Name: "lookup", Doc: "random point lookup by rowid, value read", Run: Lookup},
 	{Name: "lookup-tx", Doc: "the same, each lookup in a read transaction of its own (a request handler's read)", TxPerOp: true, Run: Lookup},
-	{Name: "scan", Doc: "full scan in rowid order, every value read", PerRow: true, Run: Scan},
+	{Name: "lookup-bucket", Doc: "lookup through pagoda's bucket API (Bucket.Get of the rowid as 8 big-endian bytes)", Variant: variantBucket, Peers: kvPeers, Run: Lookup},
+	{Name: "lookup-tx-bucket", Doc: "the same, each lookup in a View of its own", TxPerOp: true, Variant: variantBucket, Peers: kvPeers, Run: Lookup},
+	{Name: "scan", Doc: "full scan in rowid order, every value read; pagoda: Table.All (iterator)", PerRow: true, Run: Scan},
+	{Name: "scan-cursor", Doc: "the same through pagoda's table cursor (First, Next, Record)", PerRow: true, Variant: variantCursor, Peers: kvPeers, Run: Scan},
+	{Name: "scan-bucket", Doc: "the same through the bucket API's iterator (Bucket.All)", PerRow: true, Variant: variantBucket, Peers: kvPeers, Run: Scan},
+	{Name: "scan-cursor-bucket", Doc: "the same through the bucket's cursor (First, Next, Value)", PerRow: true, Variant: variantBucketCursor, Peers: kvPeers, Run: Scan},
 }
 
 // WorkloadByName returns the workload called name.

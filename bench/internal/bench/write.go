@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -16,7 +17,16 @@ type WriteWorkload struct {
 	Name string
 	Doc  string // one line, for reports; %s is where the sizes go
 	Unit string // what one operation is: "row" or "commit"
+	// Peers, when set, are the only peers the workload runs.
+	Peers []string
+	// Bucket has pagoda write through its bucket API (a store of
+	// bucket t, keys the 8 big-endian bytes of bbolt's and pebble's).
+	Bucket bool
 }
+
+// bucketWritePeers are the peers of the bucket API's write workloads: the
+// key/value stores.
+var bucketWritePeers = []string{"pagoda", "bbolt", "pebble"}
 
 // WriteWorkloads lists the write workloads, in report order.
 var WriteWorkloads = []WriteWorkload{
@@ -24,6 +34,8 @@ var WriteWorkloads = []WriteWorkload{
 	{Name: "load-rand", Doc: "the same, keys in random order", Unit: "row"},
 	{Name: "insert", Doc: "%s random inserts into an empty store, %s per transaction", Unit: "row"},
 	{Name: "delete", Doc: "then deletes of %s of those keys, random order, %s per transaction", Unit: "row"},
+	{Name: "insert-bucket", Doc: "insert through pagoda's bucket API (Bucket.Put of 8 big-endian bytes)", Unit: "row", Peers: bucketWritePeers, Bucket: true},
+	{Name: "delete-bucket", Doc: "delete through pagoda's bucket API (Bucket.Delete)", Unit: "row", Peers: bucketWritePeers, Bucket: true},
 	{Name: "commit", Doc: "%s one-row transactions, each durable", Unit: "commit"},
 	{Name: "commit-8", Doc: "the same from 8 goroutines at once: pagoda and bbolt with Batch, pebble Set with Sync, SQLite on its one connection (it writes one transaction at a time)", Unit: "commit"},
 }
@@ -92,13 +104,18 @@ type WriteResult struct {
 	// (not the C allocations of mattn).
 	AllocsPerOp float64
 	BytesPerOp  float64
-	FileSize    int64 // the store's files after the workload, once closed
+	// RoundAllocs and RoundBytes are AllocsPerOp and BytesPerOp of each
+	// round, in round order (AllocsPerOp and BytesPerOp their medians).
+	RoundAllocs, RoundBytes []float64
+	FileSize                int64 // the store's files after the workload, once closed
 	// WALFrames and Commits are what pagoda wrote in the timed part (0
 	// for other peers), and FloorNs the disk floor of that: the time per
 	// operation of writing as many bytes, in as many writes each followed
 	// by one fdatasync, into a plain file beside the store (see diskFloor).
 	WALFrames, Commits uint64
 	FloorNs            float64
+	// RoundFloorNs is FloorNs of each round, in round order.
+	RoundFloorNs []float64
 	// FloorRatio, for commit, is pagoda's commit time over its floor's,
 	// measured commit by commit in one loop (see interleavedFloor).
 	FloorRatio float64
@@ -137,7 +154,7 @@ func (w *WriteBench) prepare(names []string) {
 	if slices.Contains(names, "load-seq") || slices.Contains(names, "load-rand") {
 		n = o.LoadRows
 	}
-	inserts := slices.Contains(names, "insert") || slices.Contains(names, "delete")
+	inserts := slices.ContainsFunc(names, isInsertDelete)
 	if inserts {
 		n = max(n, o.InsertRows)
 	}
@@ -196,16 +213,17 @@ func (w *WriteBench) Measure(peer string, names []string) ([]WriteResult, error)
 			rs, err = w.measure(peer, func(s Store, dir string) ([]WriteResult, error) {
 				return w.load(s, dir, w.loadRand, false)
 			})
-		case "insert":
-			rs, err = w.measure(peer, func(s Store, dir string) ([]WriteResult, error) {
-				return w.insertDelete(s, dir, true, slices.Contains(names, "delete"))
+		case "insert", "insert-bucket":
+			del := deleteOf(wl.Name)
+			rs, err = w.measureStore(peer, wl.Bucket, func(s Store, dir string) ([]WriteResult, error) {
+				return w.insertDelete(s, dir, wl.Name, del, true, slices.Contains(names, del))
 			})
-		case "delete":
-			if slices.Contains(names, "insert") {
+		case "delete", "delete-bucket":
+			if slices.Contains(names, insertOf(wl.Name)) {
 				continue // measured with insert
 			}
-			rs, err = w.measure(peer, func(s Store, dir string) ([]WriteResult, error) {
-				return w.insertDelete(s, dir, false, true)
+			rs, err = w.measureStore(peer, wl.Bucket, func(s Store, dir string) ([]WriteResult, error) {
+				return w.insertDelete(s, dir, insertOf(wl.Name), wl.Name, false, true)
 			})
 		case "commit":
 			rs, err = w.measure(peer, w.commits)
@@ -232,12 +250,31 @@ func writeWorkload(name string) (WriteWorkload, error) {
 	return WriteWorkload{}, fmt.Errorf("bench: unknown workload %q", name)
 }
 
+// isInsertDelete reports whether name is insert or delete, of either API.
+func isInsertDelete(name string) bool {
+	return name == "insert" || name == "delete" || name == "insert-bucket" || name == "delete-bucket"
+}
+
+// deleteOf and insertOf pair insert with delete, insert-bucket with
+// delete-bucket.
+func deleteOf(insert string) string { return strings.Replace(insert, "insert", "delete", 1) }
+func insertOf(delete string) string { return strings.Replace(delete, "delete", "insert", 1) }
+
 // measure runs fn on a fresh store of peer in a new directory under w.Dir,
 // and removes the directory afterwards.
 func (w *WriteBench) measure(peer string, fn func(s Store, dir string) ([]WriteResult, error)) (rs []WriteResult, err error) {
+	return w.measureStore(peer, false, fn)
+}
+
+// measureStore is measure with pagoda's store writing a bucket when bucket
+// is set.
+func (w *WriteBench) measureStore(peer string, bucket bool, fn func(s Store, dir string) ([]WriteResult, error)) (rs []WriteResult, err error) {
 	s, err := NewStore(peer, w.PeerOptions)
 	if err != nil {
 		return nil, err
+	}
+	if ps, ok := s.(*pagodaStore); ok {
+		ps.bucket = bucket
 	}
 	if err := os.MkdirAll(w.Dir, 0o755); err != nil {
 		return nil, err
@@ -353,9 +390,15 @@ func sizeCheck(s Store, dir string, d *rowData, want *keySet) (size int64, err e
 	return size, checkRows(s, d, want)
 }
 
+// flusher is a store whose Close leaves the rows of a load in its log:
+// pebble, whose Close does not flush its memtable into sstables.
+type flusher interface{ Flush() error }
+
 // load writes keys into an empty store in one transaction, timed from
 // Begin to the end of Close, when every engine has put the rows where they
-// stay (SQLite and pagoda checkpoint their WAL into the database file).
+// stay (SQLite and pagoda checkpoint their WAL into the database file;
+// pebble's memtable is flushed into sstables first, Flush, since its Close
+// leaves them in its WAL).
 func (w *WriteBench) load(s Store, dir string, keys []int64, sequential bool) ([]WriteResult, error) {
 	name := "load-rand"
 	if sequential {
@@ -378,6 +421,11 @@ func (w *WriteBench) load(s Store, dir string, keys []int64, sequential bool) ([
 	if err != nil {
 		return nil, err
 	}
+	if f, ok := s.(flusher); ok {
+		if err := f.Flush(); err != nil {
+			return nil, fmt.Errorf("flush: %w", err)
+		}
+	}
 	if err := s.Close(); err != nil {
 		return nil, fmt.Errorf("close: %w", err)
 	}
@@ -388,8 +436,8 @@ func (w *WriteBench) load(s Store, dir string, keys []int64, sequential bool) ([
 
 // insertDelete inserts w.inserts into an empty store, TxRows per
 // transaction, then deletes w.deleteKeys, checking the store after each
-// phase; it times the phases asked for.
-func (w *WriteBench) insertDelete(s Store, dir string, timeInsert, timeDelete bool) ([]WriteResult, error) {
+// phase; it times the phases asked for, as workloads insName and delName.
+func (w *WriteBench) insertDelete(s Store, dir, insName, delName string, timeInsert, timeDelete bool) ([]WriteResult, error) {
 	if err := s.Open(dir, StoreOptions{}); err != nil {
 		return nil, fmt.Errorf("open: %w", err)
 	}
@@ -399,7 +447,7 @@ func (w *WriteBench) insertDelete(s Store, dir string, timeInsert, timeDelete bo
 	if _, err := writeRows(s, w.data, w.inserts, w.Opt.TxRows, false, time.Time{}); err != nil {
 		return nil, err
 	}
-	ins := t.stop("insert", len(w.inserts))
+	ins := t.stop(insName, len(w.inserts))
 	if err := w.floor(&ins, s, dir, w0); err != nil {
 		return nil, err
 	}
@@ -419,7 +467,7 @@ func (w *WriteBench) insertDelete(s Store, dir string, timeInsert, timeDelete bo
 	if _, err := writeRows(s, w.data, w.deleteKeys, w.Opt.TxRows, true, time.Time{}); err != nil {
 		return nil, err
 	}
-	del := t.stop("delete", len(w.deleteKeys))
+	del := t.stop(delName, len(w.deleteKeys))
 	if err := w.floor(&del, s, dir, w0); err != nil {
 		return nil, err
 	}
