@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/pagodadb/pagoda/internal/format"
@@ -222,5 +223,57 @@ func BenchmarkChecksum(b *testing.B) {
 				s0, s1 = Checksum(page, s0, s1, be)
 			}
 		})
+	}
+}
+
+// TestIndexModel checks Find against a model over three segments of
+// frames whose pages are drawn from a few hot pages and many cold ones,
+// at snapshots of every age.
+func TestIndexModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var ix Index
+	var pages []uint32 // pages[f-1]: the page of frame f
+	for f := uint32(1); f <= 3*segmentFrames+77; f++ {
+		pg := uint32(1 + r.IntN(3)) // hot
+		if r.IntN(3) == 0 {
+			pg = uint32(10 + r.IntN(5000))
+		}
+		ix.Add(pg, f)
+		pages = append(pages, pg)
+	}
+	for range 20000 {
+		maxFrame := uint32(r.IntN(len(pages) + 3))
+		pg := uint32(1 + r.IntN(3))
+		if r.IntN(2) == 0 {
+			pg = uint32(10 + r.IntN(5010))
+		}
+		var want uint32
+		for f := min(maxFrame, uint32(len(pages))); f >= 1; f-- {
+			if pages[f-1] == pg {
+				want = f
+				break
+			}
+		}
+		if got := ix.Find(pg, maxFrame); got != want {
+			t.Fatalf("Find(%d, %d) = %d, want %d", pg, maxFrame, got, want)
+		}
+	}
+}
+
+// BenchmarkIndexFind looks up a page that every commit changes (a root)
+// in a full segment, at the last frame.
+func BenchmarkIndexFind(b *testing.B) {
+	var ix Index
+	for f := uint32(1); f <= segmentFrames; f++ {
+		pg := uint32(1)
+		if f%4 != 0 {
+			pg = 100 + f
+		}
+		ix.Add(pg, f)
+	}
+	for b.Loop() {
+		if ix.Find(1, segmentFrames) == 0 {
+			b.Fatal("not found")
+		}
 	}
 }
