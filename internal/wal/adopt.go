@@ -37,6 +37,7 @@ func (nopLocker) Unlock() {}
 // Adopt does not take.
 func (w *File) Adopt(pub Published) (replaced bool, err error) {
 	l := w.log
+	w.allocated = 0 // another connection may have cut the file: look again (preallocate)
 	if len(w.pending) != 0 {
 		return false, fmt.Errorf("adopt with %d frames pending", len(w.pending))
 	}

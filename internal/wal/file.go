@@ -45,6 +45,7 @@ type File struct {
 	s0, s1    uint32   // the running checksum after the last pending frame
 	dbSize    uint32   // the database size that the pending commit frame gives
 	recksum   uint32   // the first pending frame Overwrite wrote over (0: none)
+	allocated int64    // the file is known to be at least this long (preallocate)
 	dirSynced bool     // the WAL's directory entry is durable
 	// durable says that every committed frame is known to be on stable
 	// storage: synced by this File. A WAL found at Open may hold frames

@@ -152,8 +152,47 @@ func (w *File) rechecksum() error {
 	return nil
 }
 
+// walChunk is how far ahead of its frames the WAL file is extended with
+// zeros (preallocate).
+const walChunk = 1 << 20
+
+// preallocate makes the file reach end at least, extended with zeros to a
+// multiple of walChunk past it when it is shorter: a commit then writes
+// over blocks the file has, and its sync carries no change of the file's
+// size (on Linux file systems such a sync costs about twice an overwrite's).
+// Zeros past the last frame are no frame (a page number of 0 ends
+// recovery, rule 3), as the stale frames a WAL keeps after a restart are
+// none: sqlite3 and Litestream read such a file as they read any.
+func (w *File) preallocate(end int64) error {
+	if end <= w.allocated {
+		return nil
+	}
+	size, err := w.f.Size()
+	if err != nil {
+		return err
+	}
+	if size < end {
+		target := (end + walChunk - 1) / walChunk * walChunk
+		var zero [64 << 10]byte
+		for off := size; off < target; {
+			n := int(min(int64(len(zero)), target-off))
+			if _, err := w.f.WriteAt(zero[:n], off); err != nil {
+				return err
+			}
+			off += int64(n)
+		}
+		size = target
+	}
+	w.allocated = size
+	return nil
+}
+
 // writeBatch writes the frames batched.
 func (w *File) writeBatch() error {
+	if err := w.preallocate(w.batchOff + int64(len(w.batch))); err != nil {
+		w.batch = w.batch[:0]
+		return err
+	}
 	_, err := w.f.WriteAt(w.batch, w.batchOff)
 	w.batch = w.batch[:0]
 	return err
@@ -328,6 +367,7 @@ func (w *File) count() {
 // it over (Restart). No frame may be pending, and no reader may read the
 // log. The file's size is made durable unless NoSync.
 func (w *File) Truncate() error {
+	w.allocated = 0
 	if err := w.f.Truncate(0); err != nil {
 		return err
 	}

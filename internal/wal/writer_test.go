@@ -105,6 +105,7 @@ func TestWriterBatches(t *testing.T) {
 			}
 		}
 		w, mu := newWriter(t, fault, true)
+		w.allocated = 1 << 40 // no zeros written ahead here: TestWriterPreallocates
 		var buf []byte
 		if lend > 0 {
 			buf = make([]byte, lend)
@@ -275,5 +276,34 @@ func TestSyncCommitted(t *testing.T) {
 	commit(t, off, mu2, 1, 0)
 	if err := off.SyncCommitted(); err != nil || off.Syncs() != 0 {
 		t.Fatalf("NoSync: %d syncs", off.Syncs())
+	}
+}
+
+// TestWriterPreallocates: the file is extended with zeros ahead of the
+// frames, a walChunk at a time, so that commits write over blocks it has;
+// the zeros are no frames: the log recovered from the file is the one
+// written.
+func TestWriterPreallocates(t *testing.T) {
+	fault := vfs.NewFault(vfs.OS)
+	w, mu := newWriter(t, fault, true)
+	commit(t, w, mu, 3, 0)
+	size, err := w.f.Size()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if size%walChunk != 0 || size < FrameOffset(4, testPageSize) {
+		t.Fatalf("WAL of %d bytes after 3 frames: want a multiple of %d", size, walChunk)
+	}
+	commit(t, w, mu, 2, 0)
+	if s2, _ := w.f.Size(); s2 != size {
+		t.Fatalf("the WAL grew from %d to %d bytes within its first chunk", size, s2)
+	}
+	data, err := os.ReadFile(w.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := Recover(data, testPageSize)
+	if err != nil || l.MaxFrame != 5 {
+		t.Fatalf("recovered %d frames (%v), want 5", l.MaxFrame, err)
 	}
 }
