@@ -381,18 +381,27 @@ func cluster(t *testing.T, kind string) {
 
 	// The logs agree where they overlap (a store that installed a
 	// snapshot may be empty: raft deletes a monotonic store's whole log).
-	lo, hi := uint64(0), ^uint64(0)
+	// A node that installed a snapshot deletes its old log after its FSM
+	// is restored (raft's installSnapshot): wait for that as for the FSMs.
+	var lo, hi uint64
 	var logged []*node
-	for _, n := range nodes {
-		first, _ := n.store.FirstIndex()
-		last, _ := n.store.LastIndex()
-		if last != 0 {
-			lo, hi = max(lo, first), min(hi, last)
-			logged = append(logged, n)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		lo, hi, logged = 0, ^uint64(0), nil
+		for _, n := range nodes {
+			first, _ := n.store.FirstIndex()
+			last, _ := n.store.LastIndex()
+			if last != 0 {
+				lo, hi = max(lo, first), min(hi, last)
+				logged = append(logged, n)
+			}
 		}
-	}
-	if len(logged) < 2 || lo > hi {
-		t.Errorf("fewer than two logs overlap: %d..%d", lo, hi)
+		if len(logged) >= 2 && lo <= hi {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("fewer than two logs overlap after 20s: %d..%d", lo, hi)
+			break
+		}
 	}
 	for i := lo; i <= hi && len(logged) > 1; i++ {
 		var a raft.Log
