@@ -316,6 +316,11 @@ func (p *Pager) load() error {
 		return fmt.Errorf("%w: %s has both a hot rollback journal and a WAL; open it writable to recover", format.ErrUnsupported, p.path)
 	}
 	switch {
+	case p.sh != nil:
+		// Shared: openShared took the size from the wal-index's last
+		// commit (adopt), or from page 1 as the file held it then. The
+		// header read above may be older: another connection's
+		// checkpoint may have written the file since (rule 24).
 	case p.journal != nil:
 		p.nPages = p.journal.nPages // pages past the file's end read as zeros
 	case frames > 0:

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -346,5 +347,69 @@ func TestSlotHeldWhileAlone(t *testing.T) {
 	}
 	if !readersFree(t, b) {
 		t.Error("READ(1..4) not free to the other connection between a's reads")
+	}
+}
+
+// TestOpenBesideTruncate: a connection opening the file while another
+// one's TRUNCATE checkpoint copies a commit that grew the database into
+// the file, and empties the WAL, takes the database's size from the
+// protocol, not from the header it read before it joined: a snapshot of
+// the empty WAL reads the file as the checkpoint left it. (Its first
+// snapshots read the stale size before: a tree page of the new commit
+// pointed past the end.)
+func TestOpenBesideTruncate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "grow.db")
+	a := openShared(t, path)
+	setUserVersion(t, a, 1)
+	if _, err := a.Checkpoint(CheckpointTruncate); err != nil {
+		t.Fatal(err)
+	}
+	// A commit that grows the database by 5 pages, in the WAL only.
+	grow := func() uint32 {
+		w, err := a.BeginWrite()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 5 {
+			_, pg, err := w.Allocate()
+			if err != nil {
+				t.Fatal(err)
+			}
+			pg[0] = 0x0d // an empty table leaf, as a tree's new page
+			pg[5], pg[6] = byte(len(pg)>>8), byte(len(pg))
+		}
+		n := w.PageCount()
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, readOnly := range []bool{false, true} {
+		want := grow()
+		// B reads the file's header, then, as it opens the -shm, A copies
+		// the commit into the file and empties the WAL.
+		fault := vfs.NewFault(vfs.OS)
+		done := false
+		fault.OnOp = func(op vfs.Op) {
+			if !done && op.Kind == vfs.OpOpen && strings.HasSuffix(op.Name, "-shm") {
+				done = true
+				if res, err := a.Checkpoint(CheckpointTruncate); err != nil || res.Frames != res.Copied {
+					t.Errorf("checkpoint beside the open: %+v, %v", res, err)
+				}
+			}
+		}
+		b, err := Open(path, Options{FS: fault, ReadOnly: readOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !done {
+			t.Fatal("B opened no -shm")
+		}
+		s := b.Snapshot()
+		if got := s.PageCount(); got != want {
+			t.Errorf("read-only %v: a snapshot after the checkpoint has %d pages, want %d", readOnly, got, want)
+		}
+		s.Release()
+		b.Close()
 	}
 }
