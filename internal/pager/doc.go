@@ -189,7 +189,9 @@
 //     database file as the transaction began (so it reads none from the
 //     WAL) and READ(1..4) can all be had exclusively (no reader of the
 //     WAL, in any connection); the index says the WAL is empty before its
-//     header is rewritten, as walRestartHdr does. Pages past the committed
+//     header is rewritten, as walRestartHdr does. Its own pager's readers
+//     keep off READ(1..4) meanwhile (holdRestart): their locks belong to
+//     the same open file and would not stop it. Pages past the committed
 //     end go straight into the database file (rule 11's direct writes)
 //     only while it holds READ(0) shared, from the first such page to its
 //     end: every checkpoint that copies, and so may cut the file to the

@@ -74,9 +74,12 @@ type shared struct {
 	// pager last asked, at aloneAt.
 	alone   bool
 	aloneAt time.Time
-	drops   int         // slots dropped since the last look at the clock (dropSlot)
-	took    uint64      // READ locks taken (tryShared)
-	write   atomic.Bool // WRITE is held (set and cleared by the writer)
+	drops   int    // slots dropped since the last look at the clock (dropSlot)
+	took    uint64 // READ locks taken (tryShared)
+	// restarting keeps this pager's snapshots off READ(1..4) while it
+	// restarts or empties the WAL (holdRestart).
+	restarting bool
+	write      atomic.Bool // WRITE is held (set and cleared by the writer)
 }
 
 // sharing reports whether the pager takes part in the wal-index protocol
@@ -450,6 +453,9 @@ func (p *Pager) takeSlot(h walIndexHdr) (int, error) {
 		}
 		return 0, nil
 	}
+	if sh.restarting {
+		return 0, errRetry // see holdRestart
+	}
 	for i := 1; i < shmReaders; i++ {
 		if sh.slots[i].held && info.readMark(i) == h.mxFrame {
 			sh.slots[i].refs++
@@ -520,9 +526,27 @@ func (p *Pager) takeBackfill() error {
 	return nil
 }
 
+// holdRestart keeps this pager's snapshots off READ(1..4) while it starts
+// the WAL over or empties it (restartShared, waitReaders): the locks it
+// takes for that belong to the same open file as its readers' and do not
+// stop them, and its unlock would drop theirs. Readers retry meanwhile
+// (holdSlot, takeSlot), or read the file alone by READ(0). p.mu is held.
+func (p *Pager) holdRestart() { p.sh.restarting = true }
+
+// endRestart lets this pager's snapshots take READ(1..4) again.
+func (p *Pager) endRestart() {
+	p.mu.Lock()
+	p.sh.restarting = false
+	p.mu.Unlock()
+}
+
 // holdSlot takes READ(i) shared, unless held already, and counts a
-// snapshot on it. p.mu is held.
+// snapshot on it: not READ(1..4) while this pager restarts the WAL
+// (holdRestart). p.mu is held.
 func (p *Pager) holdSlot(i int) error {
+	if i > 0 && p.sh.restarting {
+		return errRetry
+	}
 	sl := &p.sh.slots[i]
 	if !sl.held {
 		p.sh.took++
@@ -691,7 +715,9 @@ func (p *Pager) restartShared() (bool, error) {
 		}
 		_ = p.releaseSlot(i)
 	}
+	p.holdRestart()
 	p.mu.Unlock()
+	defer p.endRestart()
 	if h.mxFrame > 0 {
 		if err := x.lock(walLockRead(1), shmReaders-1, true); err != nil {
 			if errors.Is(err, ErrLocked) {
@@ -964,7 +990,9 @@ func (p *Pager) waitReaders(mode CheckpointMode, wait time.Duration) error {
 		}
 		_ = p.releaseSlot(i)
 	}
+	p.holdRestart()
 	p.mu.Unlock()
+	defer p.endRestart()
 	if err := p.waitLock(walLockRead(1), shmReaders-1, true, wait); err != nil {
 		return err
 	}
