@@ -66,9 +66,7 @@ func (tx *Tx) Bucket(name string) (*Bucket, error) {
 	b := &Bucket{tx: tx, cat: tx.cat, name: ti.Entry.Name, root: ti.Entry.RootPage,
 		table: len(ti.Indexes) > 0 || len(ti.Triggers) > 0}
 	b.bind()
-	if len(tx.bkts) < txHandles {
-		tx.bkts = append(tx.bkts, b)
-	}
+	tx.bkts = keep(tx.bkts, b, func(o *Bucket) bool { return o.cat != tx.cat })
 	return b, nil
 }
 

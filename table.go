@@ -69,9 +69,7 @@ func (tx *Tx) Table(name string) (*Table, error) {
 	t := &Table{tx: tx, cat: tx.cat, info: ti, meta: tx.db.tableMeta(tx.cat, ti), root: ti.Entry.RootPage}
 	t.rc = recordCtx{meta: &t.meta.rec, tx: tx}
 	t.bind()
-	if len(tx.tabs) < txHandles {
-		tx.tabs = append(tx.tabs, t)
-	}
+	tx.tabs = keep(tx.tabs, t, func(o *Table) bool { return o.cat != tx.cat })
 	return t, nil
 }
 

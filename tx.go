@@ -79,6 +79,23 @@ func (tx *Tx) bind() error {
 // Handles kept by a pooled Tx, at most: beyond, Table and Bucket allocate.
 const txHandles = 8
 
+// keep adds h to the handles a Tx keeps (tx.tabs, tx.bkts): up to
+// txHandles, and then in place of one taken on an older catalog (stale),
+// so that a schema change does not leave the Tx allocating a handle on
+// every call.
+func keep[H any](hs []H, h H, stale func(H) bool) []H {
+	if len(hs) < txHandles {
+		return append(hs, h)
+	}
+	for i, o := range hs {
+		if stale(o) {
+			hs[i] = h
+			break
+		}
+	}
+	return hs
+}
+
 // pages returns the pages the transaction reads: its own changes over the
 // snapshot for a write transaction.
 func (tx *Tx) pages() btree.Pages {

@@ -940,3 +940,45 @@ func TestStats(t *testing.T) {
 		t.Errorf("after a checkpoint: %+v", s3)
 	}
 }
+
+// TestHandlesAcrossSchemaChanges: a Tx keeps the table handles it gave,
+// so that taking a table again (a pooled Tx's next View) allocates
+// nothing, also after more schema changes than it keeps handles for: the
+// handles of older catalogs give way.
+func TestHandlesAcrossSchemaChanges(t *testing.T) {
+	db := openChecked(t, filepath.Join(t.TempDir(), "h.db"), nil)
+	if err := db.Update(func(tx *Tx) error {
+		_, err := tx.CreateTable("CREATE TABLE t(id INTEGER PRIMARY KEY, v)")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.Begin(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	take := func() {
+		if _, err := tx.Table("t"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 2 * txHandles {
+		if err := db.Update(func(w *Tx) error {
+			_, err := w.CreateTable(fmt.Sprintf("CREATE TABLE u%d(a)", i))
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if same, err := tx.Renew(); err != nil || same {
+			t.Fatalf("Renew = %v, %v: want a later commit", same, err)
+		}
+		take() // a handle on the new catalog
+		if a := testing.AllocsPerRun(10, take); a != 0 {
+			t.Fatalf("after %d schema changes: Table allocates %v times a call", i+1, a)
+		}
+	}
+	if len(tx.tabs) > txHandles {
+		t.Fatalf("the Tx keeps %d handles, at most %d", len(tx.tabs), txHandles)
+	}
+}

@@ -442,41 +442,20 @@ func (c *Cursor) SeekKey(key []format.Value) bool {
 // for past them all), down to a leaf.
 func (c *Cursor) seekDown(key []format.Value, lo, hi int) bool {
 	blob, isBlob := c.blobKey(key)
-	// A blob seek guesses its probes (searchBlob) while its guesses have
-	// paid on this tree; else it bisects, and guesses again one seek in
-	// guessRetry to see whether they pay now.
 	var bounds blobBounds
-	c.seeks++
-	guessing := isBlob && (c.guessScore >= 0 || c.seeks%guessRetry == 0)
+	guessing := isBlob && c.guessBlobs()
 	for {
 		t := c.top()
 		pg := &t.page
-		exact := false
+		var exact bool
+		var err error
 		if guessing {
-			var err error
-			if lo, exact, err = c.searchBlob(pg, lo, hi, blob, key, &bounds); err != nil {
-				return c.fail(err)
-			}
+			lo, exact, err = c.searchBlob(pg, lo, hi, blob, key, &bounds)
 		} else {
-			for lo < hi {
-				m := int(uint(lo+hi) >> 1)
-				var cmp int
-				var err error
-				if isBlob {
-					cmp, _, _, err = c.compareBlob(pg, m, blob, key)
-				} else {
-					cmp, err = c.compareCell(pg, m, key)
-				}
-				if err != nil {
-					return c.fail(err)
-				}
-				if cmp < 0 {
-					lo = m + 1
-				} else {
-					hi = m
-					exact = cmp == 0
-				}
-			}
+			lo, exact, err = c.bisect(pg, lo, hi, blob, isBlob, key)
+		}
+		if err != nil {
+			return c.fail(err)
 		}
 		t.idx = lo
 		if !pg.Type.IsLeaf() {
@@ -499,6 +478,40 @@ func (c *Cursor) seekDown(key []format.Value, lo, hi int) bool {
 		}
 		return cmp == 0
 	}
+}
+
+// guessBlobs counts a blob seek and reports whether it is to guess its
+// probes (searchBlob): while guesses have paid on this tree, and one seek
+// in guessRetry when they have not, to see whether they pay now.
+func (c *Cursor) guessBlobs() bool {
+	c.seeks++
+	return c.guessScore >= 0 || c.seeks%guessRetry == 0
+}
+
+// bisect returns the first of cells lo..hi-1 of pg not below key (hi if
+// none) and whether it equals key, by bisection; isBlob says key is the
+// one BLOB blob (compareBlob), else cells compare by compareCell.
+func (c *Cursor) bisect(pg *format.Page, lo, hi int, blob []byte, isBlob bool, key []format.Value) (int, bool, error) {
+	exact := false
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		var cmp int
+		var err error
+		if isBlob {
+			cmp, _, _, err = c.compareBlob(pg, m, blob, key)
+		} else {
+			cmp, err = c.compareCell(pg, m, key)
+		}
+		if err != nil {
+			return 0, false, err
+		}
+		if cmp < 0 {
+			lo = m + 1
+		} else {
+			hi, exact = m, cmp == 0
+		}
+	}
+	return lo, exact, nil
 }
 
 // blobKey returns the bytes of key when a search by it may compare cells

@@ -125,26 +125,12 @@ func (c *Cursor) SeekBlobDir(d *KeyDir, key []byte) bool {
 		bounds = blobBounds{lo: d.ents[i-1].prefix, hi: e.prefix, haveLo: true, haveHi: true}
 	}
 	k := [1]format.Value{format.BlobValue(key)}
-	c.seeks++
 	var idx int
 	var err error
-	if c.guessScore >= 0 || c.seeks%guessRetry == 0 {
+	if c.guessBlobs() {
 		idx, exact, err = c.searchBlob(&t.page, 0, t.page.NCells, key, k[:], &bounds)
 	} else {
-		lo, hi := 0, t.page.NCells
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			var cmp int
-			if cmp, _, _, err = c.compareBlob(&t.page, m, key, k[:]); err != nil {
-				break
-			}
-			if cmp < 0 {
-				lo = m + 1
-			} else {
-				hi, exact = m, cmp == 0
-			}
-		}
-		idx = lo
+		idx, exact, err = c.bisect(&t.page, 0, t.page.NCells, key, true, k[:])
 	}
 	if err != nil {
 		return c.fail(err)

@@ -82,40 +82,23 @@ func TestPagodaWritersAndScans(t *testing.T) {
 	// The CLI runs stop first: the last connection to close checkpoints
 	// under EXCLUSIVE, and a CLI's Open (no timeout) then fails, as
 	// sqlite3's without .timeout does.
-	cliStop, cliDone := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(cliDone)
-		for i := 0; ; i++ {
-			select {
-			case <-cliStop:
-				return
-			default:
-			}
-			var err error
-			switch i % 3 {
-			case 0:
-				err = scanAccounts(bin, path)
-			case 1:
-				err = w.scanMeta(bin)
-			case 2:
-				var out []byte
-				out, err = exec.Command(bin, "check", path).CombinedOutput()
-				if err == nil && strings.TrimSpace(string(out)) != "ok" {
-					err = fmt.Errorf("pagoda check printed %q", out)
-				} else if err != nil {
-					err = fmt.Errorf("pagoda check: %v\n%s", err, out)
-				}
-			}
-			if err != nil {
-				w.fail(err)
-				return
-			}
-			w.count("pagoda CLI runs", 1)
+	stopCLI := w.cliLoop("pagoda CLI runs", func(i int) error {
+		switch i % 3 {
+		case 0:
+			return scanAccounts(bin, path)
+		case 1:
+			return w.scanMeta(bin)
 		}
-	}()
+		out, err := exec.Command(bin, "check", path).CombinedOutput()
+		if err == nil && strings.TrimSpace(string(out)) != "ok" {
+			return fmt.Errorf("pagoda check printed %q", out)
+		} else if err != nil {
+			return fmt.Errorf("pagoda check: %v\n%s", err, out)
+		}
+		return nil
+	})
 	w.run(3 * time.Second)
-	close(cliStop)
-	<-cliDone
+	stopCLI()
 	w.stopAll(ws...)
 	w.halt()
 	w.check()
@@ -186,22 +169,7 @@ func TestPagodaScansWhileWALRestarts(t *testing.T) {
 	if _, err := pw.expect("ready", 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	cliStop, cliDone := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(cliDone)
-		for {
-			select {
-			case <-cliStop:
-				return
-			default:
-			}
-			if err := w.scanMeta(bin); err != nil {
-				w.fail(err)
-				return
-			}
-			w.count("pagoda scans", 1)
-		}
-	}()
+	stopCLI := w.cliLoop("pagoda scans", func(int) error { return w.scanMeta(bin) })
 	restarts := 0
 	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline) && !w.failed(); {
 		salts := walSalts(t, path)
@@ -215,8 +183,7 @@ func TestPagodaScansWhileWALRestarts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	close(cliStop)
-	<-cliDone
+	stopCLI()
 	w.stopAll(pw)
 	w.led.finished("pg")
 	w.halt()
@@ -243,22 +210,7 @@ func TestPagodaScansWhileWALTruncates(t *testing.T) {
 	if _, err := pw.expect("ready", 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	cliStop, cliDone := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(cliDone)
-		for {
-			select {
-			case <-cliStop:
-				return
-			default:
-			}
-			if err := w.scanMeta(bin); err != nil {
-				w.fail(err)
-				return
-			}
-			w.count("pagoda scans", 1)
-		}
-	}()
+	stopCLI := w.cliLoop("pagoda scans", func(int) error { return w.scanMeta(bin) })
 	truncates := 0
 	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline) && !w.failed(); {
 		if err := w.commit(pw, 20); err != nil {
@@ -272,8 +224,7 @@ func TestPagodaScansWhileWALTruncates(t *testing.T) {
 			truncates++
 		}
 	}
-	close(cliStop)
-	<-cliDone
+	stopCLI()
 	w.stopAll(pw)
 	w.led.finished("pg")
 	w.halt()
@@ -285,4 +236,30 @@ func TestPagodaScansWhileWALTruncates(t *testing.T) {
 	w.verify("at the end")
 	w.check()
 	t.Logf("%d truncates, %s", truncates, w.summary())
+}
+
+// cliLoop runs run(0), run(1), ... in a goroutine of its own, counting
+// each under what, until the function it returns is called (which waits
+// for the run in progress) or a run fails the world.
+func (w *world) cliLoop(what string, run func(i int) error) (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			if err := run(i); err != nil {
+				w.fail(err)
+				return
+			}
+			w.count(what, 1)
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+	}
 }

@@ -98,36 +98,48 @@ func (ix *Index) Find(pgno, maxFrame uint32) uint32 {
 		}
 		s := segs[k]
 		base := uint32(k) * segmentFrames
-		for h := hashPage(pgno); ; h = (h + 1) & hashMask {
-			e := &s.newest[h]
-			p := e.pg.Load()
-			if p == 0 {
-				break // no frame of pgno in the segment
-			}
-			if p == pgno {
-				if f := base + e.i.Load(); f <= maxFrame {
-					return f
-				}
-				goto chain // a frame newer than the snapshot: look for an older one
-			}
+		i := s.newestOf(pgno)
+		if i == 0 {
+			continue // no frame of pgno in the segment
 		}
-		continue
-	chain:
-		var best uint32
-		for h := hashPage(pgno); ; h = (h + 1) & hashMask {
-			i := s.slot[h].Load()
-			if i == 0 {
-				break
-			}
-			if f := base + i; f <= maxFrame && f > best && s.pgno[i-1].Load() == pgno {
-				best = f
-			}
+		if f := base + i; f <= maxFrame {
+			return f
 		}
-		if best != 0 {
-			return best
+		// A frame newer than the snapshot: an older one, if any.
+		if i = s.newestBefore(pgno, maxFrame-base); i != 0 {
+			return base + i
 		}
 	}
 	return 0
+}
+
+// newestOf returns i+1 of pgno's newest frame in the segment, 0 if it has
+// none.
+func (s *segment) newestOf(pgno uint32) uint32 {
+	for h := hashPage(pgno); ; h = (h + 1) & hashMask {
+		e := &s.newest[h]
+		switch e.pg.Load() {
+		case pgno:
+			return e.i.Load()
+		case 0:
+			return 0
+		}
+	}
+}
+
+// newestBefore returns i+1 of pgno's newest frame in the segment with
+// i+1 <= max, 0 if none, walking pgno's chain of frames.
+func (s *segment) newestBefore(pgno, max uint32) uint32 {
+	var best uint32
+	for h := hashPage(pgno); ; h = (h + 1) & hashMask {
+		i := s.slot[h].Load()
+		if i == 0 {
+			return best
+		}
+		if i <= max && i > best && s.pgno[i-1].Load() == pgno {
+			best = i
+		}
+	}
 }
 
 // Len returns the number of frames indexed.
