@@ -28,8 +28,11 @@ type Options struct {
 	// reused. In rollback-journal mode they are written into the database
 	// file once the journal holds their originals, synced, as sqlite3
 	// spills its cache: that takes the EXCLUSIVE lock, so from then to the
-	// transaction's end readers wait, in this DB and other processes. 0
-	// means 64 MiB.
+	// transaction's end readers wait, in this DB and other processes.
+	// Such a transaction also keeps the file's pages it reads back through
+	// the memory map from adding up in the process's resident set: a
+	// 1M-row load in random order peaks at about 180 MiB of RSS with the
+	// default, whatever the file's size. 0 means 64 MiB.
 	CacheSize int
 	// CheckpointPages is the WAL size, in pages, past which a commit
 	// copies the WAL into the database file. 0 means as many pages as the

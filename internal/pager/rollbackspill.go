@@ -203,6 +203,7 @@ func (w *WriteTx) spillRollback() error {
 		return err
 	}
 	p.count(func(s *Stats) { s.Spilled += uint64(n) })
+	w.armDrop()
 	if maxPg > p.dbPagesNow() || vfs.MapCopies {
 		return p.growDBMap(maxPg)
 	}

@@ -25,6 +25,11 @@ type writeState struct {
 // hold before they are spilled to the WAL.
 const DefaultCacheSize = 64 << 20
 
+// dropFraction: a transaction that has spilled lets the mappings' pages
+// leave the resident set each time it has read a cache's worth over
+// dropFraction through them (rule 45).
+const dropFraction = 3
+
 // spillPages is the number of changed pages a transaction keeps in memory.
 func (p *Pager) spillPages() int {
 	n := p.opts.CacheSize / p.pageSize
@@ -54,6 +59,11 @@ type WriteTx struct {
 	// database, to write pages past the committed end straight into the
 	// file (rule 27): no checkpoint copies meanwhile, so none cuts them.
 	fence bool
+	// Once the transaction has spilled, mapped counts its reads of pages
+	// through the mappings since their pages last left the resident set
+	// (rule 45), and dropEvery is how many it lets pass before they leave
+	// again; 0 before the first spill.
+	mapped, dropEvery int
 }
 
 // BeginWrite starts the write transaction, waiting for the previous one to
@@ -167,6 +177,9 @@ func (w *WriteTx) Page(pgno uint32) ([]byte, error) {
 		if s.buf != nil {
 			return s.buf, nil
 		}
+		if w.dropEvery > 0 {
+			w.readMapped()
+		}
 		if s.frame != 0 {
 			return w.p.wal.Frame(s.frame), nil
 		}
@@ -174,11 +187,27 @@ func (w *WriteTx) Page(pgno uint32) ([]byte, error) {
 			off := int(pgno-1) * w.p.pageSize
 			return w.p.db.Bytes()[off : off+w.p.pageSize : off+w.p.pageSize], nil
 		}
+	} else if w.dropEvery > 0 {
+		w.readMapped()
 	}
 	if pgno > w.base.nPages && pgno <= w.nPages {
 		return nil, format.Corruptf(pgno, "page %d was allocated but never written", pgno)
 	}
 	return w.base.Page(pgno)
+}
+
+// readMapped counts a read through the mappings of a transaction that has
+// spilled, and every dropEvery reads lets the mappings' pages go from the
+// process's resident set (rule 45).
+func (w *WriteTx) readMapped() {
+	if w.mapped++; w.mapped < w.dropEvery {
+		return
+	}
+	w.mapped = 0
+	w.p.db.DropResident()
+	if w.p.wal != nil {
+		w.p.wal.DropResident()
+	}
 }
 
 // Write returns a writable copy of page pgno, the same one on every call
@@ -296,7 +325,14 @@ func (w *WriteTx) Settle() error {
 		s.buf = nil
 	})
 	w.nDirty = 0
+	w.armDrop()
 	return nil
+}
+
+// armDrop starts counting the reads through the mappings (readMapped), as
+// the transaction has spilled.
+func (w *WriteTx) armDrop() {
+	w.dropEvery = max(w.p.spillPages()/dropFraction, 16)
 }
 
 // directOK reports whether pages past the committed end may be written
@@ -355,6 +391,9 @@ func (w *WriteTx) spillDirect() error {
 		return err
 	}
 	p.count(func(s *Stats) { s.Spilled += uint64(direct) })
+	if direct > 0 {
+		w.armDrop()
+	}
 	if maxPg > 0 {
 		return p.growDBMap(maxPg)
 	}

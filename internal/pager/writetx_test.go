@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/pagodadb/pagoda/internal/format"
@@ -672,4 +674,90 @@ func TestHeaderFields(t *testing.T) {
 				round, h.SchemaCookie(), h.SchemaFormat(), h.TextEncoding(), h.UserVersion(), h.ApplicationID())
 		}
 	}
+}
+
+// TestSpillBoundsResident: a write transaction larger than its cache
+// that reads its spilled pages back through the database mapping keeps
+// few of them in the process's resident set (rule 45), where they would
+// otherwise add up to the whole file.
+func TestSpillBoundsResident(t *testing.T) {
+	if _, err := os.Stat("/proc/self/smaps"); err != nil {
+		t.Skip("needs Linux's /proc/self/smaps to see the resident set")
+	}
+	path := filepath.Join(t.TempDir(), "resident.db")
+	const cache, pages = 64, 4096 // 256 KiB of cache, a 16 MiB file
+	p, err := Open(path, Options{PageSize: 4096, CacheSize: cache * 4096, CheckpointPages: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	w, err := p.BeginWrite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Rollback()
+	var all []uint32
+	for i := range pages {
+		pg, b, err := w.Allocate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[0], b[1] = byte(i), byte(i>>8)
+		all = append(all, pg)
+		if err := w.Settle(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Settle(); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 2 { // read every spilled page back, twice
+		for i, pg := range all {
+			b, err := w.Page(pg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b[0] != byte(i) || b[1] != byte(i>>8) {
+				t.Fatalf("round %d: page %d read back as %x", round, pg, b[:2])
+			}
+		}
+	}
+	rss := mappedRSS(t, path)
+	if limit := int64(pages * 4096 / 4); rss > limit {
+		t.Fatalf("%d KiB of the %d KiB file resident after reading it back, want at most %d KiB", rss>>10, pages*4, limit>>10)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	s := p.Snapshot()
+	defer s.Release()
+	if b, _ := s.Page(all[pages-1]); int(b[0])|int(b[1])<<8 != pages-1 {
+		t.Fatalf("last page after commit: %x", b[:2])
+	}
+}
+
+// mappedRSS returns the bytes of the file at path that the process's
+// mappings hold resident, from /proc/self/smaps.
+func mappedRSS(t *testing.T, path string) int64 {
+	t.Helper()
+	data, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	in := false
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) >= 5 && strings.Contains(f[0], "-"):
+			in = len(f) >= 6 && f[len(f)-1] == path
+		case in && len(f) == 3 && f[0] == "Rss:":
+			n, err := strconv.ParseInt(f[1], 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total += n << 10
+		}
+	}
+	return total
 }

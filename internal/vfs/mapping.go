@@ -84,6 +84,17 @@ func (m *Mapping) Grow(f File, size int, mu sync.Locker) error {
 	return nil
 }
 
+// DropResident lets the mapping's pages go from the process's resident
+// set; they stay in the page cache, and readers map them again as they
+// touch them (see dropResident). A write transaction larger than its cache
+// calls it, so that the file's pages it reads back do not add up to the
+// whole file in the resident set.
+func (m *Mapping) DropResident() {
+	if m.data != nil {
+		dropResident(m.data[:m.size:m.size])
+	}
+}
+
 // Truncate ends Bytes at size bytes when they are longer, holding mu: the
 // file was cut short. The mapping stays, so that Grow extends it again.
 func (m *Mapping) Truncate(size int, mu sync.Locker) {

@@ -154,6 +154,10 @@ func (w *File) Log() *Log { return w.log }
 func (w *File) Data() []byte { return w.m.Bytes() }
 
 // Frame returns the page image of frame n, committed or appended and
+// DropResident lets the WAL mapping's pages go from the process's resident
+// set (vfs.Mapping.DropResident).
+func (w *File) DropResident() { w.m.DropResident() }
+
 // flushed: the writer's view.
 func (w *File) Frame(n uint32) []byte { return w.log.FrameData(w.m.Bytes(), n) }
 
