@@ -80,7 +80,7 @@ func (b *Bucket) bind() {
 }
 
 // seek moves b.cur to key, through the bucket's directory once the
-// lookups on its commit have paid for one (Table.find's, for keys).
+// lookups on its commit have come to pay for one (see Table.find).
 func (b *Bucket) seek(key []byte) bool {
 	b.cur.Init(b.tx.pages(), b.root, false, nil)
 	if b.dir == nil && b.ld != nil {
@@ -97,6 +97,27 @@ func (b *Bucket) seek(key []byte) bool {
 	return b.cur.SeekKey([]format.Value{format.BlobValue(key)})
 }
 
+// find is Get's short path, FindBlob through the directory, for a bucket
+// of a read transaction: b.dir is set only after b.cur was set on the
+// transaction's snapshot (seek), and reset when b is bound anew.
+func (b *Bucket) find(key []byte) ([]byte, bool) {
+	if b.dir == nil && b.ld != nil && b.epoch == b.tx.epoch && !b.tx.closed {
+		if d := b.ld.keys.Load(); d != nil {
+			b.cur.Init(b.tx.pages(), b.root, false, nil)
+			b.dir = d
+		}
+	}
+	if b.dir == nil || b.epoch != b.tx.epoch || b.tx.closed {
+		return nil, false
+	}
+	payload, _, st := b.cur.FindBlob(b.dir, key)
+	if st != btree.FindFound {
+		return nil, false
+	}
+	_, v, ok := format.BytesPair(payload)
+	return v, ok
+}
+
 // check reports whether b may be used (see Table.check).
 func (b *Bucket) check() error { return b.tx.checkEpoch(b.epoch) }
 
@@ -107,6 +128,9 @@ func (b *Bucket) Name() string { return b.name }
 // the page (or, for values spilling onto overflow pages, a slice assembled
 // for this call) and is valid until the transaction ends; do not modify it.
 func (b *Bucket) Get(key []byte) ([]byte, error) {
+	if v, ok := b.find(key); ok {
+		return v, nil
+	}
 	if err := b.check(); err != nil {
 		return nil, err
 	}

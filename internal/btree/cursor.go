@@ -60,14 +60,18 @@ type Cursor struct {
 	// FindRowid's hint (rootHint). It is kept across Init (a Table's Get
 	// inits its cursor each call): it only places a first probe, so one
 	// from another tree or snapshot costs probes, never a wrong answer.
-	hint       rootHint
-	at         int              // the cell whose key a seek's search could not read (search)
-	levels     int              // the levels of a seek's path
-	path       [MaxDepth]uint16 // and the cell or child taken on each
-	innerCells int              // cells of the last interior page below the root FindRowid read
-	dir        *LeafDir         // the tree's leaf directory, for FindRowid: see UseLeafDir
-	leafCell   int              // the cell size FindRowid guesses for a leaf: the last one's
-	maxLocal   int              // the largest payload a table leaf holds whole: format.MaxLocal
+	hint        rootHint
+	at          int              // the cell whose key a seek's search could not read (search)
+	levels      int              // the levels of a seek's path
+	path        [MaxDepth]uint16 // and the cell or child taken on each
+	innerCells  int              // cells of the last interior page below the root FindRowid read
+	dir         *LeafDir         // the tree's leaf directory, for FindRowid: see UseLeafDir
+	leafCell    int              // the cell size FindRowid guesses for a leaf: the last one's
+	blobCell    int              // and FindBlob for an index leaf,
+	blobInOrder bool             // whose first cell it guesses lowest (learnBlobCells)
+	blobN       uint16           // or, for a leaf of blobN cells, at blobPtrs
+	blobPtrs    [64]uint16
+	maxLocal    int // the largest payload a table leaf holds whole: format.MaxLocal
 	// The source's flat pages (FlatPages), for FindRowid: nil when it
 	// has none, or when the usable size is below format.MinUsableSize.
 	flat    []byte

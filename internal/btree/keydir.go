@@ -26,11 +26,22 @@ import (
 type KeyDir struct {
 	ents  []keyEntry
 	arena []byte
-	// pre holds each separator's prefix (ents[i].prefix), densely, for
-	// find's probes; scale guesses the leaf of a prefix between the
-	// first separator's and the last's, as LeafDir's does.
-	pre   []uint64
-	scale float64
+	// leaves holds what find's probes and FindBlob read of each leaf, in
+	// one small entry (ents has the rest); scale guesses the leaf of a
+	// prefix between the first separator's and the last's, as LeafDir's
+	// does.
+	leaves []keyLeaf
+	scale  float64
+}
+
+// keyLeaf is the part of a keyEntry that a lookup reads: the separator's
+// prefix, the leaf and its number of cells, and whether the leaf is the
+// last one (no separator, prefix 0).
+type keyLeaf struct {
+	prefix uint64
+	leaf   uint32
+	cells  uint16
+	last   bool
 }
 
 // keyEntry is leaf i of a KeyDir and the separator above it.
@@ -40,6 +51,7 @@ type keyEntry struct {
 	leaf    uint32 // the leaf's page number
 	sepPage uint32 // the interior page holding the separator; 0: the last leaf, unbounded
 	sepCell uint32 // and its cell there
+	cells   uint32 // the leaf's number of cells
 }
 
 // KeyDirMaxArena bounds the separators' bytes a KeyDir keeps: a tree of
@@ -53,22 +65,22 @@ func (d *KeyDir) Leaves() int { return len(d.ents) }
 // last leaf if none is), and whether that separator equals key.
 func (d *KeyDir) find(key []byte) (int, bool) {
 	kp := format.KeyPrefix64(key)
-	pre := d.pre // len(d.ents)-1 separators: the last leaf has none
+	pre := d.leaves[:len(d.leaves)-1] // the last leaf has no separator
 	a, b := 0, len(pre)
 	// A first guess from where the prefix falls between the first and
 	// the last separator's: right when the key lies strictly between the
 	// guessed separator's prefix and the one before (keys that are
 	// big-endian integers or random bytes), else bisection.
-	if n := len(pre); n >= 2 && kp > pre[0] && kp < pre[n-1] {
-		g := 1 + int(float64(kp-pre[0]-1)*d.scale)
-		if g = min(g, n-1); pre[g-1] < kp && kp < pre[g] {
+	if n := len(pre); n >= 2 && kp > pre[0].prefix && kp < pre[n-1].prefix {
+		g := 1 + int(float64(kp-pre[0].prefix-1)*d.scale)
+		if g = min(g, n-1); pre[g-1].prefix < kp && kp < pre[g].prefix {
 			return g, false
 		}
 	}
 	for a < b {
 		m := int(uint(a+b) >> 1)
 		c := 0
-		switch p := pre[m]; {
+		switch p := pre[m].prefix; {
 		case p < kp:
 			c = -1
 		case p > kp:
@@ -143,6 +155,136 @@ func (c *Cursor) SeekBlobDir(d *KeyDir, key []byte) bool {
 	return true
 }
 
+// FindBlob looks key up through d, as FindRowid looks a rowid up through
+// a LeafDir: the short path of a bucket's point lookup, for a cursor set
+// by Init on the tree d describes (over FlatPages). It reads the leaf
+// where the key lies if the leaf's keys are spread evenly between the
+// separators around it (as keys that are big-endian integers or random
+// bytes are), and the cells on either side, and answers FindFound with
+// the entry's payload (held whole on the leaf) when one of them holds
+// key. The lines where that cell should start are loaded with the leaf's
+// header, from the cell size of the last leaf read. Anything else, a key
+// equal to a separator included, answers FindUnsure: the caller then
+// seeks with SeekBlobDir, which answers for every tree. The cursor is
+// left invalid.
+//
+//	index leaf cell: payload size (varint) | payload [| first overflow page]
+//	payload:         header size | key type | value type | key | value
+func (c *Cursor) FindBlob(d *KeyDir, key []byte) (payload []byte, pgno uint32, st FindStatus) {
+	c.depth, c.valid = 0, false
+	i, exact := d.find(key)
+	if exact || i == 0 {
+		return nil, 0, FindUnsure
+	}
+	e, prev := &d.leaves[i], &d.leaves[i-1]
+	n, usable := int(e.cells), c.usable
+	kp, lo, hi := format.KeyPrefix64(key), prev.prefix, e.prefix
+	off := int(e.leaf-1) * c.flatPS
+	if e.last || n < 1 || hi <= lo || kp < lo || kp > hi || off >= len(c.flat) || e.leaf <= 1 || n > usable/format.MinCellSize {
+		return nil, 0, FindUnsure
+	}
+	data := c.flat[off : off+usable : off+usable]
+	m := min(int(float64(kp-lo)/float64(hi-lo)*float64(n)), n-1)
+	g := c.guessBlobCell(n, m)
+	if uint(g) < uint(usable-format.CacheLine) {
+		c.sink += data[g] + data[g+format.CacheLine]
+	}
+	//	header: type (+0), cells (+3); pointers from +8
+	h := (*[format.PageHeaderSizeLeaf]byte)(data) // usable >= MinUsableSize
+	if format.PageType(h[0]) != format.PageIndexLeaf || int(h[format.PageHdrNumCells])<<8|int(h[format.PageHdrNumCells+1]) != n {
+		return nil, 0, FindUnsure
+	}
+	maxLocal := format.MaxLocal(usable, false)
+	for try, at := 0, m; try < 2; try++ {
+		p := format.PageHeaderSizeLeaf + 2*at
+		ptr := (*[2]byte)(data[p:]) // at < n <= usable/MinCellSize
+		cell := int(ptr[0])<<8 | int(ptr[1])
+		if cell < format.PageHeaderSizeLeaf+2*n || cell > usable-findBlobView {
+			return nil, 0, FindUnsure
+		}
+		// payload size (1-2 bytes) | header size (1 byte) | key type (1-2)
+		b := (*[findBlobView]byte)(data[cell:])
+		size, start := int(b[0]), 1
+		if size >= 0x80 {
+			if b[1] >= 0x80 {
+				return nil, 0, FindUnsure
+			}
+			size, start = int(b[0]&0x7f)<<7|int(b[1]), 2
+		}
+		rec := data[cell+start:]
+		if size > maxLocal || size > len(rec) || size < 3 {
+			return nil, 0, FindUnsure
+		}
+		rec = rec[:size:size]
+		hs, t := int(rec[0]), uint64(rec[1])
+		if t >= 0x80 {
+			if rec[2] >= 0x80 {
+				return nil, 0, FindUnsure
+			}
+			t = uint64(rec[1]&0x7f)<<7 | uint64(rec[2])
+		}
+		kn := int(t-12) >> 1
+		if t < 12 || t&1 != 0 || hs < 3 || hs+kn > size {
+			return nil, 0, FindUnsure // not a BLOB key held in place
+		}
+		switch cmp := bytes.Compare(rec[hs:hs+kn], key); {
+		case cmp == 0:
+			if try == 0 && uint(g)/format.CacheLine != uint(cell)/format.CacheLine {
+				c.learnBlobCells(data, n, m, cell)
+			}
+			return rec, e.leaf, FindFound
+		case cmp < 0 && at+1 < n:
+			at++
+		case cmp > 0 && at > 0:
+			at--
+		default:
+			return nil, 0, FindUnsure
+		}
+	}
+	return nil, 0, FindUnsure
+}
+
+// guessBlobCell returns where FindBlob guesses cell m of a leaf of n cells
+// starts, from the last leaf it learnt (learnBlobCells): where that leaf
+// had cell m when it had n cells too (leaves of one load are laid out
+// alike: SQLite's splits leave a bucket's leaves in a pattern that is no
+// line), else from its cell size, with the first cell lowest (a page built
+// in key order) or last (one filled by appends).
+func (c *Cursor) guessBlobCell(n, m int) int {
+	if n == int(c.blobN) {
+		return int(c.blobPtrs[m])
+	}
+	if c.blobInOrder {
+		return c.usable - (n-m)*c.blobCell
+	}
+	return c.usable - (m+1)*c.blobCell
+}
+
+// learnBlobCells has FindBlob guess where the next leaf's cells lie from
+// this one's, data, of n cells, where cell m is at offset cell.
+func (c *Cursor) learnBlobCells(data []byte, n, m, cell int) {
+	ptrs := data[format.PageHeaderSizeLeaf : format.PageHeaderSizeLeaf+2*n] // n <= usable/MinCellSize
+	c.blobN = 0
+	if n <= len(c.blobPtrs) {
+		for i := range n {
+			c.blobPtrs[i] = uint16(ptrs[2*i])<<8 | uint16(ptrs[2*i+1])
+		}
+		c.blobN = uint16(n)
+	}
+	first, last := int(ptrs[0])<<8|int(ptrs[1]), int(ptrs[2*n-2])<<8|int(ptrs[2*n-1])
+	c.blobInOrder = first < last
+	if c.blobInOrder {
+		c.blobCell = (c.usable - cell) / (n - m)
+	} else {
+		c.blobCell = (c.usable - cell) / (m + 1)
+	}
+}
+
+// findBlobView is how many bytes of a cell FindBlob reads at once: a
+// payload size of up to 2 bytes, the record's header size and a key type
+// of up to 2.
+const findBlobView = 5
+
 // BuildKeyDir returns the directory of the index b-tree rooted at root in
 // src, or nil where it has none to give: a root that is a leaf, more than
 // maxLeaves leaves, a separator that is not a BLOB held whole on its page,
@@ -153,14 +295,14 @@ func BuildKeyDir(src Pages, root uint32, maxLeaves int) *KeyDir {
 	if !b.walk(root, 0, keyEntry{}, false) || len(b.ents) < 2 {
 		return nil
 	}
-	d := &KeyDir{ents: make([]keyEntry, len(b.ents)), arena: make([]byte, len(b.arena)), pre: make([]uint64, len(b.ents)-1)}
+	d := &KeyDir{ents: make([]keyEntry, len(b.ents)), arena: make([]byte, len(b.arena)), leaves: make([]keyLeaf, len(b.ents))}
 	copy(d.ents, b.ents)
 	copy(d.arena, b.arena)
-	for i := range d.pre {
-		d.pre[i] = d.ents[i].prefix
+	for i, e := range d.ents {
+		d.leaves[i] = keyLeaf{prefix: e.prefix, leaf: e.leaf, cells: uint16(e.cells), last: e.sepPage == 0}
 	}
-	if n := len(d.pre); n >= 2 && d.pre[n-1] > d.pre[0] {
-		d.scale = float64(n-1) / float64(d.pre[n-1]-d.pre[0])
+	if n := len(d.leaves) - 1; n >= 2 && d.leaves[n-1].prefix > d.leaves[0].prefix {
+		d.scale = float64(n-1) / float64(d.leaves[n-1].prefix-d.leaves[0].prefix)
 	}
 	return d
 }
@@ -193,6 +335,7 @@ func (b *keyDirBuilder) walk(pgno uint32, depth int, hi keyEntry, bounded bool) 
 	}
 	switch p.Type {
 	case format.PageIndexLeaf:
+		hi.cells = uint32(p.NCells)
 		return depth > 0 && b.leaf(pgno, hi, bounded)
 	case format.PageIndexInterior:
 		if b.interior++; b.interior > b.max {
@@ -228,7 +371,7 @@ func (b *keyDirBuilder) leaf(pgno uint32, hi keyEntry, bounded bool) bool {
 	}
 	if !bounded {
 		b.open = true
-		b.ents = append(b.ents, keyEntry{leaf: pgno})
+		b.ents = append(b.ents, keyEntry{leaf: pgno, cells: hi.cells})
 		return true
 	}
 	if n := len(b.ents); n > 0 {
@@ -241,3 +384,4 @@ func (b *keyDirBuilder) leaf(pgno uint32, hi keyEntry, bounded bool) bool {
 	b.ents = append(b.ents, hi)
 	return true
 }
+
