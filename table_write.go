@@ -22,6 +22,7 @@ type writePlan struct {
 	cols    []colPlan
 	alias   int          // rowid alias column, -1 if none
 	order   []int        // table column stored in each record field
+	inOrder bool         // order is every column in turn: the record is the row
 	wr      bool         // WITHOUT ROWID
 	autoinc bool         // AUTOINCREMENT: sqlite_sequence is kept (see sequence)
 	checks  *expr.Checks // nil when none
@@ -98,6 +99,10 @@ func makePlan(ti *schema.TableInfo, tm *tableMeta) *writePlan {
 		return refuse("CHECK constraint: %v", err)
 	}
 	p.checks = checks
+	p.inOrder = len(p.order) == len(t.Columns)
+	for i, col := range p.order {
+		p.inOrder = p.inOrder && col == i
+	}
 	if len(ti.Triggers) > 0 {
 		return refuse("trigger %q would not run (pagoda does not evaluate SQL)", ti.Triggers[0])
 	}
@@ -227,7 +232,9 @@ func (p *writePlan) rowValues(dst []format.Value, values []any) ([]format.Value,
 			return nil, err
 		}
 		c := &p.cols[i]
-		v = expr.ApplyAffinity(v, c.aff)
+		if expr.AffinityChanges(v.Kind, c.aff) {
+			v = expr.ApplyAffinity(v, c.aff)
+		}
 		if v.Kind == format.KindFloat {
 			f := v.Float()
 			switch {
@@ -262,6 +269,16 @@ func realSameAsInt(f float64) bool {
 // appendRow encodes a row's stored record: fields in record order, the
 // rowid alias as NULL.
 func (p *writePlan) appendRow(dst []byte, fields []format.Value, vals []format.Value) ([]byte, []format.Value) {
+	if p.inOrder { // encoded from vals, the alias NULL meanwhile
+		if p.alias < 0 {
+			return format.AppendRecord(dst, vals), fields
+		}
+		v := vals[p.alias]
+		vals[p.alias] = format.NullValue()
+		dst = format.AppendRecord(dst, vals)
+		vals[p.alias] = v
+		return dst, fields
+	}
 	fields = p.rowFields(fields, vals)
 	return format.AppendRecord(dst, fields), fields
 }

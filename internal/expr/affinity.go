@@ -22,6 +22,21 @@ func ComparisonAffinity(a schema.Affinity) schema.Affinity {
 	return a
 }
 
+// AffinityChanges reports whether ApplyAffinity may change a value of kind
+// k for a column of affinity a: a check small enough to inline, so that a
+// write calls ApplyAffinity only for the values it converts.
+func AffinityChanges(k format.Kind, a schema.Affinity) bool {
+	switch a {
+	case schema.AffinityText:
+		return k == format.KindInt || k == format.KindFloat
+	case schema.AffinityInteger, schema.AffinityNumeric:
+		return k == format.KindText || k == format.KindFloat
+	case schema.AffinityReal:
+		return k == format.KindText || k == format.KindInt
+	}
+	return false
+}
+
 // ApplyAffinity converts v as SQLite does before storing it in (or comparing
 // it with) a column of affinity a.
 func ApplyAffinity(v format.Value, a schema.Affinity) format.Value {

@@ -3,6 +3,7 @@ package format
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 )
 
 // A record (the payload of a table row or an index entry):
@@ -333,28 +334,68 @@ func headerLenSize(hdr int) int {
 
 // AppendRecord appends the record encoding of vals to dst.
 func AppendRecord(dst []byte, vals []Value) []byte {
+	if len(vals) > maxFastFields {
+		return appendRecordWide(dst, vals)
+	}
+	// Each value's serial type once, then the header and the bodies.
+	var types [maxFastFields]uint64
+	hdr, body := 0, 0
+	for i := range vals {
+		t := SerialType(vals[i])
+		types[i] = t
+		hdr += VarintLen(t)
+		if t >= 12 {
+			body += len(vals[i].Bytes)
+		} else {
+			body += int(smallSerialSize[t])
+		}
+	}
+	hlen := hdr + headerLenSize(hdr)
+	dst = slices.Grow(dst, hlen+body)
+	dst = AppendUvarint(dst, uint64(hlen))
+	for _, t := range types[:len(vals)] {
+		dst = AppendUvarint(dst, t)
+	}
+	for i, t := range types[:len(vals)] {
+		dst = appendBody(dst, t, &vals[i])
+	}
+	return dst
+}
+
+// maxFastFields is the most fields AppendRecord encodes with their serial
+// types kept on the stack.
+const maxFastFields = 32
+
+// appendRecordWide is AppendRecord for a record of many fields: each
+// serial type is worked out three times instead of kept.
+func appendRecordWide(dst []byte, vals []Value) []byte {
 	hdr := 0
-	for _, v := range vals {
-		hdr += VarintLen(SerialType(v))
+	for i := range vals {
+		hdr += VarintLen(SerialType(vals[i]))
 	}
 	dst = AppendUvarint(dst, uint64(hdr+headerLenSize(hdr)))
-	for _, v := range vals {
-		dst = AppendUvarint(dst, SerialType(v))
+	for i := range vals {
+		dst = AppendUvarint(dst, SerialType(vals[i]))
 	}
-	for _, v := range vals {
-		t := SerialType(v)
-		switch {
-		case t >= 1 && t <= 6:
-			n, _ := SerialTypeSize(t)
-			x := v.num
-			for i := int(n) - 1; i >= 0; i-- {
-				dst = append(dst, byte(x>>(8*uint(i))))
-			}
-		case t == 7:
-			dst = binary.BigEndian.AppendUint64(dst, v.num)
-		case t >= 12:
-			dst = append(dst, v.Bytes...)
+	for i := range vals {
+		dst = appendBody(dst, SerialType(vals[i]), &vals[i])
+	}
+	return dst
+}
+
+// appendBody appends the body of v, of serial type t.
+func appendBody(dst []byte, t uint64, v *Value) []byte {
+	switch {
+	case t >= 1 && t <= 6:
+		n := int(smallSerialSize[t])
+		x := v.num
+		for i := n - 1; i >= 0; i-- {
+			dst = append(dst, byte(x>>(8*uint(i))))
 		}
+	case t == 7:
+		dst = binary.BigEndian.AppendUint64(dst, v.num)
+	case t >= 12:
+		dst = append(dst, v.Bytes...)
 	}
 	return dst
 }
