@@ -29,9 +29,11 @@ type Options struct {
 	// file once the journal holds their originals, synced, as sqlite3
 	// spills its cache: that takes the EXCLUSIVE lock, so from then to the
 	// transaction's end readers wait, in this DB and other processes.
-	// Such a transaction also keeps the file's pages it reads back through
-	// the memory map from adding up in the process's resident set: a
-	// 1M-row load in random order peaks at about 180 MiB of RSS with the
+	// Once spilled, a WAL-mode transaction reads the pages it does not
+	// hold from the files into copies it keeps within a quarter of
+	// CacheSize, not through the memory map, so that the file's pages do
+	// not add up in the process's resident set: a 1M-row load in random
+	// order in one transaction peaks at about 100 MiB of RSS with the
 	// default, whatever the file's size. 0 means 64 MiB.
 	CacheSize int
 	// CheckpointPages is the WAL size, in pages, past which a commit

@@ -384,4 +384,3 @@ func (b *keyDirBuilder) leaf(pgno uint32, hi keyEntry, bounded bool) bool {
 	b.ents = append(b.ents, hi)
 	return true
 }
-

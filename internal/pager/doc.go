@@ -316,16 +316,19 @@
 //     A crash before the header leaves a WAL-mode database that holds
 //     every commit.
 //  45. A write transaction that has spilled (its changed pages outgrew
-//     Options.CacheSize) lets the pages of the database and WAL mappings
-//     go from the process's resident set (madvise MADV_DONTNEED) each
-//     time it has read a third of its cache's worth of pages through
-//     them. The pages stay in the OS page cache, and every reader of the
-//     mappings, zero-copy slices included, maps them again as it touches
-//     them: a shared file mapping loses nothing. Without it the spilled
-//     pages the transaction reads back stay resident beside its cache,
-//     up to the whole file (each fault maps its neighbours too, hence a
-//     third). A 1M-row load in random order pays about a fifth more time
-//     for it.
+//     Options.CacheSize) keeps the pages it reads back out of the
+//     process's resident set. In WAL mode it reads each page it does not
+//     hold from the files (pread) into a clean copy, which Page returns
+//     until Settle drops it: Settle drops them all before a spill (the
+//     pages spilled are read back anew) and whenever they pass a quarter
+//     of the cache (readClean). Reads through the mappings would leave
+//     every page read mapped, up to the whole file, beside the cache (a
+//     fault maps the page's neighbours too). In rollback-journal mode it
+//     reads through the mapping and lets the mapping's pages go from the
+//     resident set (madvise MADV_DONTNEED) each time it has read a third
+//     of a cache's worth through it; they stay in the OS page cache, and
+//     every reader of the mapping, zero-copy slices included, maps them
+//     again as it touches them.
 //
 // The pager is the one package that uses unsafe: to align its huge-page
 // arenas (arena_linux.go), to view a page's bytes as a string and back

@@ -34,9 +34,12 @@ type pageChunk [chunkPages]pageSlot
 // transaction, not committed yet). inFile: its latest version is in the
 // database file: a page past the committed end written straight there, or
 // a rollback-mode spill's. journaled: the rollback journal holds the page
-// as it was (rollbackspill.go).
+// as it was (rollbackspill.go). clean != nil: a copy of the page as the
+// transaction has it, read from the files (WriteTx.readClean); buf, when
+// set, is newer.
 type pageSlot struct {
 	buf       []byte
+	clean     []byte
 	frame     uint32
 	inFile    bool
 	journaled bool

@@ -101,6 +101,22 @@ func (s *Snapshot) Page(pgno uint32) ([]byte, error) {
 	return s.data[off : off+s.pageSize : off+s.pageSize], nil
 }
 
+// locate returns where page pgno of the snapshot lies: in WAL frame frame,
+// or in the database file when frame is 0; ok is false for a page that
+// Page must answer (out of range, past the file's end, or in a rollback
+// journal).
+func (s *Snapshot) locate(pgno uint32) (frame uint32, ok bool) {
+	if pgno == 0 || pgno > s.nPages || s.journal != nil {
+		return 0, false
+	}
+	if s.maxFrame != 0 {
+		if f := s.log.Index.Find(pgno, s.maxFrame); f != 0 {
+			return f, true
+		}
+	}
+	return 0, pgno <= s.dbPages
+}
+
 // Flat returns the pages that lie whole in the mapping of the database
 // file, when every page of the snapshot that exists there is read from it
 // (no WAL frame and no rollback journal's page is part of the snapshot): page pgno, for pgno-1 <

@@ -19,16 +19,22 @@ type writeState struct {
 	bufs  [][]byte  // page buffers to reuse
 	io    []byte    // the I/O buffer (ioBuffer)
 	wrote bool      // a transaction committed: Close checkpoints
+	clean []uint32  // the pages whose slot holds a clean copy (readClean)
 }
 
 // DefaultCacheSize is the memory a write transaction's changed pages may
 // hold before they are spilled to the WAL.
 const DefaultCacheSize = 64 << 20
 
-// dropFraction: a transaction that has spilled lets the mappings' pages
-// leave the resident set each time it has read a cache's worth over
-// dropFraction through them (rule 45).
+// dropFraction: a rollback-mode transaction that has spilled lets the
+// database mapping's pages leave the resident set each time it has read a
+// cache's worth over dropFraction through it (rule 45).
 const dropFraction = 3
+
+// cleanFraction: a WAL-mode transaction that has spilled keeps up to a
+// cache's worth over cleanFraction of pages read back from the files as
+// clean copies (rule 45).
+const cleanFraction = 4
 
 // spillPages is the number of changed pages a transaction keeps in memory.
 func (p *Pager) spillPages() int {
@@ -59,11 +65,15 @@ type WriteTx struct {
 	// database, to write pages past the committed end straight into the
 	// file (rule 27): no checkpoint copies meanwhile, so none cuts them.
 	fence bool
-	// Once the transaction has spilled, mapped counts its reads of pages
-	// through the mappings since their pages last left the resident set
-	// (rule 45), and dropEvery is how many it lets pass before they leave
-	// again; 0 before the first spill.
+	// Once a rollback-mode transaction has spilled, mapped counts its
+	// reads of pages through the mapping since their pages last left the
+	// resident set (rule 45), and dropEvery is how many it lets pass
+	// before they leave again; 0 before the first spill.
 	mapped, dropEvery int
+	// bounded is set once a WAL-mode transaction has spilled: it reads
+	// pages from the files into clean copies, not through the mappings
+	// (readClean, rule 45).
+	bounded bool
 }
 
 // BeginWrite starts the write transaction, waiting for the previous one to
@@ -177,13 +187,22 @@ func (w *WriteTx) Page(pgno uint32) ([]byte, error) {
 		if s.buf != nil {
 			return s.buf, nil
 		}
+		if s.clean != nil {
+			return s.clean, nil
+		}
 		if w.dropEvery > 0 {
 			w.readMapped()
 		}
 		if s.frame != 0 {
+			if w.bounded {
+				return w.readClean(pgno, s.frame)
+			}
 			return w.p.wal.Frame(s.frame), nil
 		}
 		if s.inFile {
+			if w.bounded {
+				return w.readClean(pgno, 0)
+			}
 			off := int(pgno-1) * w.p.pageSize
 			return w.p.db.Bytes()[off : off+w.p.pageSize : off+w.p.pageSize], nil
 		}
@@ -193,21 +212,58 @@ func (w *WriteTx) Page(pgno uint32) ([]byte, error) {
 	if pgno > w.base.nPages && pgno <= w.nPages {
 		return nil, format.Corruptf(pgno, "page %d was allocated but never written", pgno)
 	}
+	if w.bounded {
+		if frame, ok := w.base.locate(pgno); ok {
+			return w.readClean(pgno, frame)
+		}
+	}
 	return w.base.Page(pgno)
 }
 
-// readMapped counts a read through the mappings of a transaction that has
-// spilled, and every dropEvery reads lets the mappings' pages go from the
-// process's resident set (rule 45).
+// readClean reads page pgno from WAL frame frame, or from the database
+// file when frame is 0, into a clean copy that Page returns until Settle
+// drops it (rule 45): a transaction that has spilled reads the pages it
+// does not hold from the files, so that they take memory within its cache
+// budget and not in the process's resident set through the mappings.
+func (w *WriteTx) readClean(pgno, frame uint32) ([]byte, error) {
+	b, _ := w.buffer()
+	var err error
+	if frame != 0 {
+		err = w.p.wal.ReadFrame(frame, b)
+	} else {
+		_, err = w.p.f.ReadAt(b[:w.p.pageSize], int64(pgno-1)*int64(w.p.pageSize))
+	}
+	if err != nil {
+		w.recycle(b)
+		return nil, fmt.Errorf("read page %d back: %w", pgno, err)
+	}
+	w.pages.slot(pgno).clean = b
+	ws := &w.p.wstate
+	ws.clean = append(ws.clean, pgno)
+	return b, nil
+}
+
+// dropClean recycles the clean copies (readClean).
+func (w *WriteTx) dropClean() {
+	ws := &w.p.wstate
+	for _, pgno := range ws.clean {
+		if s := w.pages.get(pgno); s != nil && s.clean != nil {
+			w.recycle(s.clean)
+			s.clean = nil
+		}
+	}
+	ws.clean = ws.clean[:0]
+}
+
+// readMapped counts a read through the mapping of a rollback-mode
+// transaction that has spilled, and every dropEvery reads lets the
+// mapping's pages go from the process's resident set (rule 45).
 func (w *WriteTx) readMapped() {
 	if w.mapped++; w.mapped < w.dropEvery {
 		return
 	}
 	w.mapped = 0
 	w.p.db.DropResident()
-	if w.p.wal != nil {
-		w.p.wal.DropResident()
-	}
 }
 
 // Write returns a writable copy of page pgno, the same one on every call
@@ -282,9 +338,18 @@ func (w *WriteTx) recycle(b []byte) {
 // size, and SyncFull or SyncOff: SyncNormal does not sync at commit. Other
 // pages become WAL frames that only the commit frame will validate.
 func (w *WriteTx) Settle() error {
-	if w.done || w.nDirty <= w.p.spillPages() {
+	if w.done {
 		return nil
 	}
+	if len(w.p.wstate.clean) > w.p.spillPages()/cleanFraction {
+		w.dropClean()
+	}
+	if w.nDirty <= w.p.spillPages() {
+		return nil
+	}
+	// The pages spilled are read back from the files: copies read before
+	// would be stale.
+	w.dropClean()
 	if w.p.rb != nil {
 		return w.spillRollback() // through the journal (rule 41)
 	}
@@ -325,12 +390,12 @@ func (w *WriteTx) Settle() error {
 		s.buf = nil
 	})
 	w.nDirty = 0
-	w.armDrop()
+	w.bounded = true
 	return nil
 }
 
-// armDrop starts counting the reads through the mappings (readMapped), as
-// the transaction has spilled.
+// armDrop starts counting the reads through the database mapping
+// (readMapped), as the rollback-mode transaction has spilled.
 func (w *WriteTx) armDrop() {
 	w.dropEvery = max(w.p.spillPages()/dropFraction, 16)
 }
@@ -392,7 +457,7 @@ func (w *WriteTx) spillDirect() error {
 	}
 	p.count(func(s *Stats) { s.Spilled += uint64(direct) })
 	if direct > 0 {
-		w.armDrop()
+		w.bounded = true
 	}
 	if maxPg > 0 {
 		return p.growDBMap(maxPg)
@@ -413,6 +478,7 @@ func (w *WriteTx) finish() {
 	if w.p.wal != nil {
 		w.p.wal.Rollback() // the frames it spilled, if it did not commit
 	}
+	w.dropClean()
 	w.pages.each(func(pgno uint32, s *pageSlot) { w.recycle(s.buf) })
 	w.pages.reset()
 	if ws := &w.p.wstate; ws.arena.size() > arenaKeep {

@@ -3,6 +3,7 @@ package pager
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -676,64 +677,133 @@ func TestHeaderFields(t *testing.T) {
 	}
 }
 
-// TestSpillBoundsResident: a write transaction larger than its cache
-// that reads its spilled pages back through the database mapping keeps
-// few of them in the process's resident set (rule 45), where they would
-// otherwise add up to the whole file.
+// TestSpillBoundsResident (rule 45): a write transaction larger than its
+// cache that reads its pages back, spilled into the database file, into
+// the WAL, or (rollback mode) written into the file, keeps few of the
+// file's pages in the process's resident set, where reads through the
+// mappings would add up to the whole file; and reads every page as it
+// wrote it.
 func TestSpillBoundsResident(t *testing.T) {
 	if _, err := os.Stat("/proc/self/smaps"); err != nil {
 		t.Skip("needs Linux's /proc/self/smaps to see the resident set")
 	}
-	path := filepath.Join(t.TempDir(), "resident.db")
-	const cache, pages = 64, 4096 // 256 KiB of cache, a 16 MiB file
-	p, err := Open(path, Options{PageSize: 4096, CacheSize: cache * 4096, CheckpointPages: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	w, err := p.BeginWrite()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Rollback()
-	var all []uint32
-	for i := range pages {
-		pg, b, err := w.Allocate()
-		if err != nil {
-			t.Fatal(err)
+	const cache, pages = 64, 4096 // 256 KiB of cache, 16 MiB of pages
+	limit := int64(pages * 4096 / 4)
+	// readBack reads every page of all twice, each with tag at byte 2,
+	// and checks the resident bytes of the files at paths.
+	readBack := func(t *testing.T, w *WriteTx, all []uint32, tag byte, paths ...string) {
+		t.Helper()
+		for round := range 2 {
+			for i, pg := range all {
+				b, err := w.Page(pg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if b[0] != byte(i) || b[1] != byte(i>>8) || b[2] != tag {
+					t.Fatalf("round %d: page %d read back as %x, want %02x%02x%02x", round, pg, b[:3], byte(i), byte(i>>8), tag)
+				}
+			}
 		}
-		b[0], b[1] = byte(i), byte(i>>8)
-		all = append(all, pg)
-		if err := w.Settle(); err != nil {
-			t.Fatal(err)
+		for _, path := range paths {
+			if rss := mappedRSS(t, path); rss > limit {
+				t.Fatalf("%s: %d KiB resident after reading %d KiB back, want at most %d KiB", filepath.Base(path), rss>>10, pages*4, limit>>10)
+			}
 		}
 	}
-	if err := w.Settle(); err != nil {
-		t.Fatal(err)
-	}
-	for round := range 2 { // read every spilled page back, twice
-		for i, pg := range all {
-			b, err := w.Page(pg)
+	// rewrite sets tag at byte 2 of every page of all, with spills.
+	rewrite := func(t *testing.T, w *WriteTx, all []uint32, tag byte) {
+		t.Helper()
+		for _, pg := range all {
+			b, err := w.Write(pg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if b[0] != byte(i) || b[1] != byte(i>>8) {
-				t.Fatalf("round %d: page %d read back as %x", round, pg, b[:2])
+			b[2] = tag
+			if err := w.Settle(); err != nil {
+				t.Fatal(err)
 			}
 		}
 	}
-	rss := mappedRSS(t, path)
-	if limit := int64(pages * 4096 / 4); rss > limit {
-		t.Fatalf("%d KiB of the %d KiB file resident after reading it back, want at most %d KiB", rss>>10, pages*4, limit>>10)
-	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	s := p.Snapshot()
-	defer s.Release()
-	if b, _ := s.Page(all[pages-1]); int(b[0])|int(b[1])<<8 != pages-1 {
-		t.Fatalf("last page after commit: %x", b[:2])
-	}
+	t.Run("wal", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "resident.db")
+		p, err := Open(path, Options{PageSize: 4096, CacheSize: cache * 4096, CheckpointPages: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		w, err := p.BeginWrite()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { w.Rollback() }() // the one open when the test fails, before Close
+		var all []uint32
+		for i := range pages { // new pages: spilled straight into the file
+			pg, b, err := w.Allocate()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b[0], b[1], b[2] = byte(i), byte(i>>8), 1
+			all = append(all, pg)
+			if err := w.Settle(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		readBack(t, w, all, 1, path)
+		rewrite(t, w, all, 2) // in the same transaction: over the file's
+		readBack(t, w, all, 2, path, WALPath(path))
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if w, err = p.BeginWrite(); err != nil {
+			t.Fatal(err)
+		}
+		rewrite(t, w, all, 3) // committed pages: spilled into the WAL
+		readBack(t, w, all, 3, path, WALPath(path))
+		rewrite(t, w, all, 4) // spilled again: their frames written over
+		readBack(t, w, all, 4, path, WALPath(path))
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		s := p.Snapshot()
+		defer s.Release()
+		for i, pg := range all {
+			if b, _ := s.Page(pg); b[0] != byte(i) || b[1] != byte(i>>8) || b[2] != 4 {
+				t.Fatalf("page %d after commit: %x", pg, b[:3])
+			}
+		}
+	})
+	t.Run("rollback", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "resident.db")
+		sqltest.Exec(t, path, "PRAGMA page_size=4096", "PRAGMA journal_mode=DELETE", "CREATE TABLE t(v)",
+			fmt.Sprintf("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<%d) INSERT INTO t SELECT zeroblob(3500) FROM c", pages))
+		p, err := Open(path, Options{CacheSize: cache * 4096})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		w, err := p.BeginWrite()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Rollback()
+		var all []uint32
+		for pg := uint32(3); pg < w.PageCount() && len(all) < pages; pg++ {
+			b, err := w.Write(pg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := len(all)
+			b[0], b[1], b[2] = byte(i), byte(i>>8), 5
+			all = append(all, pg)
+			if err := w.Settle(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(all) < pages*3/4 {
+			t.Fatalf("%d pages", len(all))
+		}
+		readBack(t, w, all, 5, path)
+	})
 }
 
 // mappedRSS returns the bytes of the file at path that the process's
