@@ -156,6 +156,20 @@ leaves:
 // order (rowid tables).
 func (t *Table) Range(from, to int64) iter.Seq2[int64, Record] {
 	return func(yield func(int64, Record) bool) {
+		if !t.tx.writable && !t.WithoutRowID() {
+			// A read transaction's range: All's scan from the seek.
+			if err := t.check(); err != nil {
+				t.tx.setErr(err)
+				return
+			}
+			var c btree.Cursor
+			c.Init(t.tx.pages(), t.root, true, &t.meta.kinfo)
+			c.SeekRowid(from)
+			scanLeaves(&c, c.Valid(), t.tx, t.epoch, &t.rc, func(rowid int64, rec Record) bool {
+				return rowid < to && yield(rowid, rec)
+			})
+			return
+		}
 		c := t.Cursor()
 		for ok := c.SeekRowid(from); ok && c.Rowid() < to; ok = c.Next() {
 			if !yield(c.Rowid(), c.Record()) {

@@ -252,3 +252,83 @@ func TestBucketAllReportsMalformedEntry(t *testing.T) {
 		}
 	}
 }
+
+// TestTableRange checks Table.Range against the rows SQLite selects with
+// rowid >= from AND rowid < to, for bounds before, inside, between and
+// past the rows (negative rowids, gaps, overflowing rows, a tree of many
+// levels on 512-byte pages), in a read transaction (which scans) and a
+// write transaction (which steps a cursor), and breaks out after each
+// possible number of rows of one range.
+func TestTableRange(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "range.db")
+	sqltest.Exec(t, path,
+		"PRAGMA page_size=512",
+		"CREATE TABLE r(id INTEGER PRIMARY KEY, v BLOB)",
+		`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 400)
+			INSERT INTO r SELECT x*5 - 1000, zeroblob(CASE WHEN x%23=0 THEN 1500 ELSE x%60 END) FROM c`)
+	sdb := sqltest.Open(t, path)
+	want := func(from, to int64) (ids []int64) {
+		rows, err := sdb.Query("SELECT id FROM r WHERE id >= ? AND id < ? ORDER BY id", from, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	bounds := []int64{-1 << 62, -1001, -995, -994, -3, 0, 1, 4, 5, 6, 500, 995, 996, 1000, 1 << 62}
+	db, err := pagoda.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, writable := range []bool{false, true} {
+		tx, err := db.Begin(writable)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback() // before Close, when the test fails
+		tb, err := tx.Table("r")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, from := range bounds {
+			for _, to := range bounds {
+				w := want(from, to)
+				var got []int64
+				for rowid, rec := range tb.Range(from, to) {
+					if n := len(rec.Column(1).Blob()); rowid%23 != 0 && n > 1500 {
+						t.Fatalf("row %d: %d bytes", rowid, n)
+					}
+					got = append(got, rowid)
+				}
+				if fmt.Sprint(got) != fmt.Sprint(w) {
+					t.Fatalf("writable %v: Range(%d, %d) = %v, want %v", writable, from, to, got, w)
+				}
+			}
+		}
+		all := want(-995, 996)
+		for stop := range len(all) + 1 {
+			var got []int64
+			for rowid := range tb.Range(-995, 996) {
+				if len(got) == stop {
+					break
+				}
+				got = append(got, rowid)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(all[:stop]) {
+				t.Fatalf("writable %v: stopped after %d rows: %v", writable, stop, got)
+			}
+		}
+		if err := tx.Err(); err != nil {
+			t.Fatal(err)
+		}
+		tx.Rollback()
+	}
+}

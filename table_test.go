@@ -188,7 +188,8 @@ func BenchmarkTableScan(b *testing.B) {
 }
 
 // BenchmarkAll iterates 50,000 entries of 100-byte values through the two
-// data APIs, a bucket's All and a table's; ns/row compares them.
+// data APIs, a bucket's All and a table's (and its Range over every row);
+// ns/row compares them.
 // table-rowid and table-raw read each row through Record's small methods,
 // which pass the Record by register (see Record).
 func BenchmarkAll(b *testing.B) {
@@ -209,6 +210,12 @@ func BenchmarkAll(b *testing.B) {
 		}},
 		{"table", func() (n int) {
 			for _, r := range tbl.All() {
+				n += len(r.Column(1).Blob())
+			}
+			return n
+		}},
+		{"table-range", func() (n int) {
+			for _, r := range tbl.Range(1, benchRows+1) {
 				n += len(r.Column(1).Blob())
 			}
 			return n
