@@ -274,3 +274,43 @@ func BenchmarkSeekBlobDir(b *testing.B) {
 		})
 	}
 }
+
+// FuzzFindBlob overwrites bytes of a small bucket tree's pages, after and
+// before its key directory is built, and looks keys up through it with
+// FindBlob: it may not panic or loop, and an entry it finds holds the key
+// looked up and lies on a page of the file.
+func FuzzFindBlob(f *testing.F) {
+	f.Add(uint8(1), uint16(0), []byte{0x0a}, uint64(13))
+	f.Add(uint8(2), uint16(8), []byte{0x0f, 0xff}, uint64(26))
+	f.Add(uint8(3), uint16(300), []byte{0x81, 0x00, 0x0c}, uint64(1))
+	keys := make([][]byte, 300)
+	for i := range keys {
+		keys[i] = binary.BigEndian.AppendUint64(nil, uint64(i*13))
+	}
+	f.Fuzz(func(t *testing.T, page uint8, off uint16, patch []byte, k uint64) {
+		m, root, _ := keyTree(t, 512, keys, func(int) int { return 20 })
+		before := BuildKeyDir(m, root, 1<<20)
+		pg := m.pages[1+int(page)%(int(m.n)-1)] // not page 1, the file header's
+		copy(pg[int(off)%len(pg):], patch)
+		flat := flatCopy(m)
+		for _, d := range []*KeyDir{before, BuildKeyDir(flat, root, 1<<20)} {
+			if d == nil {
+				continue
+			}
+			var c Cursor
+			c.Init(flat, root, false, nil)
+			for _, key := range [][]byte{binary.BigEndian.AppendUint64(nil, k), binary.BigEndian.AppendUint64(nil, k-k%13), {}, {0xff}} {
+				payload, at, st := c.FindBlob(d, key)
+				if st != FindFound {
+					continue
+				}
+				if at < 2 || at > m.n || len(payload) > m.usable {
+					t.Fatalf("FindBlob(%x) found %d bytes on page %d", key, len(payload), at)
+				}
+				if got, _, ok := format.BytesPair(payload); ok && !bytes.Equal(got, key) {
+					t.Fatalf("FindBlob(%x) found the entry of %x", key, got)
+				}
+			}
+		}
+	})
+}
