@@ -12,7 +12,7 @@ import (
 
 // smallBench are the arguments of a pagoda bench run on tiny sizes with
 // tiny measurements.
-var smallBench = []string{"--quick", "--rows", "2000", "--inserts", "1000", "--commits", "5", "--cache-keys", "300", "--memory-rows", "1500", "--benchtime", "2ms",
+var smallBench = []string{"--quick", "--rows", "2000", "--inserts", "1000", "--commits", "5", "--cache-keys", "300", "--memory-rows", "1500", "--memory-rand-rows", "1200", "--benchtime", "2ms",
 	"--fs-files", "200", "--fs-blobs", "20", "--fs-src", ".", "--beside-rows", "2000", "--beside-time", "100ms",
 	"--raft-stores", "10", "--raft-truncate", "3000", "--raft-applies", "10"}
 
@@ -25,7 +25,7 @@ func TestBench(t *testing.T) {
 		t.Fatalf("pagoda bench: %v\nstderr:\n%s", err, stderr)
 	}
 	for _, w := range bench.WorkloadNames() {
-		if w == bench.CacheWorkload || w == bench.MemoryWorkload || w == bench.BesideWorkload || w == bench.RaftWorkload {
+		if w == bench.CacheWorkload || w == bench.MemoryWorkload || w == bench.MemoryRandWorkload || w == bench.BesideWorkload || w == bench.RaftWorkload {
 			continue
 		}
 		peers := bench.PeersOf(w, bench.PeerNames)
@@ -44,6 +44,9 @@ func TestBench(t *testing.T) {
 		}
 		if !hasBenchRow(out, "1,500", peer) {
 			t.Errorf("no memory row for %s in:\n%s", peer, out)
+		}
+		if !hasBenchRow(out, "1,200", peer) {
+			t.Errorf("no memory-rand row for %s in:\n%s", peer, out)
 		}
 	}
 	for _, w := range bench.RaftWorkloads {
@@ -74,7 +77,7 @@ func TestBench(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	for _, want := range []string{"measuring pagoda", "fixture: built in", "writing with pebble", "cache: pagoda at 300 keys", "memory: pagoda loading 1500 rows",
+	for _, want := range []string{"measuring pagoda", "fixture: built in", "writing with pebble", "cache: pagoda at 300 keys", "memory: pagoda loading 1500 rows", "memory-rand: bbolt loading 1200 rows in random order",
 		"fs: measuring os on gosrc"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
@@ -106,6 +109,7 @@ func TestBench(t *testing.T) {
 		{"--workloads", "lookup,nope", "--dir", dir},
 		{"--cache-keys", "10,x", "--dir", dir},
 		{"--rows", "0", "--dir", dir},
+		{"--memory-rand-rows", "0", "--dir", dir},
 		{"--inserts", "-1", "--dir", dir},
 		{"--fs-files", "0", "--dir", dir},
 		{"--beside-rows", "0", "--dir", dir},

@@ -227,7 +227,7 @@ var smallBeside = bench.BesideOptions{Rows: 2000, Time: 100 * time.Millisecond, 
 var smallRaft = bench.RaftOptions{Store1: 10, Truncate: 3000, Applies: 10}
 
 // smallWrites are write sizes that take well under a second per peer.
-var smallWrites = bench.WriteOptions{LoadRows: 3000, InsertRows: 2000, TxRows: 500, Commits: 5, CacheKeys: []int{300}, MemoryRows: 2000}
+var smallWrites = bench.WriteOptions{LoadRows: 3000, InsertRows: 2000, TxRows: 500, Commits: 5, CacheKeys: []int{300}, MemoryRows: 2000, MemoryRandRows: 2500}
 
 // TestRun runs the whole harness on small sizes with a tiny benchtime and
 // checks the report: 2 rounds, and 3 of what the shared mode's targets
@@ -348,6 +348,14 @@ func TestRun(t *testing.T) {
 			t.Errorf("memory result %+v: want a time, a file size and no memory (no child process)", r)
 		}
 	}
+	if got, want := len(rep.MemoryRand), len(bench.PeerNames); got != want {
+		t.Fatalf("%d memory-rand results, want %d", got, want)
+	}
+	for _, r := range rep.MemoryRand {
+		if r.Skipped || r.Stopped || r.Rows != 2500 || r.NsPerRow <= 0 || r.FileSize <= 0 || r.PeakAnon != 0 || r.MaxRSS != 0 || len(r.Rounds) != 2 {
+			t.Errorf("memory-rand result %+v: want 2 rounds, a time, a file size and no memory (no child process)", r)
+		}
+	}
 	for _, r := range rep.Cache {
 		if r.Skipped || r.Keys != 300 || r.InsertNs <= 0 || r.ReadNs <= 0 || r.DeleteNs <= 0 || r.FileSize <= 0 || r.MaxRSS != 0 {
 			t.Errorf("cache result %+v: want times, a file size and no memory (no child process)", r)
@@ -358,7 +366,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range bench.WorkloadNames() {
-		if name == bench.CacheWorkload || name == bench.MemoryWorkload || name == bench.BesideWorkload || name == bench.RaftWorkload {
+		if name == bench.CacheWorkload || name == bench.MemoryWorkload || name == bench.MemoryRandWorkload || name == bench.BesideWorkload || name == bench.RaftWorkload {
 			continue
 		}
 		peers := bench.PeersOf(name, bench.PeerNames)
@@ -374,6 +382,9 @@ func TestRun(t *testing.T) {
 	for _, peer := range bench.PeerNames {
 		if !hasRow(out.String(), "2,000", peer) {
 			t.Errorf("report lacks the memory row of %s:\n%s", peer, out.String())
+		}
+		if !hasRow(out.String(), "2,500", peer) {
+			t.Errorf("report lacks the memory-rand row of %s:\n%s", peer, out.String())
 		}
 		if !hasRow(out.String(), "300", peer) {
 			t.Errorf("report lacks the cache row of %s:\n%s", peer, out.String())

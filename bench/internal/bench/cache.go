@@ -163,8 +163,9 @@ func childArgs(dir, peer string, keys, txRows int, rows FixtureOptions, popt Pee
 // MeasureCache in a new directory under the -dir given, and writes the
 // CacheResult as JSON to w, with MaxRSS the peak resident memory of the
 // process (0 where the OS does not tell). With -memory-rows it runs the
-// memory workload instead; with the first argument beside, it is the
-// reader of the beside workload.
+// memory workload instead, with -memory-rand-rows (and -limit) the
+// memory-rand workload; with the first argument beside, it is the reader
+// of the beside workload.
 func RunChild(args []string, w io.Writer) error {
 	if len(args) > 0 && args[0] == besideChild {
 		return runBesideChild(args[1:], w)
@@ -177,6 +178,8 @@ func RunChild(args []string, w io.Writer) error {
 		seed                 uint64
 		sqliteDefaults, help bool
 		memoryRows           int
+		memoryRandRows       int
+		limit                time.Duration
 	)
 	fs.StringVar(&dir, "dir", os.TempDir(), "directory for the store")
 	fs.StringVar(&peer, "peer", "", "peer to measure, or "+noPeer)
@@ -187,11 +190,20 @@ func RunChild(args []string, w io.Writer) error {
 	fs.BoolVar(&sqliteDefaults, "sqlite-defaults", false, "SQLite's default settings")
 	fs.BoolVar(&help, "h", false, "help")
 	fs.IntVar(&memoryRows, "memory-rows", 0, "run the memory workload with this many rows instead")
+	fs.IntVar(&memoryRandRows, "memory-rand-rows", 0, "run the memory-rand workload with this many rows instead")
+	fs.DurationVar(&limit, "limit", 0, "stop the memory-rand load after this long (0: never)")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("bench child: %w", err)
 	}
 	if help || fs.NArg() > 0 || peer == "" || keys < 1 {
 		return fmt.Errorf("bench child: usage: child -peer NAME -keys N [-dir D -tx N -value-size N -seed N -sqlite-defaults]; an internal command of pagoda bench")
+	}
+	if memoryRandRows > 0 {
+		res, err := MeasureMemoryRand(dir, peer, memoryRandRows, FixtureOptions{ValueSize: vsize, Seed: seed}, limit)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(w).Encode(res)
 	}
 	if memoryRows > 0 {
 		res, err := MeasureMemory(dir, peer, memoryRows, FixtureOptions{ValueSize: vsize, Seed: seed}, PeerOptions{SQLiteDefaults: sqliteDefaults})

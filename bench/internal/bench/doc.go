@@ -44,8 +44,13 @@
 // reopened, row by row, so that a peer that drops writes cannot win. The
 // cache workload ([MeasureCache]) inserts, reads and deletes 500, 5,000
 // and 50,000 keys, each (peer, size) in a child process ([RunChild]) whose
-// peak memory is its own. pebble only writes and mattn-autocommit only
-// reads; the workloads they lack are reported as skipped.
+// peak memory is its own. The memory workload ([MeasureMemory]) loads
+// rows in key order in one transaction, with a 32 MiB cache, and
+// memory-rand ([MeasureMemoryRand], issue #31) 1,000,000 rows in random
+// order with each engine's default options, each peer in a child process
+// that reports its peak memory and checks its rows. pebble only writes and
+// mattn-autocommit only reads; the workloads they lack are reported as
+// skipped.
 //
 // The fs workloads ([FSWorkloads], issue #5) measure filesystems over a
 // tree: pagoda's fsys (fsys.New over a SQLite Archive that fsys.CopyFS

@@ -46,6 +46,11 @@ type MemoryResult struct {
 	PeakAnon int64 `json:"peak_anon"`
 	MaxRSS   int64 `json:"max_rss"` // peak resident memory, file pages included
 	FileSize int64 `json:"file_size"`
+	// Stopped says that the load passed its time limit
+	// (WriteOptions.MemoryRandLimit) and was rolled back after Loaded
+	// rows: the figures are lower bounds, and there is no file.
+	Stopped bool `json:"stopped,omitempty"`
+	Loaded  int  `json:"loaded,omitempty"`
 	// Rounds are the results of each round, in round order, when this is
 	// their median (each measure's own).
 	Rounds []MemoryResult `json:"-"`
@@ -78,26 +83,9 @@ func MeasureMemory(dir, peer string, rows int, values FixtureOptions, popt PeerO
 			err = fmt.Errorf("bench: %s: memory at %d rows: %w", peer, rows, err)
 		}
 	}()
-	var peak atomic.Int64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { // sample the anonymous memory until the load ends
-		defer wg.Done()
-		for {
-			if n, ok := rssAnon(); ok && n > peak.Load() {
-				peak.Store(n)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(2 * time.Millisecond):
-			}
-		}
-	}()
+	stop := sampleAnon()
 	if err := s.Open(sdir, StoreOptions{Sequential: true, CacheSize: MemoryCache}); err != nil {
-		close(stop)
-		wg.Wait()
+		stop()
 		return res, fmt.Errorf("open: %w", err)
 	}
 	start := time.Now()
@@ -106,15 +94,11 @@ func MeasureMemory(dir, peer string, rows int, values FixtureOptions, popt PeerO
 		err = s.Close()
 	}
 	res.NsPerRow = perOp(time.Since(start), rows)
-	close(stop)
-	wg.Wait()
+	peak := stop()
 	if err != nil {
 		return res, err
 	}
-	if n, ok := rssAnon(); ok && n > peak.Load() {
-		peak.Store(n)
-	}
-	res.PeakAnon, res.MaxRSS = peak.Load(), maxRSS()
+	res.PeakAnon, res.MaxRSS = peak, maxRSS()
 	if res.FileSize, err = dirSize(sdir); err != nil {
 		return res, err
 	}
@@ -123,6 +107,38 @@ func MeasureMemory(dir, peer string, rows int, values FixtureOptions, popt PeerO
 		return res, fmt.Errorf("reopen: %w", err)
 	}
 	return res, countRows(s, values, rows)
+}
+
+// sampleAnon samples the anonymous memory of this process every few
+// milliseconds until stop, which returns the peak, the memory at its call
+// included.
+func sampleAnon() (stop func() int64) {
+	var peak atomic.Int64
+	sample := func() {
+		if n, ok := rssAnon(); ok && n > peak.Load() {
+			peak.Store(n)
+		}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			sample()
+			select {
+			case <-done:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+	}()
+	return func() int64 {
+		close(done)
+		wg.Wait()
+		sample()
+		return peak.Load()
+	}
 }
 
 // loadGenerated inserts keys 1..rows in one transaction, each value
@@ -175,20 +191,27 @@ func countRows(s Store, values FixtureOptions, rows int) error {
 // runMemoryChild runs the memory workload of peer in a child process
 // started with command, as runChild does for the cache workload.
 func runMemoryChild(command []string, dir, peer string, rows int, values FixtureOptions, popt PeerOptions) (MemoryResult, error) {
+	return runLoadChild(command, dir, peer, MemoryWorkload, rows, values, popt, "-memory-rows", strconv.Itoa(rows))
+}
+
+// runLoadChild runs one load of workload (memory or memory-rand) in a
+// child process started with command, given childArgs and then extra, and
+// returns the MemoryResult it prints.
+func runLoadChild(command []string, dir, peer, workload string, rows int, values FixtureOptions, popt PeerOptions, extra ...string) (MemoryResult, error) {
 	args := append(command[1:len(command):len(command)], childArgs(dir, peer, 1, 0, values, popt)...)
-	args = append(args, "-memory-rows", strconv.Itoa(rows))
+	args = append(args, extra...)
 	cmd := exec.Command(command[0], args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return MemoryResult{}, fmt.Errorf("bench: %s: memory at %d rows: child process: %w\n%s", peer, rows, err, bytes.TrimSpace(stderr.Bytes()))
+		return MemoryResult{}, fmt.Errorf("bench: %s: %s at %d rows: child process: %w\n%s", peer, workload, rows, err, bytes.TrimSpace(stderr.Bytes()))
 	}
 	var res MemoryResult
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
-		return MemoryResult{}, fmt.Errorf("bench: %s: memory at %d rows: child output %q: %w", peer, rows, stdout.String(), err)
+		return MemoryResult{}, fmt.Errorf("bench: %s: %s at %d rows: child output %q: %w", peer, workload, rows, stdout.String(), err)
 	}
 	if res.Peer != peer || res.Rows != rows {
-		return MemoryResult{}, fmt.Errorf("bench: %s: memory at %d rows: child measured %s at %d rows", peer, rows, res.Peer, res.Rows)
+		return MemoryResult{}, fmt.Errorf("bench: %s: %s at %d rows: child measured %s at %d rows", peer, workload, rows, res.Peer, res.Rows)
 	}
 	return res, nil
 }
@@ -238,6 +261,15 @@ func medianMemory(rs []MemoryResult) MemoryResult {
 	m.PeakAnon = medianOf(rs, func(r MemoryResult) float64 { return float64(r.PeakAnon) }).PeakAnon
 	m.MaxRSS = medianOf(rs, func(r MemoryResult) float64 { return float64(r.MaxRSS) }).MaxRSS
 	m.FileSize = medianOf(rs, func(r MemoryResult) float64 { return float64(r.FileSize) }).FileSize
+	// A stopped round makes every figure a lower bound; Loaded is the
+	// stopped rounds' median.
+	var loaded []float64
+	for _, r := range rs {
+		if r.Stopped {
+			loaded = append(loaded, float64(r.Loaded))
+		}
+	}
+	m.Stopped, m.Loaded = len(loaded) > 0, int(medianFloat(loaded))
 	m.Rounds = rs
 	return m
 }

@@ -94,12 +94,15 @@ func (p *pagodaPeer) Open(f *Fixture) error {
 // opts (nil: the defaults); it fails if the file could only be opened
 // read-only, which would not measure the mode asked for.
 func openPagoda(path string, exclusive bool, opts *pagoda.Options) (*pagoda.DB, error) {
-	o := pagoda.Options{}
-	if opts != nil {
-		o = *opts
+	if opts != nil || exclusive { // else nil, pagoda's defaults
+		o := pagoda.Options{}
+		if opts != nil {
+			o = *opts
+		}
+		o.Exclusive = exclusive
+		opts = &o
 	}
-	o.Exclusive = exclusive
-	db, err := pagoda.Open(path, &o)
+	db, err := pagoda.Open(path, opts)
 	if err != nil {
 		return nil, err
 	}

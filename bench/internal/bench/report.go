@@ -38,8 +38,9 @@ func (r *Report) Print(w io.Writer) error {
 	section(len(r.Beside) > 0, func() { r.printBeside(p, rounds) })
 	section(len(r.Cache) > 0, func() { r.printCache(p, rounds) })
 	section(len(r.Memory) > 0, func() { r.printMemory(p) })
+	section(len(r.MemoryRand) > 0, func() { r.printMemoryRand(p) })
 	section(len(r.Raft) > 0, func() { r.printRaft(p, rounds) })
-	lines := append(append(append(append(r.targets(), r.issue31Targets()...), r.sharedTargets()...), r.fsTargets()...), r.raftTargets()...)
+	lines := append(append(append(append(append(r.targets(), r.issue31Targets()...), r.memoryRandTargets()...), r.sharedTargets()...), r.fsTargets()...), r.raftTargets()...)
 	if len(lines) > 0 {
 		p.printf("\ntargets:\n")
 		for _, l := range lines {
@@ -50,7 +51,7 @@ func (r *Report) Print(w io.Writer) error {
 	for _, ph := range []struct {
 		i    int
 		name string
-	}{{0, "reads"}, {4, "fs"}, {1, "writes"}, {5, "beside"}, {2, "cache"}, {3, "memory"}, {6, "raft"}} {
+	}{{0, "reads"}, {4, "fs"}, {1, "writes"}, {5, "beside"}, {2, "cache"}, {3, "memory"}, {7, "memory-rand"}, {6, "raft"}} {
 		if d := r.Phases[ph.i]; d > 0 {
 			phases = append(phases, ph.name+" "+d.Round(100*time.Millisecond).String())
 		}

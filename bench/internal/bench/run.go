@@ -81,6 +81,7 @@ type Report struct {
 	Writes                     []WriteResult  // write workloads
 	Cache                      []CacheResult  // the cache workload, by size then peer
 	Memory                     []MemoryResult // the memory workload, by peer
+	MemoryRand                 []MemoryResult // the memory-rand workload, by peer
 	Beside                     []BesideResult // the beside workload, by writer
 	Raft                       []WriteResult  // the raft workloads, by workload then store
 	// LookupTxRatios are lookup-tx's time per lookup in the shared mode
@@ -95,14 +96,14 @@ type Report struct {
 	Elapsed       time.Duration // whole run, fixture included
 	// Phases is the time each kind of workload took, checks and setup
 	// included: reads (with the fixture), writes, cache, memory, fs (with
-	// the trees and archives), beside, raft.
-	Phases [7]time.Duration
+	// the trees and archives), beside, raft, memory-rand.
+	Phases [8]time.Duration
 }
 
 // WorkloadNames lists every workload Run knows: the read workloads, the
-// fs workloads, the write workloads, the cache and memory workloads, in
-// report order. Run also takes the names of groups of fs workloads (see
-// FSWorkloadsNamed).
+// fs workloads, the write workloads, the beside, cache, memory and
+// memory-rand workloads and raft, in report order. Run also takes the
+// names of groups of fs workloads (see FSWorkloadsNamed).
 func WorkloadNames() []string {
 	var names []string
 	for _, w := range Workloads {
@@ -114,7 +115,7 @@ func WorkloadNames() []string {
 	for _, w := range WriteWorkloads {
 		names = append(names, w.Name)
 	}
-	return append(names, BesideWorkload, CacheWorkload, MemoryWorkload, RaftWorkload)
+	return append(names, BesideWorkload, CacheWorkload, MemoryWorkload, MemoryRandWorkload, RaftWorkload)
 }
 
 // Run measures the workloads of cfg, one peer after the other, Count
@@ -131,6 +132,8 @@ func WorkloadNames() []string {
 //     when cfg.ChildCommand is set;
 //   - the cache workload, at each size, each (peer, size) in a child
 //     process when cfg.ChildCommand is set;
+//   - the memory and memory-rand workloads, each peer in a child process
+//     when cfg.ChildCommand is set;
 //   - the fs workloads (see runFS), with the peers of cfg.Peers that have
 //     a filesystem (FSPeerNames; os is a peer of these only), on archives
 //     in a directory under cfg.Dir that is removed afterwards.
@@ -163,7 +166,7 @@ func Run(cfg Config) (*Report, error) {
 	var writes []string
 	var fsWorkloads []FSWorkload
 	var raftNames []string
-	cache, memory, beside := false, false, false
+	cache, memory, memoryRand, beside := false, false, false, false
 	for _, name := range cfg.Workloads {
 		if w, err := WorkloadByName(name); err == nil {
 			reads = append(reads, w)
@@ -181,6 +184,8 @@ func Run(cfg Config) (*Report, error) {
 			cache = true
 		} else if name == MemoryWorkload {
 			memory = true
+		} else if name == MemoryRandWorkload {
+			memoryRand = true
 		} else if _, ok := raftWorkload(name); ok || name == RaftWorkload {
 			for _, w := range RaftWorkloads {
 				if (name == RaftWorkload || name == w.Name) && !slices.Contains(raftNames, w.Name) {
@@ -200,7 +205,7 @@ func Run(cfg Config) (*Report, error) {
 		fsWorkloads = nil
 	}
 	if len(cfg.Peers) == 0 {
-		reads, writes, cache, memory = nil, nil, false, false
+		reads, writes, cache, memory, memoryRand = nil, nil, false, false, false
 	}
 	if len(cfg.besideWriters()) == 0 {
 		beside = false
@@ -217,7 +222,7 @@ func Run(cfg Config) (*Report, error) {
 		}
 		rep.Phases[0] = time.Since(start)
 	}
-	if len(fsWorkloads) > 0 || len(writes) > 0 || beside || cache || memory || len(raftNames) > 0 {
+	if len(fsWorkloads) > 0 || len(writes) > 0 || beside || cache || memory || memoryRand || len(raftNames) > 0 {
 		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 			return nil, fmt.Errorf("bench: %w", err)
 		}
@@ -261,6 +266,13 @@ func Run(cfg Config) (*Report, error) {
 				return nil, err
 			}
 			rep.Phases[3] = time.Since(t)
+		}
+		if memoryRand {
+			t := time.Now()
+			if err := runMemoryRand(&cfg, dir, rep); err != nil {
+				return nil, err
+			}
+			rep.Phases[7] = time.Since(t)
 		}
 		if len(raftNames) > 0 {
 			t := time.Now()

@@ -71,6 +71,10 @@ type StoreOptions struct {
 	// (pagoda's Options.CacheSize, SQLite's cache_size); 0 keeps their
 	// setting.
 	CacheSize int
+	// Defaults opens pagoda with a nil *pagoda.Options, its defaults
+	// (SyncFull, CacheSize 64 MiB). The SQLite stores' defaults are
+	// PeerOptions.SQLiteDefaults, given to NewStore.
+	Defaults bool
 }
 
 // errNoWrites is the error of NewStore for peers that only read.

@@ -42,7 +42,11 @@ func (s *pagodaStore) Name() string { return s.name }
 func (s *pagodaStore) Mode() string { return s.mode }
 
 func (s *pagodaStore) Open(dir string, opt StoreOptions) error {
-	db, err := openPagoda(filepath.Join(dir, storeFile), s.exclusive, &pagoda.Options{Sync: pagoda.SyncFull, CacheSize: opt.CacheSize, Timeout: openTimeout})
+	opts := &pagoda.Options{Sync: pagoda.SyncFull, CacheSize: opt.CacheSize, Timeout: openTimeout}
+	if opt.Defaults {
+		opts = nil
+	}
+	db, err := openPagoda(filepath.Join(dir, storeFile), s.exclusive, opts)
 	if err != nil {
 		return err
 	}

@@ -214,6 +214,68 @@ func TestCacheChild(t *testing.T) {
 	}
 }
 
+// TestMemoryRandChild runs the memory-rand workload in child processes
+// (this test binary, acting as pagoda bench child) on a small load, two
+// rounds of pagoda and a SQLite peer: each child loaded and checked every
+// row and reports its memory, time and files, and the report has their
+// rows and issue #31's targets.
+func TestMemoryRandChild(t *testing.T) {
+	t.Setenv(childEnv, "1")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	sqlite := "modernc"
+	if slices.Contains(bench.PeerNames, "mattn") { // cgo
+		sqlite = "mattn"
+	}
+	peers := []string{"pagoda", sqlite}
+	rep, err := bench.Run(bench.Config{
+		Dir:          t.TempDir(),
+		Workloads:    []string{bench.MemoryRandWorkload},
+		Peers:        peers,
+		Count:        2,
+		Writes:       bench.WriteOptions{MemoryRandRows: 5000, MemoryRandLimit: time.Minute},
+		ChildCommand: []string{exe},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.MemoryRand) != len(peers) {
+		t.Fatalf("%d memory-rand results, want %d: %+v", len(rep.MemoryRand), len(peers), rep.MemoryRand)
+	}
+	linux := runtime.GOOS == "linux"
+	for i, r := range rep.MemoryRand {
+		if r.Peer != peers[i] || r.Skipped || r.Stopped || r.Rows != 5000 || r.NsPerRow <= 0 || r.FileSize <= 0 || len(r.Rounds) != 2 ||
+			(linux && (r.PeakAnon < 1<<20 || r.MaxRSS < r.PeakAnon)) {
+			t.Errorf("%+v: want %s's whole load in 2 rounds, a time, a file and (on Linux) its memory", r, peers[i])
+		}
+	}
+	var out strings.Builder
+	if err := rep.Print(&out); err != nil {
+		t.Fatal(err)
+	}
+	wants := []string{"memory-rand: a fresh store loads 5,000 rows, keys in random order", "each peer in a child process of its own",
+		"issue #31: memory-rand: pagoda's file vs SQLite's (" + sqlite + "): "}
+	if linux {
+		wants = append(wants, "issue #31: memory-rand: pagoda peak RSS ", "(median of 2 rounds, ", "want < 200 MiB: ", "(the issue's figure is for 1,000,000 rows)")
+	}
+	for _, want := range wants {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	for _, peer := range peers {
+		if !hasRow(out.String(), "5,000", peer) {
+			t.Errorf("report lacks the row of %s:\n%s", peer, out.String())
+		}
+	}
+	t.Logf("\n%s", out.String())
+	if err := bench.RunChild([]string{"-peer", "nope", "-keys", "1", "-memory-rand-rows", "10"}, &out); err == nil {
+		t.Error("memory-rand child of an unknown peer: no error")
+	}
+}
+
 // TestBesideChild runs the beside workload with its reader in a child
 // process (this test binary, acting as pagoda bench child beside): the
 // reader reads every copy, each writer commits, and the report says so.

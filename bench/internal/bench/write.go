@@ -51,11 +51,17 @@ type WriteOptions struct {
 	Commits    int   // durable one-row commits (default 300)
 	CacheKeys  []int // key counts of the cache workload (default 500, 5,000, 50,000)
 	MemoryRows int   // rows of the memory workload's load (default 10,000,000)
-	// Limit stops a bulk load that has run that long (0 means none): bbolt
-	// inserting 1,000,000 keys in random order in one transaction would
-	// take hours, since a bbolt node is split only at commit and each
-	// insert shifts the growing node's entries. The stopped load reports
-	// the rows it wrote in that time, a lower bound of its ns/row.
+	// MemoryRandRows are the rows of the memory-rand workload's load
+	// (default 1,000,000), and MemoryRandLimit the time after which it is
+	// stopped, as Limit stops the bulk loads (0 means none).
+	MemoryRandRows  int
+	MemoryRandLimit time.Duration
+	// Limit stops a bulk load (load-seq, load-rand) that has run that
+	// long (0 means none): bbolt inserting 1,000,000 keys in random order
+	// in one transaction would take hours, since a bbolt node is split
+	// only at commit and each insert shifts the growing node's entries.
+	// The stopped load reports the rows it wrote in that time, a lower
+	// bound of its ns/row.
 	Limit time.Duration
 }
 
@@ -74,6 +80,9 @@ func (o WriteOptions) withDefaults() WriteOptions {
 	}
 	if o.MemoryRows <= 0 {
 		o.MemoryRows = 10_000_000
+	}
+	if o.MemoryRandRows <= 0 {
+		o.MemoryRandRows = memoryRandIssueRows
 	}
 	if len(o.CacheKeys) == 0 {
 		o.CacheKeys = []int{500, 5000, 50_000}
