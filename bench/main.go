@@ -40,26 +40,27 @@ func main() {
 // of 30 s (the slower peers' random loads then show a lower bound), loads
 // 500,000 rows in the memory workload instead of 10,000,000, and takes the
 // benchQuick sizes for the others. memory-rand loads benchMemoryRandRows
-// with --quick too (pagoda takes about 4 s, mattn 10 s on the project's
-// 2-core machine: issue #31's figure is for that size), stopped after
-// benchLoadLimit unless --load-limit is given.
+// (issue #31's figure is for that size: pagoda takes about 4 s, mattn 10
+// s on the project's 2-core machine), benchQuickMemoryRandRows with
+// --quick, stopped after the bulk loads' limit.
 const (
-	benchRows            = 1_000_000
-	benchValueSize       = 100
-	benchTime            = time.Second
-	benchCount           = 3
-	benchTargetCount     = 3 // rounds of what issue #28's targets compare, --quick too
-	benchQuickTime       = 500 * time.Millisecond
-	benchLoadLimit       = 30 * time.Second
-	benchQuickLimit      = 5 * time.Second
-	benchMemoryRows      = 10_000_000
-	benchQuickMemoryRows = 500_000
-	benchMemoryRandRows  = 1_000_000
-	benchDirName         = "pagoda-bench"
-	benchChildCommand    = "child"
-	benchInserts         = 100_000
-	benchCommits         = 300
-	benchDefaultCaches   = "500,5000,50000"
+	benchRows             = 1_000_000
+	benchValueSize        = 100
+	benchTime             = time.Second
+	benchCount            = 3
+	benchTargetCount      = 3 // rounds of what issue #28's targets compare, --quick too
+	benchQuickTime        = 500 * time.Millisecond
+	benchLoadLimit        = 30 * time.Second
+	benchQuickLimit       = 5 * time.Second
+	benchMemoryRows       = 10_000_000
+	benchQuickMemoryRows  = 500_000
+	benchMemoryRandRows   = 1_000_000
+	benchQuickMemRandRows = 250_000
+	benchDirName          = "pagoda-bench"
+	benchChildCommand     = "child"
+	benchInserts          = 100_000
+	benchCommits          = 300
+	benchDefaultCaches    = "500,5000,50000"
 	// The fs workloads: a generated tree of benchFSFiles files, GOROOT's
 	// src and benchFSFiles blobs, each measurement for benchTime, or
 	// benchFSQuickTime with --quick (about 20 s for the fs part).
@@ -227,7 +228,8 @@ table gives each one's peak anonymous memory (what the engine keeps, not
 the file pages it maps) and peak resident memory.
 
 Memory in random order (memory-rand; issue #31): the same, but
---memory-rand-rows rows (1,000,000, --quick too) with keys in random
+--memory-rand-rows rows (1,000,000; 250,000 with --quick, whose target
+lines say so) with keys in random
 order (a permutation computed key by key, so that no array of keys counts
 in the child's memory; the same order for every peer), and each engine
 with its default options: pagoda with a nil *Options (CacheSize 64 MiB),
@@ -235,8 +237,8 @@ SQLite in WAL mode with synchronous=FULL and its default cache (2 MB, no
 mmap), bbolt and pebble as they come (pebble flushed before Close). The
 table gives the load's time (Begin to the end of Close), ns/row, peak
 anonymous and resident memory, and the files' size after Close; a load
-still running after --load-limit (30s, --quick too) is stopped and rolled
-back, its figures lower bounds (bbolt's: it splits nodes only at
+still running after --load-limit (30s, 5s with --quick) is stopped and
+rolled back, its figures lower bounds (bbolt's: it splits nodes only at
 commit). Each child reopens its store and checks every key and some
 values. Targets: pagoda's peak RSS under 200 MiB, its file no larger than
 SQLite's.
@@ -278,7 +280,7 @@ round from the two figures of that round (in-run, paired) and then the
 median of those ratios taken, with their range. --quick measures the
 reads and the fs workloads for less time, stops bulk loads sooner, and
 makes the sizes smaller (unless given): 250,000 rows, 50,000 inserts, a
-500,000-row memory load (memory-rand keeps its 1,000,000), 200
+500,000-row memory load, a 250,000-row memory-rand load, 200
 StoreLogs, 20,000 entries truncated, 100 applies. What the shared mode's
 targets compare (pagoda and pagoda-exclusive in lookup-tx, commit and
 commit-8; beside) is measured in --target-count rounds when that is more
@@ -292,7 +294,8 @@ than --rounds. Progress goes to stderr.`,
 					v    *int
 					n    int
 				}{{"rows", &rows, benchQuickRows}, {"inserts", &inserts, benchQuickInserts}, {"raft-stores", &raftStores, benchQuickRaftStores},
-					{"raft-truncate", &raftTruncate, benchQuickRaftTruncate}, {"raft-applies", &raftApplies, benchQuickRaftApplies}} {
+					{"raft-truncate", &raftTruncate, benchQuickRaftTruncate}, {"raft-applies", &raftApplies, benchQuickRaftApplies},
+					{"memory-rand-rows", &memoryRandRows, benchQuickMemRandRows}} {
 					if !cmd.Flags().Changed(q.flag) {
 						*q.v = q.n
 					}
@@ -350,10 +353,7 @@ than --rounds. Progress goes to stderr.`,
 					cfg.Writes.Limit = benchQuickLimit
 				}
 			}
-			cfg.Writes.MemoryRandLimit = benchLoadLimit // --quick too: pagoda's and SQLite's loads decide the targets
-			if limit > 0 {
-				cfg.Writes.MemoryRandLimit = limit
-			}
+			cfg.Writes.MemoryRandLimit = cfg.Writes.Limit
 			var err error
 			if cfg.Peers, err = list(peers, "--peers"); err != nil {
 				return err
@@ -407,8 +407,8 @@ than --rounds. Progress goes to stderr.`,
 	fl.IntVar(&commits, "commits", benchCommits, "one-row transactions of the commit workload")
 	fl.StringVar(&cacheKeys, "cache-keys", benchDefaultCaches, "comma-separated key counts of the cache workload")
 	fl.IntVar(&memoryRows, "memory-rows", 0, "rows of the memory workload (default 10,000,000, 500,000 with --quick)")
-	fl.IntVar(&memoryRandRows, "memory-rand-rows", benchMemoryRandRows, "rows of the memory-rand workload, --quick too")
-	fl.DurationVar(&limit, "load-limit", 0, "time after which a bulk load is stopped (default 30s, 5s with --quick; memory-rand's 30s with --quick too)")
+	fl.IntVar(&memoryRandRows, "memory-rand-rows", benchMemoryRandRows, "rows of the memory-rand workload (250,000 with --quick)")
+	fl.DurationVar(&limit, "load-limit", 0, "time after which a bulk load (memory-rand's too) is stopped (default 30s, 5s with --quick)")
 	fl.IntVar(&fsFiles, "fs-files", benchFSFiles, "files in the generated tree of the fs workloads")
 	fl.IntVar(&fsBlobs, "fs-blobs", benchFSFiles, "10 KiB blobs of fs-blob")
 	fl.StringVar(&fsSrc, "fs-src", "", "the real tree of the fs workloads (default $(go env GOROOT)/src)")
