@@ -10,7 +10,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/pagodadb/pagoda/internal/sqltest"
 )
@@ -210,5 +213,121 @@ func TestBucketKeyDir(t *testing.T) {
 			t.Fatal(err)
 		}
 		probes = append(probes, k)
+	}
+}
+
+// TestBucketGetParallel: View-per-lookup bucket reads from four goroutines
+// share the commit's key directory and read through FindBlob while a
+// writer commits beside them: each lookup sees its own snapshot's value
+// (the value a key had at the commit it began on), never another commit's,
+// and the lookups after a few hundred take the directory.
+func TestBucketGetParallel(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "par.db")
+	const keys = 3000
+	db := openChecked(t, path, nil)
+	key := func(k int) []byte { return binary.BigEndian.AppendUint64(nil, uint64(k)*7) }
+	val := func(k, gen int) []byte { return fmt.Appendf(nil, "%06d-%04d-%s", k, gen, strings.Repeat("v", 60)) }
+	if err := db.Update(func(tx *Tx) error {
+		b, err := tx.CreateBucket("b")
+		if err != nil {
+			return err
+		}
+		for k := range keys {
+			if err := b.Put(key(k), val(k, 0)); err != nil {
+				return err
+			}
+		}
+		return b.Put([]byte("commit"), []byte("0"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// commits[c] holds the keys commit c changed and their generation,
+	// recorded before the commit: a reader checks its value against its
+	// snapshot's, whose commit the key "commit" names.
+	var mu sync.Mutex
+	commits := []map[int]int{{}} // commit i: the generation of each key changed up to it
+	genAt := func(c, k int) int {
+		mu.Lock()
+		defer mu.Unlock()
+		g := 0
+		for i := 0; i <= c && i < len(commits); i++ {
+			if v, ok := commits[i][k]; ok {
+				g = v
+			}
+		}
+		return g
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var withDir atomic.Int64
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(g), 9))
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				k := r.IntN(keys)
+				err := db.View(func(tx *Tx) error {
+					b, err := tx.Bucket("b")
+					if err != nil {
+						return err
+					}
+					cv, err := b.Get([]byte("commit")) // the snapshot's commit
+					if err != nil {
+						return err
+					}
+					c, _ := strconv.Atoi(string(cv))
+					v, err := b.Get(key(k))
+					if err != nil {
+						return fmt.Errorf("Get(%d): %w", k, err)
+					}
+					if want := val(k, genAt(c, k)); !bytes.Equal(v, want) {
+						return fmt.Errorf("Get(%d) at commit %d = %q, want %q", k, c, v, want)
+					}
+					if b.dir != nil {
+						withDir.Add(1)
+					}
+					return nil
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	for c := 1; c <= 20; c++ {
+		changed := map[int]int{}
+		for range 30 {
+			changed[rand.IntN(keys)] = c
+		}
+		mu.Lock()
+		commits = append(commits, changed)
+		mu.Unlock()
+		if err := db.Update(func(tx *Tx) error {
+			b, err := tx.Bucket("b")
+			if err != nil {
+				return err
+			}
+			for k, g := range changed {
+				if err := b.Put(key(k), val(k, g)); err != nil {
+					return err
+				}
+			}
+			return b.Put([]byte("commit"), []byte(strconv.Itoa(c)))
+		}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	close(stop)
+	wg.Wait()
+	if withDir.Load() == 0 {
+		t.Error("no lookup read through the key directory")
 	}
 }

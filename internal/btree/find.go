@@ -76,12 +76,16 @@ func (c *Cursor) FindRowid(rowid int64) (payload []byte, pgno uint32, st FindSta
 	// registers, and a lookup runs fewer instructions between its trip to
 	// memory and the next lookup's.
 	usable := c.usable
-	off := int(pgno-1) * c.flatPS
-	if off >= len(c.flat) || pgno <= 1 || rowid <= lo || uint64(hi)-uint64(lo) >= uint64(usable) {
+	var data []byte
+	if pgno <= 1 || rowid <= lo || uint64(hi)-uint64(lo) >= uint64(usable) {
 		goto loop
 	}
-	{
-		data := c.flat[off : off+usable : off+usable]
+	if off := int(pgno-1) * c.flatPS; off < len(c.flat) { // pgno > 1
+		data = c.flat[off : off+usable : off+usable]
+	} else {
+		data = c.pageData(pgno)
+	}
+	if len(data) == usable {
 		n, m := int(hi-lo), int(rowid-lo-1) // cells, and the cell if dense: 0 <= m < n < usable
 		g := usable - (m+1)*c.leafCell
 		if uint(g) < uint(usable-format.CacheLine) {
@@ -137,6 +141,17 @@ func (c *Cursor) FindRowid(rowid int64) (payload []byte, pgno uint32, st FindSta
 	}
 loop:
 	return c.search(rowid, pgno, keyRange{lo: lo, hi: hi, loOK: true, hiOK: true}, false)
+}
+
+// pageData returns the usable bytes of page pgno, read through the source,
+// for a short path (FindRowid, FindBlob) when the flat pages do not hold
+// it, as when a snapshot's WAL holds frames; nil when it cannot be read.
+func (c *Cursor) pageData(pgno uint32) []byte {
+	data, err := c.src.Page(pgno)
+	if err != nil || len(data) < c.usable {
+		return nil
+	}
+	return data[:c.usable:c.usable]
 }
 
 // findCellView is how many bytes of a cell FindRowid's short path reads

@@ -179,11 +179,18 @@ func (c *Cursor) FindBlob(d *KeyDir, key []byte) (payload []byte, pgno uint32, s
 	e, prev := &d.leaves[i], &d.leaves[i-1]
 	n, usable := int(e.cells), c.usable
 	kp, lo, hi := format.KeyPrefix64(key), prev.prefix, e.prefix
-	off := int(e.leaf-1) * c.flatPS
-	if e.last || n < 1 || hi <= lo || kp < lo || kp > hi || off >= len(c.flat) || e.leaf <= 1 || n > usable/format.MinCellSize {
+	if e.last || n < 1 || hi <= lo || kp < lo || kp > hi || e.leaf <= 1 || n > usable/format.MinCellSize {
 		return nil, 0, FindUnsure
 	}
-	data := c.flat[off : off+usable : off+usable]
+	var data []byte
+	if off := int(e.leaf-1) * c.flatPS; off < len(c.flat) { // e.leaf > 1
+		data = c.flat[off : off+usable : off+usable]
+	} else {
+		data = c.pageData(e.leaf)
+	}
+	if len(data) != usable {
+		return nil, 0, FindUnsure
+	}
 	m := min(int(float64(kp-lo)/float64(hi-lo)*float64(n)), n-1)
 	g := c.guessBlobCell(n, m)
 	if uint(g) < uint(usable-format.CacheLine) {
