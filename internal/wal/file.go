@@ -161,7 +161,6 @@ func (w *File) ReadFrame(n uint32, dst []byte) error {
 	return err
 }
 
-
 // flushed: the writer's view.
 func (w *File) Frame(n uint32) []byte { return w.log.FrameData(w.m.Bytes(), n) }
 
