@@ -154,15 +154,15 @@ func (w *File) Log() *Log { return w.log }
 func (w *File) Data() []byte { return w.m.Bytes() }
 
 // Frame returns the page image of frame n, committed or appended and
+// flushed: the writer's view.
+func (w *File) Frame(n uint32) []byte { return w.log.FrameData(w.m.Bytes(), n) }
+
 // ReadFrame reads the page image of frame n, written, into dst (a page
 // long) from the file rather than through the mapping.
 func (w *File) ReadFrame(n uint32, dst []byte) error {
 	_, err := w.f.ReadAt(dst[:w.pageSize], FrameOffset(n, w.pageSize)+FrameHeaderSize)
 	return err
 }
-
-// flushed: the writer's view.
-func (w *File) Frame(n uint32) []byte { return w.log.FrameData(w.m.Bytes(), n) }
 
 // Backfilled returns the number of frames copied into the database file.
 // Read it under the owner's lock.
