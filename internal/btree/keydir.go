@@ -157,16 +157,16 @@ func (c *Cursor) SeekBlobDir(d *KeyDir, key []byte) bool {
 
 // FindBlob looks key up through d, as FindRowid looks a rowid up through
 // a LeafDir: the short path of a bucket's point lookup, for a cursor set
-// by Init on the tree d describes (over FlatPages). It reads the leaf
-// where the key lies if the leaf's keys are spread evenly between the
-// separators around it (as keys that are big-endian integers or random
-// bytes are), and the cells on either side, and answers FindFound with
-// the entry's payload (held whole on the leaf) when one of them holds
+// by Init on the snapshot of the tree d describes. It reads the cell of
+// the leaf where the key would lie if the leaf's keys were spread evenly
+// between the separators around it (as keys that are big-endian integers
+// or random bytes are), and a cell on either side, and answers FindFound
+// with the entry's payload (held whole on the leaf) when one of them holds
 // key. The lines where that cell should start are loaded with the leaf's
-// header, from the cell size of the last leaf read. Anything else, a key
-// equal to a separator included, answers FindUnsure: the caller then
-// seeks with SeekBlobDir, which answers for every tree. The cursor is
-// left invalid.
+// header, from where the last leaf read had it (guessBlobCell). Anything
+// else, a key equal to a separator included, answers FindUnsure: the
+// caller then seeks with SeekBlobDir, which answers for every tree. The
+// cursor is left invalid.
 //
 //	index leaf cell: payload size (varint) | payload [| first overflow page]
 //	payload:         header size | key type | value type | key | value
