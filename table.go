@@ -415,7 +415,7 @@ func (tc *TableCursor) Err() error {
 const (
 	dirMinLookups      = 256
 	dirLeavesPerLookup = 8
-	dirMaxLeaves       = 1 << 18 // 16 bytes a leaf: 4 MiB, a table of 1 GiB in 4 KiB pages
+	dirMaxLeaves       = 1 << 20 // 16 bytes a leaf: 16 MiB, a table of 4 GiB in 4 KiB pages
 	readDirs           = 8
 )
 
