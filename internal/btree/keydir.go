@@ -61,10 +61,10 @@ const KeyDirMaxArena = 16 << 20
 // Leaves returns the number of leaves in d.
 func (d *KeyDir) Leaves() int { return len(d.ents) }
 
-// find returns the first leaf i whose separator is not below key (the
-// last leaf if none is), and whether that separator equals key.
-func (d *KeyDir) find(key []byte) (int, bool) {
-	kp := format.KeyPrefix64(key)
+// find returns the first leaf i whose separator is not below key, whose
+// format.KeyPrefix64 is kp (the last leaf if none is), and whether that
+// separator equals key.
+func (d *KeyDir) find(key []byte, kp uint64) (int, bool) {
 	pre := d.leaves[:len(d.leaves)-1] // the last leaf has no separator
 	a, b := 0, len(pre)
 	// A first guess from where the prefix falls between the first and
@@ -108,7 +108,7 @@ func (d *KeyDir) find(key []byte) (int, bool) {
 // on that entry for Entry and Payload only; Init it before moving it.
 func (c *Cursor) SeekBlobDir(d *KeyDir, key []byte) bool {
 	c.reset()
-	i, exact := d.find(key)
+	i, exact := d.find(key, format.KeyPrefix64(key))
 	e := &d.ents[i]
 	if exact {
 		if err := c.push(e.sepPage); err != nil {
@@ -172,13 +172,14 @@ func (c *Cursor) SeekBlobDir(d *KeyDir, key []byte) bool {
 //	payload:         header size | key type | value type | key | value
 func (c *Cursor) FindBlob(d *KeyDir, key []byte) (payload []byte, pgno uint32, st FindStatus) {
 	c.depth, c.valid = 0, false
-	i, exact := d.find(key)
+	kp := format.KeyPrefix64(key)
+	i, exact := d.find(key, kp)
 	if exact || i == 0 {
 		return nil, 0, FindUnsure
 	}
 	e, prev := &d.leaves[i], &d.leaves[i-1]
 	n, usable := int(e.cells), c.usable
-	kp, lo, hi := format.KeyPrefix64(key), prev.prefix, e.prefix
+	lo, hi := prev.prefix, e.prefix
 	if e.last || n < 1 || hi <= lo || kp < lo || kp > hi || e.leaf <= 1 || n > usable/format.MinCellSize {
 		return nil, 0, FindUnsure
 	}

@@ -60,7 +60,26 @@ type MemoryResult struct {
 // directory under dir that it removes, and returns the figures. Run it in
 // a process of its own (RunChild with -memory-rows): the memory figures are
 // the whole process's.
-func MeasureMemory(dir, peer string, rows int, values FixtureOptions, popt PeerOptions) (res MemoryResult, err error) {
+func MeasureMemory(dir, peer string, rows int, values FixtureOptions, popt PeerOptions) (MemoryResult, error) {
+	return measureLoad(dir, peer, "memory", rows, values, popt,
+		StoreOptions{Sequential: true, CacheSize: MemoryCache}, StoreOptions{},
+		func(s Store) (int, error) {
+			if err := loadGenerated(s, values, rows); err != nil {
+				return 0, err
+			}
+			return rows, s.Close()
+		})
+}
+
+// measureLoad is MeasureMemory's and MeasureMemoryRand's measure: a fresh
+// store of peer (from popt) opened with open in a new directory under dir
+// that it removes, whose rows load inserts, commits and closes (or, past
+// a time limit, stops and rolls back: errStopped, with the rows it
+// inserted); then the time, the process's peak anonymous and resident
+// memory and the files' size, and, reopened with reopen, a check of
+// every row.
+func measureLoad(dir, peer, what string, rows int, values FixtureOptions, popt PeerOptions, open, reopen StoreOptions,
+	load func(Store) (int, error)) (res MemoryResult, err error) {
 	res = MemoryResult{Peer: peer, Rows: rows}
 	s, err := NewStore(peer, popt)
 	if err != nil {
@@ -74,36 +93,41 @@ func MeasureMemory(dir, peer string, rows int, values FixtureOptions, popt PeerO
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return res, err
 	}
-	sdir, err := os.MkdirTemp(dir, peer+"-mem-")
+	sdir, err := os.MkdirTemp(dir, peer+"-"+what+"-")
 	if err != nil {
 		return res, err
 	}
 	defer func() {
 		if err = errors.Join(err, s.Close(), removeAll(sdir)); err != nil {
-			err = fmt.Errorf("bench: %s: memory at %d rows: %w", peer, rows, err)
+			err = fmt.Errorf("bench: %s: %s at %d rows: %w", peer, what, rows, err)
 		}
 	}()
 	stop := sampleAnon()
-	if err := s.Open(sdir, StoreOptions{Sequential: true, CacheSize: MemoryCache}); err != nil {
+	if err := s.Open(sdir, open); err != nil {
 		stop()
 		return res, fmt.Errorf("open: %w", err)
 	}
 	start := time.Now()
-	err = loadGenerated(s, values, rows)
-	if err == nil {
-		err = s.Close()
+	loaded, err := load(s)
+	stopped := errors.Is(err, errStopped)
+	if stopped {
+		err = nil
 	}
-	res.NsPerRow = perOp(time.Since(start), rows)
-	peak := stop()
+	res.NsPerRow = perOp(time.Since(start), max(loaded, 1))
+	res.PeakAnon = stop()
+	res.MaxRSS = maxRSS()
 	if err != nil {
 		return res, err
 	}
-	res.PeakAnon, res.MaxRSS = peak, maxRSS()
+	if stopped {
+		res.Stopped, res.Loaded = true, loaded
+		return res, nil
+	}
 	if res.FileSize, err = dirSize(sdir); err != nil {
 		return res, err
 	}
 	// No peer wins by dropping rows: count them, and check a few.
-	if err := s.Open(sdir, StoreOptions{}); err != nil {
+	if err := s.Open(sdir, reopen); err != nil {
 		return res, fmt.Errorf("reopen: %w", err)
 	}
 	return res, countRows(s, values, rows)
@@ -221,36 +245,49 @@ func runLoadChild(command []string, dir, peer, workload string, rows int, values
 // figures include everything the process did before).
 func runMemory(cfg *Config, dir string, rep *Report) error {
 	rows := cfg.Writes.MemoryRows
+	var err error
+	rep.Memory, err = runLoads(cfg, rows, "memory: %s loading %d rows ...", func(name string) (MemoryResult, error) {
+		if cfg.ChildCommand != nil {
+			return runMemoryChild(cfg.ChildCommand, dir, name, rows, cfg.Fixture, cfg.PeerOptions)
+		}
+		return MeasureMemory(dir, name, rows, cfg.Fixture, cfg.PeerOptions)
+	})
+	return err
+}
+
+// runLoads runs measure, a load of rows rows, for each peer that cfg can
+// make, cfg.Count rounds, announcing each with progress (given the peer
+// and rows), and returns each peer's median of its rounds (Skipped for a
+// peer that never ran). A load measured in this process (no
+// cfg.ChildCommand) reports no memory: the figures are this process's,
+// not the peer's.
+func runLoads(cfg *Config, rows int, progress string, measure func(name string) (MemoryResult, error)) ([]MemoryResult, error) {
 	samples := map[string][]MemoryResult{}
 	for round := 1; round <= cfg.Count; round++ {
 		for _, name := range cfg.Peers {
 			if _, err := NewStore(name, cfg.PeerOptions); Skipped(err) {
 				continue
 			}
-			cfg.progress("%smemory: %s loading %d rows ...", cfg.round(round), name, rows)
-			var res MemoryResult
-			var err error
-			if cfg.ChildCommand != nil {
-				res, err = runMemoryChild(cfg.ChildCommand, dir, name, rows, cfg.Fixture, cfg.PeerOptions)
-			} else {
-				res, err = MeasureMemory(dir, name, rows, cfg.Fixture, cfg.PeerOptions)
-				res.PeakAnon, res.MaxRSS = 0, 0 // this process's, not the peer's
-			}
+			cfg.progress(cfg.round(round)+progress, name, rows)
+			res, err := measure(name)
 			if err != nil {
-				return err
+				return nil, err
+			}
+			if cfg.ChildCommand == nil {
+				res.PeakAnon, res.MaxRSS = 0, 0
 			}
 			samples[name] = append(samples[name], res)
 		}
 	}
+	var out []MemoryResult
 	for _, name := range cfg.Peers {
-		rs := samples[name]
-		if len(rs) == 0 {
-			rep.Memory = append(rep.Memory, MemoryResult{Peer: name, Rows: rows, Skipped: true})
-			continue
+		if rs := samples[name]; len(rs) > 0 {
+			out = append(out, medianMemory(rs))
+		} else {
+			out = append(out, MemoryResult{Peer: name, Rows: rows, Skipped: true})
 		}
-		rep.Memory = append(rep.Memory, medianMemory(rs))
 	}
-	return nil
+	return out, nil
 }
 
 // medianMemory returns the median of each measure of the memory results,

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"time"
 )
@@ -124,68 +123,29 @@ func loadRandom(s Store, values FixtureOptions, rows int, deadline time.Time) (i
 // removes, stopping after limit (0: never), and returns the figures. Run
 // it in a process of its own (RunChild with -memory-rand-rows), as
 // MeasureMemory.
-func MeasureMemoryRand(dir, peer string, rows int, values FixtureOptions, limit time.Duration) (res MemoryResult, err error) {
-	res = MemoryResult{Peer: peer, Rows: rows}
-	defaults := PeerOptions{SQLiteDefaults: true}
-	s, err := NewStore(peer, defaults)
-	if err != nil {
-		if Skipped(err) {
-			res.Skipped = true
-			return res, nil
-		}
-		return res, err
-	}
-	values = values.withDefaults()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return res, err
-	}
-	sdir, err := os.MkdirTemp(dir, peer+"-memrand-")
-	if err != nil {
-		return res, err
-	}
-	defer func() {
-		if err = errors.Join(err, s.Close(), removeAll(sdir)); err != nil {
-			err = fmt.Errorf("bench: %s: memory-rand at %d rows: %w", peer, rows, err)
-		}
-	}()
-	stop := sampleAnon()
-	if err := s.Open(sdir, StoreOptions{Defaults: true}); err != nil {
-		stop()
-		return res, fmt.Errorf("open: %w", err)
-	}
+func MeasureMemoryRand(dir, peer string, rows int, values FixtureOptions, limit time.Duration) (MemoryResult, error) {
 	var deadline time.Time
 	if limit > 0 {
 		deadline = time.Now().Add(limit)
 	}
-	start := time.Now()
-	loaded, err := loadRandom(s, values, rows, deadline)
-	stopped := errors.Is(err, errStopped)
-	if stopped {
-		err = s.Close() // rolls back
-	} else if err == nil {
-		if f, ok := s.(flusher); ok { // pebble: the rows into sstables, as load-rand
-			err = f.Flush()
-		}
-		err = errors.Join(err, s.Close())
-	}
-	res.NsPerRow = perOp(time.Since(start), max(loaded, 1))
-	res.PeakAnon = stop()
-	res.MaxRSS = maxRSS()
-	if err != nil {
-		return res, err
-	}
-	if stopped {
-		res.Stopped, res.Loaded = true, loaded
-		return res, nil
-	}
-	if res.FileSize, err = dirSize(sdir); err != nil {
-		return res, err
-	}
-	// No peer wins by dropping rows: every key once, some values.
-	if err := s.Open(sdir, StoreOptions{Defaults: true}); err != nil {
-		return res, fmt.Errorf("reopen: %w", err)
-	}
-	return res, countRows(s, values, rows)
+	return measureLoad(dir, peer, "memory-rand", rows, values, PeerOptions{SQLiteDefaults: true},
+		StoreOptions{Defaults: true}, StoreOptions{Defaults: true},
+		func(s Store) (int, error) {
+			loaded, err := loadRandom(s, values.withDefaults(), rows, deadline)
+			switch {
+			case errors.Is(err, errStopped):
+				if err := s.Close(); err != nil { // rolls back
+					return loaded, err
+				}
+				return loaded, errStopped
+			case err != nil:
+				return loaded, err
+			}
+			if f, ok := s.(flusher); ok { // pebble: the rows into sstables, as load-rand
+				err = f.Flush()
+			}
+			return loaded, errors.Join(err, s.Close())
+		})
 }
 
 // runMemoryRand measures the memory-rand workload, each peer in a child
@@ -193,37 +153,15 @@ func MeasureMemoryRand(dir, peer string, rows int, values FixtureOptions, limit 
 // no memory), as runMemory.
 func runMemoryRand(cfg *Config, dir string, rep *Report) error {
 	rows, limit := cfg.Writes.MemoryRandRows, cfg.Writes.MemoryRandLimit
-	samples := map[string][]MemoryResult{}
-	for round := 1; round <= cfg.Count; round++ {
-		for _, name := range cfg.Peers {
-			if _, err := NewStore(name, cfg.PeerOptions); Skipped(err) {
-				continue
-			}
-			cfg.progress("%smemory-rand: %s loading %d rows in random order ...", cfg.round(round), name, rows)
-			var res MemoryResult
-			var err error
-			if cfg.ChildCommand != nil {
-				res, err = runLoadChild(cfg.ChildCommand, dir, name, MemoryRandWorkload, rows, cfg.Fixture, cfg.PeerOptions,
-					"-memory-rand-rows", strconv.Itoa(rows), "-limit", limit.String())
-			} else {
-				res, err = MeasureMemoryRand(dir, name, rows, cfg.Fixture, limit)
-				res.PeakAnon, res.MaxRSS = 0, 0 // this process's, not the peer's
-			}
-			if err != nil {
-				return err
-			}
-			samples[name] = append(samples[name], res)
+	var err error
+	rep.MemoryRand, err = runLoads(cfg, rows, "memory-rand: %s loading %d rows in random order ...", func(name string) (MemoryResult, error) {
+		if cfg.ChildCommand != nil {
+			return runLoadChild(cfg.ChildCommand, dir, name, MemoryRandWorkload, rows, cfg.Fixture, cfg.PeerOptions,
+				"-memory-rand-rows", strconv.Itoa(rows), "-limit", limit.String())
 		}
-	}
-	for _, name := range cfg.Peers {
-		rs := samples[name]
-		if len(rs) == 0 {
-			rep.MemoryRand = append(rep.MemoryRand, MemoryResult{Peer: name, Rows: rows, Skipped: true})
-			continue
-		}
-		rep.MemoryRand = append(rep.MemoryRand, medianMemory(rs))
-	}
-	return nil
+		return MeasureMemoryRand(dir, name, rows, cfg.Fixture, limit)
+	})
+	return err
 }
 
 // memoryRandTargets are issue #31's targets on the memory-rand workload:
