@@ -143,6 +143,7 @@ func (p *Pager) copyFrames(l *wal.Log, walData []byte, from, safe, nPages uint32
 		size = 0 // the file only grows to cover what is copied
 	}
 	runs := p.runs()
+	runs.writeback = true
 	for _, op := range ops {
 		if err := runs.add(op.pgno, l.FrameData(walData, op.frame)); err != nil {
 			return err

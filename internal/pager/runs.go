@@ -1,6 +1,9 @@
 package pager
 
-import "github.com/pagodadb/pagoda/internal/wal"
+import (
+	"github.com/pagodadb/pagoda/internal/vfs"
+	"github.com/pagodadb/pagoda/internal/wal"
+)
 
 // pageRuns writes pages into the database file, given in increasing page
 // order: each run of consecutive pages in one system call, as many as the
@@ -11,6 +14,31 @@ type pageRuns struct {
 	buf   []byte
 	start uint32 // the page buf begins with
 	err   error  // the first write that failed; nothing is written after it
+	// writeback asks the system to start writing the runs to the device
+	// as they are written (a checkpoint's: its sync follows, and no run
+	// is written twice before it); wbFrom..wbTo is the span written since
+	// the last StartWriteback, wbBytes the bytes written in it.
+	writeback    bool
+	wbFrom, wbTo int64
+	wbBytes      int
+}
+
+// wroteBack notes n bytes written at off, and once a batch's worth is
+// written, asks the system to start writing their span to the device:
+// a sync of the file follows the runs, and waits for less (the span's
+// pages not written are clean, and cost nothing).
+func (r *pageRuns) wroteBack(off int64, n int) {
+	if !r.writeback || r.p.opts.Sync == SyncOff {
+		return
+	}
+	if r.wbBytes == 0 {
+		r.wbFrom = off
+	}
+	r.wbTo, r.wbBytes = off+int64(n), r.wbBytes+n
+	if r.wbBytes >= cap(r.buf) {
+		vfs.StartWriteback(r.p.f, r.wbFrom, r.wbTo-r.wbFrom)
+		r.wbBytes = 0
+	}
 }
 
 // ioBuffer returns the writer's I/O buffer: the WAL batches frames in it
@@ -45,7 +73,11 @@ func (r *pageRuns) add(pgno uint32, page []byte) error {
 // flush writes the run and returns the first error of a write.
 func (r *pageRuns) flush() error {
 	if len(r.buf) > 0 && r.err == nil {
-		_, r.err = r.p.f.WriteAt(r.buf, int64(r.start-1)*int64(r.p.pageSize))
+		off := int64(r.start-1) * int64(r.p.pageSize)
+		_, r.err = r.p.f.WriteAt(r.buf, off)
+		if r.err == nil {
+			r.wroteBack(off, len(r.buf))
+		}
 	}
 	r.buf = r.buf[:0]
 	return r.err

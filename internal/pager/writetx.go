@@ -579,6 +579,8 @@ func (p *Pager) appendCommit(w *WriteTx) error {
 	w.pages.each(func(pgno uint32, _ *pageSlot) { last = pgno })
 	first := p.wal.Log().MaxFrame + 1
 	var err error
+	p.wal.WriteBack(true) // the commit's sync follows its frames
+	defer p.wal.WriteBack(false)
 	w.pages.each(func(pgno uint32, s *pageSlot) {
 		if err != nil {
 			return

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pagodadb/pagoda/internal/format"
@@ -830,4 +832,110 @@ func mappedRSS(t *testing.T, path string) int64 {
 		}
 	}
 	return total
+}
+
+// hintFS is the OS's file system whose files count the writeback hints
+// they take (vfs.StartWriteback), by file name.
+type hintFS struct {
+	vfs.FS
+	mu    *sync.Mutex
+	hints map[string]int
+}
+
+type hintFile struct {
+	vfs.File
+	fs hintFS
+}
+
+func (h hintFS) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error) {
+	f, err := h.FS.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return hintFile{f, h}, nil
+}
+
+func (f hintFile) StartWriteback(off, n int64) {
+	f.fs.mu.Lock()
+	f.fs.hints[filepath.Base(f.Name())]++
+	f.fs.mu.Unlock()
+}
+
+func (h hintFS) count(name string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.hints[name]
+}
+
+// TestWriteBackHints: a commit's frames and a checkpoint's pages are
+// handed to the system to write back as they are written, ahead of their
+// sync; a transaction's spills, which it may write again before its
+// commit, are not.
+func TestWriteBackHints(t *testing.T) {
+	const pages = 1000
+	h := hintFS{FS: vfs.OS, mu: new(sync.Mutex), hints: map[string]int{}}
+	path := filepath.Join(t.TempDir(), "hints.db")
+	p, err := Open(path, Options{FS: h, PageSize: 4096, CacheSize: 256 * 4096, CheckpointPages: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	write := func(fill byte, all []uint32) []uint32 {
+		t.Helper()
+		w, err := p.BeginWrite()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Rollback()
+		fresh := all == nil
+		for i := range pages {
+			var b []byte
+			if fresh {
+				var pg uint32
+				pg, b, err = w.Allocate()
+				all = append(all, pg)
+			} else {
+				b, err = w.Write(all[i])
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			b[0] = fill
+			if err := w.Settle(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !fresh && !w.spilled() { // new pages spill into the file (rule 11)
+			t.Fatal("the transaction did not spill into the WAL")
+		}
+		if n := h.count(filepath.Base(WALPath(path))); n != 0 {
+			t.Fatalf("%d writeback hints for the WAL before the commit, from spills", n)
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		return all
+	}
+	all := write(1, nil)
+	before := h.count(filepath.Base(path))
+	write(2, all) // committed pages: spilled into the WAL, then committed there
+	if n := h.count(filepath.Base(WALPath(path))); n == 0 {
+		t.Error("no writeback hint for the WAL at a commit of more than a batch of frames")
+	}
+	if n := h.count(filepath.Base(path)); n != before {
+		t.Errorf("%d writeback hints for the database file from a transaction, want none", n-before)
+	}
+	if _, err := p.Checkpoint(CheckpointPassive); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.count(filepath.Base(path)); n == before {
+		t.Error("no writeback hint for the database file from a checkpoint of 1000 pages")
+	}
+	s := p.Snapshot()
+	defer s.Release()
+	for _, pg := range all {
+		if b, _ := s.Page(pg); b[0] != 2 {
+			t.Fatalf("page %d after the checkpoint: %x", pg, b[0])
+		}
+	}
 }

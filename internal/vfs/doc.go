@@ -4,7 +4,8 @@
 // (Fault) where the operating system (OS, the default) normally is.
 //
 // The operations are those of the pager and no more: open or create,
-// ReadAt, WriteAt, Sync (data and size: fdatasync(2) on Linux), Truncate,
+// ReadAt, WriteAt, Sync (data and size: fdatasync(2) on Linux), a hint to
+// start writing back (StartWriteback: sync_file_range(2) on Linux), Truncate,
 // Size, Close, Remove, SyncDir (fsync of a directory, which makes file
 // creation and removal durable), Map and Unmap (a read-only shared mapping
 // of a file: mmap(2) on unix, a copy elsewhere, see MapCopies), MapShared (a

@@ -46,6 +46,7 @@ func (f *osFile) Name() string                             { return f.f.Name() }
 func (f *osFile) ReadAt(b []byte, off int64) (int, error)  { return f.f.ReadAt(b, off) }
 func (f *osFile) WriteAt(b []byte, off int64) (int, error) { return f.f.WriteAt(b, off) }
 func (f *osFile) Sync() error                              { return datasync(f.f) }
+func (f *osFile) StartWriteback(off, n int64)              { startWriteback(f.f, off, n) }
 func (f *osFile) Truncate(size int64) error                { return f.f.Truncate(size) }
 func (f *osFile) Map(size int) ([]byte, error)             { return mapFile(f.f, size) }
 func (f *osFile) Close() error                             { return f.f.Close() }

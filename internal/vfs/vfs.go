@@ -134,3 +134,14 @@ var ErrLocked = format.ErrLocked
 
 // OS is the operating system's file system: the default FS.
 var OS FS = osFS{}
+
+// StartWriteback asks the system to start writing n bytes of f from off
+// (just written) to the device, without waiting for them: a hint, for a
+// writer that will Sync them after more work, so that the device writes
+// while it works and the Sync waits for less. A File that cannot
+// (Fault's, or one on a system without sync_file_range(2)) ignores it.
+func StartWriteback(f File, off, n int64) {
+	if w, ok := f.(interface{ StartWriteback(off, n int64) }); ok {
+		w.StartWriteback(off, n)
+	}
+}

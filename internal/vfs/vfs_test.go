@@ -70,6 +70,44 @@ func TestOSFile(t *testing.T) {
 	}
 }
 
+// TestStartWriteback: the hint leaves the file's bytes as written, on the
+// OS's file (which takes it on Linux) and on a Fault's (which ignores it
+// and counts no operation).
+func TestStartWriteback(t *testing.T) {
+	dir := t.TempDir()
+	data := bytes.Repeat([]byte("pagoda!\n"), 1<<17) // 1 MiB
+	f := openRW(t, OS, filepath.Join(dir, "os"))
+	if _, ok := f.(interface{ StartWriteback(off, n int64) }); !ok && runtime.GOOS == "linux" {
+		t.Fatal("the OS's file does not take the hint on Linux")
+	}
+	if _, err := f.WriteAt(data, 4096); err != nil {
+		t.Fatal(err)
+	}
+	StartWriteback(f, 4096, int64(len(data)))
+	StartWriteback(f, 0, 1<<30) // past the end: nothing to write
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "os"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 4096+len(data) || !bytes.Equal(got[4096:], data) || !bytes.Equal(got[:4096], make([]byte, 4096)) {
+		t.Fatalf("after StartWriteback the file holds %d bytes, not what was written", len(got))
+	}
+
+	flt := NewFault(OS)
+	g := openRW(t, flt, filepath.Join(dir, "fault"))
+	if _, err := g.WriteAt(data, 0); err != nil {
+		t.Fatal(err)
+	}
+	before := flt.Ops()
+	StartWriteback(g, 0, int64(len(data)))
+	if after := flt.Ops(); after != before {
+		t.Fatalf("a Fault's file counted the hint: %d operations, then %d", before, after)
+	}
+}
+
 // TestMapShared: two writable shared views of a file, one at an offset,
 // see each other's stores and the file holds them; a Fault passes the
 // view through, counting it as a mapping, and can make it fail.

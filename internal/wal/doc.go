@@ -66,7 +66,12 @@
 //     frame once; the checksums from the first frame written over on are
 //     computed again, from the mapped frames, before the commit point
 //     (Commit), as SQLite's walRewriteChecksums does. Until then those
-//     frames fail their checksums, as a transaction's frames may.
+//     frames fail their checksums, as a transaction's frames may. While
+//     the owner appends a commit's frames (WriteBack), each batch written
+//     is handed to the system to write back (vfs.StartWriteback), so that
+//     the device writes it while the next are encoded and the commit's
+//     sync waits for less; spilled frames are not, as they may be written
+//     again before the commit.
 //  7. Commit writes the frames still batched and maps them, then, when the
 //     owner asks (its SyncFull), syncs the WAL: that sync is the commit
 //     point, and nothing after it fails. The first sync of a File syncs the

@@ -47,6 +47,7 @@ type File struct {
 	recksum   uint32   // the first pending frame Overwrite wrote over (0: none)
 	allocated int64    // the file is known to be at least this long (preallocate)
 	dirSynced bool     // the WAL's directory entry is durable
+	writeback bool     // Append starts each batch's writeback (WriteBack)
 	// durable says that every committed frame is known to be on stable
 	// storage: synced by this File. A WAL found at Open may hold frames
 	// that its writer never synced.

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"path/filepath"
+
+	"github.com/pagodadb/pagoda/internal/vfs"
 )
 
 // The writer: a transaction's frames are appended after the last commit
@@ -26,6 +28,12 @@ func BatchBytes(pageSize int) int { return frameBatch * (FrameHeaderSize + pageS
 // first Append of a transaction and after the Flush, Commit or Rollback
 // that ends a run of Appends. Without one, Append allocates its own.
 func (w *File) SetBuffer(b []byte) { w.batch = b[:0:BatchBytes(w.pageSize)] }
+
+// WriteBack sets whether Append asks the system to start writing each
+// batch of frames it writes to the device (vfs.StartWriteback): on for
+// the frames of a commit, whose sync follows them; off (the default) for
+// a transaction's spills, whose frames may be written again before it.
+func (w *File) WriteBack(on bool) { w.writeback = on }
 
 // Pending returns the number of frames appended since the last commit.
 func (w *File) Pending() int { return len(w.pending) }
@@ -99,7 +107,15 @@ func (w *File) Append(pgno uint32, page []byte, commit uint32) (uint32, error) {
 		w.dbSize = commit
 	}
 	if len(w.batch) == cap(w.batch) {
-		return n, w.writeBatch()
+		off, size := w.batchOff, int64(len(w.batch))
+		if err := w.writeBatch(); err != nil {
+			return n, err
+		}
+		// More frames follow, then the commit's sync: the device can
+		// write these meanwhile.
+		if w.writeback && !w.noSync {
+			vfs.StartWriteback(w.f, off, size)
+		}
 	}
 	return n, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -305,5 +306,54 @@ func TestWriterPreallocates(t *testing.T) {
 	l, err := Recover(data, testPageSize)
 	if err != nil || l.MaxFrame != 5 {
 		t.Fatalf("recovered %d frames (%v), want 5", l.MaxFrame, err)
+	}
+}
+
+// wbFS is the OS's file system whose files record the writeback hints
+// they take (vfs.StartWriteback).
+type wbFS struct {
+	vfs.FS
+	hints *[][2]int64 // offset, length
+}
+
+type wbFile struct {
+	vfs.File
+	hints *[][2]int64
+}
+
+func (f wbFS) OpenFile(name string, flag int, perm os.FileMode) (vfs.File, error) {
+	file, err := f.FS.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return wbFile{file, f.hints}, nil
+}
+
+func (f wbFile) StartWriteback(off, n int64) { *f.hints = append(*f.hints, [2]int64{off, n}) }
+
+// TestWriterWriteBack: with WriteBack on, each full batch a commit writes
+// is handed to the system to write back, the batch at the commit (which
+// its sync writes) is not, and the log reads back as without; with it off
+// (the default, for spills), or without syncs, no batch is.
+func TestWriterWriteBack(t *testing.T) {
+	frameSize := int64(FrameHeaderSize + testPageSize)
+	for _, tc := range []struct {
+		on, noSync bool
+		want       [][2]int64
+	}{
+		{on: true, want: [][2]int64{{HeaderSize, frameBatch * frameSize}, {HeaderSize + frameBatch*frameSize, frameBatch * frameSize}}},
+		{on: false},
+		{on: true, noSync: true},
+	} {
+		var hints [][2]int64
+		w, mu := newWriter(t, wbFS{vfs.OS, &hints}, tc.noSync)
+		w.WriteBack(tc.on)
+		commit(t, w, mu, 2*frameBatch+2, 0)
+		if len(hints) != len(tc.want) || (len(hints) > 0 && !slices.Equal(hints, tc.want)) {
+			t.Errorf("WriteBack(%v), noSync %v: hints %v, want %v", tc.on, tc.noSync, hints, tc.want)
+		}
+		if got := recovered(t, w); got.MaxFrame != 2*frameBatch+2 || got.Cksum1 != w.Log().Cksum1 || got.Cksum2 != w.Log().Cksum2 {
+			t.Errorf("WriteBack(%v): recovered %d frames, want %d with the same checksum", tc.on, got.MaxFrame, 2*frameBatch+2)
+		}
 	}
 }

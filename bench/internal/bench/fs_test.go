@@ -384,6 +384,11 @@ func runFSBenchmark(b *testing.B, kind string) {
 	if _, err := BuildArchive(tree, file); err != nil {
 		b.Fatal(err)
 	}
+	if slices.Contains(FSPeerNames, sqlite3Peer) {
+		if _, err := BuildSQLite3Archive(tree, sqlite3Archive(file)); err != nil {
+			b.Fatal(err)
+		}
+	}
 	for _, peer := range FSPeerNames {
 		b.Run(peer, func(b *testing.B) {
 			p, err := OpenFSPeer(peer, tree, file, PeerOptions{})
