@@ -613,6 +613,7 @@ func (p *Pager) exclusiveRollback() error {
 func (w *WriteTx) writeFile() error {
 	p := w.p
 	runs := p.runs()
+	runs.writeback = true // the journal is synced; the file's sync follows
 	var err error
 	w.pages.each(func(pgno uint32, s *pageSlot) {
 		if err == nil && pgno <= w.nPages {

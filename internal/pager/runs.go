@@ -15,8 +15,8 @@ type pageRuns struct {
 	start uint32 // the page buf begins with
 	err   error  // the first write that failed; nothing is written after it
 	// writeback asks the system to start writing the runs to the device
-	// as they are written (a checkpoint's: its sync follows, and no run
-	// is written twice before it); wbFrom..wbTo is the span written since
+	// as they are written (a checkpoint's, or a rollback-mode commit's:
+	// its sync follows, and no run is written twice before it); wbFrom..wbTo is the span written since
 	// the last StartWriteback, wbBytes the bytes written in it.
 	writeback    bool
 	wbFrom, wbTo int64

@@ -938,4 +938,35 @@ func TestWriteBackHints(t *testing.T) {
 			t.Fatalf("page %d after the checkpoint: %x", pg, b[0])
 		}
 	}
+
+	// Rollback mode: the commit writes its pages into the file after the
+	// journal's sync, and hints them.
+	rpath := filepath.Join(t.TempDir(), "hints-rollback.db")
+	sqltest.Exec(t, rpath, "PRAGMA page_size=4096", "PRAGMA journal_mode=DELETE", "CREATE TABLE t(v)")
+	r, err := Open(rpath, Options{FS: h, CacheSize: 4096 * 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	w, err := r.BeginWrite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Rollback()
+	for range pages {
+		if _, b, err := w.Allocate(); err != nil {
+			t.Fatal(err)
+		} else {
+			b[0] = 3
+		}
+	}
+	if n := h.count(filepath.Base(rpath)); n != 0 {
+		t.Fatalf("%d writeback hints for a rollback-mode file before its commit", n)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.count(filepath.Base(rpath)); n == 0 {
+		t.Error("no writeback hint for a rollback-mode file at a commit of 1000 pages")
+	}
 }
