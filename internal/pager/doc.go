@@ -319,9 +319,14 @@
 //     Options.CacheSize) keeps the pages it reads back out of the
 //     process's resident set. In WAL mode it reads each page it does not
 //     hold from the files (pread) into a clean copy, which Page returns
-//     until Settle drops it: Settle drops them all before a spill (the
-//     pages spilled are read back anew) and whenever they pass a quarter
-//     of the cache (readClean). Reads through the mappings would leave
+//     until Settle drops it, and which Write makes the changed page
+//     without copying it. Settle drops them all before a spill (copies
+//     read before it may be stale), then keeps pages the spill wrote as
+//     clean copies, interior pages first, up to half the copies' limit
+//     of a quarter of the cache; past that limit it drops the oldest,
+//     interior pages last, down to half of it (trimClean). Settle is
+//     the one place copies go: no page slice Page returned is in use
+//     then. Reads through the mappings would leave
 //     every page read mapped, up to the whole file, beside the cache (a
 //     fault maps the page's neighbours too). In rollback-journal mode it
 //     reads through the mapping and lets the mapping's pages go from the

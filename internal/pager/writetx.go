@@ -19,7 +19,10 @@ type writeState struct {
 	bufs  [][]byte  // page buffers to reuse
 	io    []byte    // the I/O buffer (ioBuffer)
 	wrote bool      // a transaction committed: Close checkpoints
-	clean []uint32  // the pages whose slot holds a clean copy (readClean)
+	clean []uint32  // the pages whose slot held a clean copy (readClean)
+	// nClean is the number of clean copies held: those of clean that
+	// Write has not made the page's own buffer.
+	nClean int
 }
 
 // DefaultCacheSize is the memory a write transaction's changed pages may
@@ -240,6 +243,7 @@ func (w *WriteTx) readClean(pgno, frame uint32) ([]byte, error) {
 	w.pages.slot(pgno).clean = b
 	ws := &w.p.wstate
 	ws.clean = append(ws.clean, pgno)
+	ws.nClean++
 	return b, nil
 }
 
@@ -252,7 +256,33 @@ func (w *WriteTx) dropClean() {
 			s.clean = nil
 		}
 	}
-	ws.clean = ws.clean[:0]
+	ws.clean, ws.nClean = ws.clean[:0], 0
+}
+
+// trimClean recycles clean copies, oldest first and interior pages last
+// (every descent reads them), until at most target are left (rule 45).
+func (w *WriteTx) trimClean(target int) {
+	ws := &w.p.wstate
+	for _, interiorToo := range [2]bool{false, true} {
+		kept := ws.clean[:0]
+		for _, pgno := range ws.clean {
+			s := w.pages.get(pgno)
+			if s == nil || s.clean == nil {
+				continue // made the changed page by Write
+			}
+			if ws.nClean > target && (interiorToo || !interior(pgno, s.clean)) {
+				w.recycle(s.clean)
+				s.clean = nil
+				ws.nClean--
+				continue
+			}
+			kept = append(kept, pgno)
+		}
+		ws.clean = kept
+		if ws.nClean <= target {
+			return
+		}
+	}
 }
 
 // readMapped counts a read through the mapping of a rollback-mode
@@ -269,8 +299,18 @@ func (w *WriteTx) readMapped() {
 // Write returns a writable copy of page pgno, the same one on every call
 // within the transaction (until Settle spills it).
 func (w *WriteTx) Write(pgno uint32) ([]byte, error) {
-	if s := w.pages.get(pgno); s != nil && s.buf != nil {
-		return s.buf, nil
+	if s := w.pages.get(pgno); s != nil {
+		if s.buf != nil {
+			return s.buf, nil
+		}
+		if s.clean != nil {
+			// A clean copy (rule 45) holds the page as the files do: it
+			// becomes the changed page, with no copy of it.
+			s.buf, s.clean = s.clean, nil
+			w.p.wstate.nClean--
+			w.nDirty++
+			return s.buf, nil
+		}
 	}
 	src, err := w.Page(pgno)
 	if err != nil {
@@ -341,8 +381,8 @@ func (w *WriteTx) Settle() error {
 	if w.done {
 		return nil
 	}
-	if len(w.p.wstate.clean) > w.p.spillPages()/cleanFraction {
-		w.dropClean()
+	if limit := w.p.spillPages() / cleanFraction; w.p.wstate.nClean > limit {
+		w.trimClean(limit / 2)
 	}
 	if w.nDirty <= w.p.spillPages() {
 		return nil
@@ -382,16 +422,57 @@ func (w *WriteTx) Settle() error {
 			return err
 		}
 	}
-	// The pages are written: they are read back from the files now.
+	// The pages are written: they are read back from the files now, but
+	// for those kept as clean copies.
 	n := w.nDirty
 	p.count(func(s *Stats) { s.Spilled += uint64(n) })
-	w.pages.each(func(pgno uint32, s *pageSlot) {
-		w.recycle(s.buf)
-		s.buf = nil
-	})
+	w.keepSpilled(func(pgno uint32, s *pageSlot) bool { return true })
 	w.nDirty = 0
 	w.bounded = true
 	return nil
+}
+
+// keepSpilled turns the buffers of the pages just spilled (those spilled
+// picks among the slots holding one) into clean copies, up to half the
+// copies' limit (a cache's worth over cleanFraction), interior pages
+// first (every descent reads them), and recycles the rest (rule 45): a
+// copy holds the page as the files now do.
+func (w *WriteTx) keepSpilled(spilled func(pgno uint32, s *pageSlot) bool) {
+	ws := &w.p.wstate
+	budget := w.p.spillPages()/cleanFraction/2 - ws.nClean
+	keep := func(pgno uint32, s *pageSlot) {
+		s.clean, s.buf = s.buf, nil
+		ws.clean = append(ws.clean, pgno)
+		ws.nClean++
+		budget--
+	}
+	w.pages.each(func(pgno uint32, s *pageSlot) {
+		if s.buf != nil && budget > 0 && spilled(pgno, s) && interior(pgno, s.buf) {
+			keep(pgno, s)
+		}
+	})
+	w.pages.each(func(pgno uint32, s *pageSlot) {
+		if s.buf == nil || !spilled(pgno, s) {
+			return
+		}
+		if budget > 0 {
+			keep(pgno, s)
+			return
+		}
+		w.recycle(s.buf)
+		s.buf = nil
+	})
+}
+
+// interior reports whether page pgno's bytes b are a b-tree interior
+// page's (page 1's header comes first).
+func interior(pgno uint32, b []byte) bool {
+	at := 0
+	if pgno == 1 {
+		at = format.HeaderSize
+	}
+	t := format.PageType(b[at])
+	return t == format.PageTableInterior || t == format.PageIndexInterior
 }
 
 // armDrop starts counting the reads through the database mapping
@@ -441,19 +522,21 @@ func (w *WriteTx) spillDirect() error {
 	var werr error
 	direct := 0
 	w.pages.each(func(pgno uint32, s *pageSlot) {
-		if pgno <= w.base.nPages || werr != nil {
+		if pgno <= w.base.nPages || werr != nil || s.buf == nil {
 			return
 		}
-		werr = runs.add(pgno, s.buf)
+		werr = runs.add(pgno, s.buf) // a copy: the buffer may be recycled
 		maxPg = pgno
-		w.recycle(s.buf)
-		s.buf, s.inFile = nil, true
+		s.inFile = true
 		w.nDirty--
 		w.direct = true
 		direct++
 	})
 	if err := runs.flush(); err != nil {
 		return err
+	}
+	if werr == nil {
+		w.keepSpilled(func(pgno uint32, s *pageSlot) bool { return pgno > w.base.nPages && s.inFile })
 	}
 	p.count(func(s *Stats) { s.Spilled += uint64(direct) })
 	if direct > 0 {

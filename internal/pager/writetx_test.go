@@ -871,25 +871,30 @@ func (h hintFS) count(name string) int {
 // handed to the system to write back as they are written, ahead of their
 // sync; a transaction's spills, which it may write again before its
 // commit, are not.
+// mustBeginWrite begins p's write transaction.
+func mustBeginWrite(t *testing.T, p *Pager) *WriteTx {
+	t.Helper()
+	w, err := p.BeginWrite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 func TestWriteBackHints(t *testing.T) {
 	const pages = 1000
 	h := hintFS{FS: vfs.OS, mu: new(sync.Mutex), hints: map[string]int{}}
 	path := filepath.Join(t.TempDir(), "hints.db")
-	p, err := Open(path, Options{FS: h, PageSize: 4096, CacheSize: 256 * 4096, CheckpointPages: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustOpen(t, path, Options{FS: h, PageSize: 4096, CacheSize: 256 * 4096, CheckpointPages: -1})
 	defer p.Close()
 	write := func(fill byte, all []uint32) []uint32 {
 		t.Helper()
-		w, err := p.BeginWrite()
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := mustBeginWrite(t, p)
 		defer w.Rollback()
 		fresh := all == nil
 		for i := range pages {
 			var b []byte
+			var err error
 			if fresh {
 				var pg uint32
 				pg, b, err = w.Allocate()
@@ -943,15 +948,9 @@ func TestWriteBackHints(t *testing.T) {
 	// journal's sync, and hints them.
 	rpath := filepath.Join(t.TempDir(), "hints-rollback.db")
 	sqltest.Exec(t, rpath, "PRAGMA page_size=4096", "PRAGMA journal_mode=DELETE", "CREATE TABLE t(v)")
-	r, err := Open(rpath, Options{FS: h, CacheSize: 4096 * 4096})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustOpen(t, rpath, Options{FS: h, CacheSize: 4096 * 4096})
 	defer r.Close()
-	w, err := r.BeginWrite()
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustBeginWrite(t, r)
 	defer w.Rollback()
 	for range pages {
 		if _, b, err := w.Allocate(); err != nil {
@@ -968,5 +967,149 @@ func TestWriteBackHints(t *testing.T) {
 	}
 	if n := h.count(filepath.Base(rpath)); n == 0 {
 		t.Error("no writeback hint for a rollback-mode file at a commit of 1000 pages")
+	}
+}
+
+// TestSpillKeepsCleanCopies: a spill keeps some of the pages it wrote as
+// clean copies, interior pages first, up to half the copies' limit (a
+// cache's worth over cleanFraction), which they never pass (rule 45), so
+// that reading them again reads no file; and Write makes a clean copy the
+// changed page, reading nothing either.
+func TestSpillKeepsCleanCopies(t *testing.T) {
+	const cache, pages = 64, 400
+	limit := cache / cleanFraction
+	var reads int
+	fault := vfs.NewFault(vfs.OS)
+	fault.OnOp = func(op vfs.Op) {
+		if op.Kind == vfs.OpRead {
+			reads++
+		}
+	}
+	path := filepath.Join(t.TempDir(), "keep.db")
+	p := mustOpen(t, path, Options{FS: fault, PageSize: 4096, CacheSize: cache * 4096, CheckpointPages: -1})
+	defer p.Close()
+	w := mustBeginWrite(t, p)
+	defer w.Rollback()
+	// Every tenth page an interior page of a table b-tree, the others
+	// leaves, each tagged with its index at bytes 1-2.
+	var all []uint32
+	from, to := -1, -1 // the pages the last spill wrote: all[from:to]
+	for i := range pages {
+		pg, b, err := w.Allocate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[0] = byte(format.PageTableLeaf)
+		if i%10 == 0 {
+			b[0] = byte(format.PageTableInterior)
+		}
+		b[1], b[2] = byte(i), byte(i>>8)
+		all = append(all, pg)
+		spilled := p.Stats().Spilled
+		if err := w.Settle(); err != nil {
+			t.Fatal(err)
+		}
+		if p.Stats().Spilled > spilled {
+			from, to = to, i+1
+			if from < 0 {
+				from = 0
+			}
+		}
+		if n := w.p.wstate.nClean; n > limit {
+			t.Fatalf("%d clean copies after page %d, over the limit of %d", n, i, limit)
+		}
+	}
+	if to < 0 {
+		t.Fatal("the transaction did not spill")
+	}
+	// The last spill's interior pages are held, and some of its leaves:
+	// reading them reads no file.
+	kept, interiorKept, interiorSpilled := 0, 0, 0
+	for i, pg := range all {
+		if i >= from && i < to && i%10 == 0 {
+			interiorSpilled++
+		}
+		s := w.pages.get(pg)
+		if s == nil || s.clean == nil || pg == 1 {
+			continue
+		}
+		if i < from || i >= to {
+			t.Errorf("page %d holds a clean copy, but the last spill did not write it", pg)
+		}
+		kept++
+		if i%10 == 0 {
+			interiorKept++
+		}
+		before := reads
+		b, err := w.Page(pg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reads != before {
+			t.Fatalf("page %d, a clean copy, was read from the file", pg)
+		}
+		if b[1] != byte(i) || b[2] != byte(i>>8) {
+			t.Fatalf("page %d's clean copy holds %x, want index %d", pg, b[1:3], i)
+		}
+	}
+	if want := min(interiorSpilled, limit/2); interiorKept != want || kept != limit/2 {
+		t.Errorf("%d clean copies, %d of them interior pages; want %d, %d (the last spill wrote %d interior pages)",
+			kept, interiorKept, limit/2, want, interiorSpilled)
+	}
+	// Reading the earlier leaves back passes the limit: the oldest copies
+	// go first, the interior pages last.
+	for i, pg := range all[:from] {
+		if i%10 == 0 {
+			continue
+		}
+		b, err := w.Page(pg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b[1] != byte(i) || b[2] != byte(i>>8) {
+			t.Fatalf("page %d read back holds %x, want index %d", pg, b[1:3], i)
+		}
+		if err := w.Settle(); err != nil {
+			t.Fatal(err)
+		}
+		if n := w.p.wstate.nClean; n > limit {
+			t.Fatalf("%d clean copies reading page %d back, over the limit of %d", n, pg, limit)
+		}
+	}
+	for i, pg := range all[from:to] {
+		if s := w.pages.get(pg); (from+i)%10 == 0 && (s == nil || s.clean == nil) && interiorKept <= limit/2 {
+			t.Errorf("interior page %d lost its clean copy to reads of leaves", pg)
+		}
+	}
+	// Write takes a clean copy as the changed page, reading nothing.
+	for i, pg := range all {
+		s := w.pages.get(pg)
+		if s == nil || s.clean == nil {
+			continue
+		}
+		before, dirty := reads, w.Dirty()
+		b, err := w.Write(pg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reads != before || w.Dirty() != dirty+1 || b[1] != byte(i) || b[2] != byte(i>>8) {
+			t.Fatalf("Write of page %d, a clean copy: %d reads, dirty %d -> %d, holds %x", pg, reads-before, dirty, w.Dirty(), b[1:3])
+		}
+		b[3] = 0xee
+		break
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	s := p.Snapshot()
+	defer s.Release()
+	for i, pg := range all {
+		b, err := s.Page(pg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b[1] != byte(i) || b[2] != byte(i>>8) {
+			t.Fatalf("page %d after commit holds index %x, want %d", pg, b[1:3], i)
+		}
 	}
 }
