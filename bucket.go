@@ -101,14 +101,17 @@ func (b *Bucket) seek(key []byte) bool {
 // of a read transaction: b.dir is set only after b.cur was set on the
 // transaction's snapshot (seek), and reset when b is bound anew.
 func (b *Bucket) find(key []byte) ([]byte, bool) {
-	if b.dir == nil && b.ld != nil && b.epoch == b.tx.epoch && !b.tx.closed {
-		if d := b.ld.keys.Load(); d != nil {
-			b.cur.Init(b.tx.pages(), b.root, false, nil)
-			b.dir = d
-		}
-	}
-	if b.dir == nil || b.epoch != b.tx.epoch || b.tx.closed {
+	if b.epoch != b.tx.epoch || b.tx.closed {
 		return nil, false
+	}
+	if b.dir == nil {
+		if b.ld == nil {
+			return nil, false
+		}
+		if b.dir = b.ld.keys.Load(); b.dir == nil {
+			return nil, false
+		}
+		b.cur.Init(b.tx.pages(), b.root, false, nil)
 	}
 	payload, _, st := b.cur.FindBlob(b.dir, key)
 	if st != btree.FindFound {

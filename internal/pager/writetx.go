@@ -447,12 +447,12 @@ func (w *WriteTx) keepSpilled(spilled func(pgno uint32, s *pageSlot) bool) {
 		budget--
 	}
 	w.pages.each(func(pgno uint32, s *pageSlot) {
-		if s.buf != nil && budget > 0 && spilled(pgno, s) && interior(pgno, s.buf) {
+		if budget > 0 && spilled(pgno, s) && interior(pgno, s.buf) {
 			keep(pgno, s)
 		}
 	})
 	w.pages.each(func(pgno uint32, s *pageSlot) {
-		if s.buf == nil || !spilled(pgno, s) {
+		if !spilled(pgno, s) {
 			return
 		}
 		if budget > 0 {
@@ -522,7 +522,7 @@ func (w *WriteTx) spillDirect() error {
 	var werr error
 	direct := 0
 	w.pages.each(func(pgno uint32, s *pageSlot) {
-		if pgno <= w.base.nPages || werr != nil || s.buf == nil {
+		if pgno <= w.base.nPages || werr != nil {
 			return
 		}
 		werr = runs.add(pgno, s.buf) // a copy: the buffer may be recycled

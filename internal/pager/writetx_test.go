@@ -728,15 +728,9 @@ func TestSpillBoundsResident(t *testing.T) {
 	}
 	t.Run("wal", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "resident.db")
-		p, err := Open(path, Options{PageSize: 4096, CacheSize: cache * 4096, CheckpointPages: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mustOpen(t, path, Options{PageSize: 4096, CacheSize: cache * 4096, CheckpointPages: -1})
 		defer p.Close()
-		w, err := p.BeginWrite()
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := mustBeginWrite(t, p)
 		defer func() { w.Rollback() }() // the one open when the test fails, before Close
 		var all []uint32
 		for i := range pages { // new pages: spilled straight into the file
@@ -756,9 +750,7 @@ func TestSpillBoundsResident(t *testing.T) {
 		if err := w.Commit(); err != nil {
 			t.Fatal(err)
 		}
-		if w, err = p.BeginWrite(); err != nil {
-			t.Fatal(err)
-		}
+		w = mustBeginWrite(t, p)
 		rewrite(t, w, all, 3) // committed pages: spilled into the WAL
 		readBack(t, w, all, 3, path, WALPath(path))
 		rewrite(t, w, all, 4) // spilled again: their frames written over
@@ -778,15 +770,9 @@ func TestSpillBoundsResident(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "resident.db")
 		sqltest.Exec(t, path, "PRAGMA page_size=4096", "PRAGMA journal_mode=DELETE", "CREATE TABLE t(v)",
 			fmt.Sprintf("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<%d) INSERT INTO t SELECT zeroblob(3500) FROM c", pages))
-		p, err := Open(path, Options{CacheSize: cache * 4096})
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mustOpen(t, path, Options{CacheSize: cache * 4096})
 		defer p.Close()
-		w, err := p.BeginWrite()
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := mustBeginWrite(t, p)
 		defer w.Rollback()
 		var all []uint32
 		for pg := uint32(3); pg < w.PageCount() && len(all) < pages; pg++ {

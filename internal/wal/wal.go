@@ -85,33 +85,26 @@ func Checksum(b []byte, s0, s1 uint32, bigEndian bool) (uint32, uint32) {
 	// Native (little-endian) order, the usual one: four steps an
 	// iteration, each word pair one 8-byte load, so that the loop's own
 	// work does not outweigh the chain.
-	for len(b) >= 32 {
+	le := binary.LittleEndian
+	for ; len(b) >= 32; b = b[32:] {
 		w := b[:32]
-		x := binary.LittleEndian.Uint64(w)
-		t := s0 + s1
-		s1 = t + (s1 + (uint32(x) + uint32(x>>32)))
-		s0 = t + uint32(x)
-		x = binary.LittleEndian.Uint64(w[8:])
-		t = s0 + s1
-		s1 = t + (s1 + (uint32(x) + uint32(x>>32)))
-		s0 = t + uint32(x)
-		x = binary.LittleEndian.Uint64(w[16:])
-		t = s0 + s1
-		s1 = t + (s1 + (uint32(x) + uint32(x>>32)))
-		s0 = t + uint32(x)
-		x = binary.LittleEndian.Uint64(w[24:])
-		t = s0 + s1
-		s1 = t + (s1 + (uint32(x) + uint32(x>>32)))
-		s0 = t + uint32(x)
-		b = b[32:]
+		s0, s1 = checksumStep(s0, s1, le.Uint64(w))
+		s0, s1 = checksumStep(s0, s1, le.Uint64(w[8:]))
+		s0, s1 = checksumStep(s0, s1, le.Uint64(w[16:]))
+		s0, s1 = checksumStep(s0, s1, le.Uint64(w[24:]))
 	}
 	for ; len(b) >= 8; b = b[8:] {
-		x0, x1 := binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint32(b[4:])
-		t := s0 + s1
-		s1 = t + (s1 + (x0 + x1))
-		s0 = t + x0
+		s0, s1 = checksumStep(s0, s1, le.Uint64(b))
 	}
 	return s0, s1
+}
+
+// checksumStep is one step of Checksum over the word pair x holds in
+// native order (the first word in its low half).
+func checksumStep(s0, s1 uint32, x uint64) (uint32, uint32) {
+	x0, x1 := uint32(x), uint32(x>>32)
+	t := s0 + s1
+	return t + x0, t + (s1 + (x0 + x1))
 }
 
 // parseHeader decodes b's header. valid is false when the log must be

@@ -272,18 +272,14 @@ func TestFSTargets(t *testing.T) {
 		},
 	}
 	got := strings.Join(r.fsTargets(), "\n")
-	for _, want := range []string{
+	wantTargets(t, got,
 		"fs-walk/gen vs os: 6.00x (1 round) faster, want >= 5x: met",
 		"fs-walk/gen allocs/op: pagoda 10, os 11, want fewer: met",
 		"fs-walk/gen vs the fastest SQLite-backed FS (modernc): 19.00x (1 round) faster, want >= 20x: NOT met (fs.WalkDir's own work, walkdir, is 38.0x faster)",
 		"fs-read/gen vs os: 1.50x (1 round) faster, want >= 2x: NOT met",
 		"fs-blob vs os: 3.00x (1 round) faster, want >= 3x: met",
 		"fs-walk/gosrc: pagoda faster than os 2.0x (shown beside, no target)",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("targets lack %q:\n%s", want, got)
-		}
-	}
+	)
 	if strings.Contains(got, "fs-read/gosrc") || strings.Contains(got, "the issue's figure") {
 		t.Errorf("targets:\n%s", got)
 	}
@@ -334,6 +330,16 @@ func TestFSPagoda(t *testing.T) {
 		}
 		if err := p.Close(); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// wantTargets reports each of wants that the targets got lack.
+func wantTargets(t *testing.T, got string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(got, want) {
+			t.Errorf("targets lack %q:\n%s", want, got)
 		}
 	}
 }
@@ -462,15 +468,11 @@ func TestReadTargets(t *testing.T) {
 		LookupFloorNs: 160, ScanFloorNs: 4,
 	}
 	got := strings.Join(r.targets(), "\n")
-	for _, want := range []string{
+	wantTargets(t, got,
 		"lookup vs mattn: 8.00x (median of 3 rounds, 8.00-8.00) faster, want >= 10x: NOT met (10x needs 240 ns; the memory floor is 160)",
 		"lookup vs bbolt: 4.00x (median of 3 rounds, 1.00-10.00) faster, want > 1x: met",
 		"scan vs fastest peer (bbolt): 2.00x (median of 3 rounds, 2.00-2.00) faster, want >= 1.8x: met (the memory floor allows 5.0x)",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("targets lack %q:\n%s", want, got)
-		}
-	}
+	)
 	r.LookupFloorNs, r.ScanFloorNs = 0, 0
 	if got := strings.Join(r.targets(), "\n"); strings.Contains(got, "floor") {
 		t.Errorf("targets without floors mention one:\n%s", got)
@@ -501,7 +503,7 @@ func TestIssue31Targets(t *testing.T) {
 		},
 	}
 	got := strings.Join(r.issue31Targets(), "\n")
-	for _, want := range []string{
+	wantTargets(t, got,
 		"issue #31: lookup-tx vs bbolt: 2.00x (median of 3 rounds, 1.50-2.50) faster, want >= 2x: met",
 		"issue #31: lookup-tx allocs/op: 0, want 0: met",
 		"issue #31: lookup vs bbolt at 1,000,000 rows: 5.00x (median of 3 rounds, 4.00-6.00) faster, want >= 5x: met",
@@ -509,11 +511,7 @@ func TestIssue31Targets(t *testing.T) {
 		"issue #31: scan-bucket vs bbolt: 1.50x (median of 3 rounds, 1.40-1.60) faster, want >= 1.5x: met",
 		"issue #31: delete-bucket: pagoda 1.50x (median of 3 rounds, 1.20-2.00) its disk floor's time, want <= 1.5x: met",
 		"issue #31: delete-bucket vs bbolt: 3.00x (median of 3 rounds, 3.00-3.33) faster, want >= 3x: met",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("targets lack %q:\n%s", want, got)
-		}
-	}
+	)
 	if strings.Contains(got, "mattn") || strings.Contains(got, "lookup-tx-bucket") {
 		t.Errorf("targets name peers or workloads that were not measured:\n%s", got)
 	}
