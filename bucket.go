@@ -180,6 +180,9 @@ func bucketKV(payload []byte, pgno uint32) (k, v []byte, err error) {
 func (b *Bucket) Cursor() *Cursor {
 	c := &Cursor{tx: b.tx, b: b}
 	c.c.Init(b.tx.pages(), b.root, false, nil)
+	if !b.tx.writable {
+		c.c.UseRuns(&c.run)
+	}
 	return c
 }
 
@@ -194,8 +197,9 @@ type Cursor struct {
 	c    btree.Cursor
 	k, v []byte
 	err  error
-	gen  uint64 // tx.gen when the cursor was positioned
-	kbuf []byte // write transactions: the current key, copied
+	gen  uint64                         // tx.gen when the cursor was positioned
+	kbuf []byte                         // write transactions: the current key, copied
+	run  [btree.RunLen]format.TableCell // the cursor's runs in a read transaction
 }
 
 func (c *Cursor) load(ok bool) bool {

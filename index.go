@@ -73,6 +73,9 @@ func (ix *Index) Count() (int64, error) {
 func (ix *Index) Cursor() *IndexCursor {
 	c := &IndexCursor{ix: ix}
 	c.c.Init(ix.tx.pages(), ix.root, false, &ix.meta.kinfo)
+	if !ix.tx.writable {
+		c.c.UseRuns(&c.run)
+	}
 	return c
 }
 
@@ -87,6 +90,9 @@ func (c *IndexCursor) Reset(ix *Index) {
 		return
 	}
 	c.c.Init(ix.tx.pages(), ix.root, false, &ix.meta.kinfo)
+	if !ix.tx.writable {
+		c.c.UseRuns(&c.run)
+	}
 }
 
 // IndexCursor iterates an index. Moving methods return false at either end
@@ -97,6 +103,7 @@ type IndexCursor struct {
 	rec Record
 	err error
 	key []format.Value
+	run [btree.RunLen]format.TableCell // the cursor's runs in a read transaction
 }
 
 func (c *IndexCursor) ready() bool {

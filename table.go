@@ -240,6 +240,9 @@ func (t *Table) record(c *btree.Cursor) (Record, error) {
 func (t *Table) Cursor() *TableCursor {
 	tc := &TableCursor{t: t}
 	tc.c.Init(t.tx.pages(), t.root, !t.WithoutRowID(), &t.meta.kinfo)
+	if !t.tx.writable {
+		tc.c.UseRuns(&tc.run)
+	}
 	return tc
 }
 
@@ -253,6 +256,9 @@ func (tc *TableCursor) Reset(t *Table) {
 		return
 	}
 	tc.c.Init(t.tx.pages(), t.root, !t.WithoutRowID(), &t.meta.kinfo)
+	if !t.tx.writable {
+		tc.c.UseRuns(&tc.run)
+	}
 }
 
 // TableCursor iterates a table's rows. Moving methods return false at
@@ -267,7 +273,8 @@ type TableCursor struct {
 	c   btree.Cursor
 	rec Record
 	err error
-	gen uint64 // tx.gen when the cursor was positioned
+	gen uint64                         // tx.gen when the cursor was positioned
+	run [btree.RunLen]format.TableCell // the cursor's runs in a read transaction
 }
 
 func (tc *TableCursor) load(ok bool) bool {

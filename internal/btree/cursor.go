@@ -48,7 +48,18 @@ type Cursor struct {
 	scratch []byte // overflow payloads assembled for comparisons
 	cur     *level // &stack[depth-1] while depth > 0: the fast paths' view
 	leafN   int    // cells on the top page when it is a leaf, else 0
-	sink    byte   // keeps LoadAhead's loads alive
+	sink    byte   // keeps loads whose value is unused alive (loadGuessed, prefetch2)
+	// ahead is the leaf after the current one, when a forward step
+	// reached this one at its first cell (descendLeft), and line where
+	// loadAhead's next request for it starts.
+	ahead []byte
+	line  int
+	// A read cursor's run (UseRuns): cells runAt..runAt+runN-1 of the
+	// leaf on top, decoded at once into run, that Entry hands out
+	// (fillRun). nil: no runs.
+	run   *[RunLen]format.TableCell
+	runAt int
+	runN  int
 	// leaves counts the leaves reached by steps the same way (forward
 	// when forward) since the cursor was positioned: see arrive.
 	leaves  uint32
@@ -96,8 +107,9 @@ func (c *Cursor) Init(src Pages, root uint32, table bool, kinfo *format.KeyInfo)
 	c.src, c.root, c.table, c.kinfo = src, root, table, kinfo
 	c.usable = src.UsableSize()
 	c.maxLocal = format.MaxLocal(c.usable, true)
-	c.depth, c.valid, c.err = 0, false, nil
+	c.depth, c.valid, c.err, c.ahead = 0, false, nil, nil
 	c.flat, c.flatPS, c.dir, c.writing = nil, 0, nil, false
+	c.run, c.runN = nil, 0
 	if f, ok := src.(FlatPages); ok {
 		if data, ps := f.Flat(); ps >= c.usable && c.usable >= format.MinUsableSize {
 			c.flat, c.flatPS = data[:len(data)/ps*ps], ps
@@ -117,7 +129,7 @@ func (c *Cursor) fail(err error) bool {
 }
 
 func (c *Cursor) reset() {
-	c.depth, c.valid, c.err, c.leaves = 0, false, nil, 0
+	c.depth, c.valid, c.err, c.leaves, c.ahead = 0, false, nil, 0, nil
 }
 
 // arrive counts a leaf that a step reached, forward (descendLeft) or
@@ -172,7 +184,7 @@ func (c *Cursor) pushData(pgno uint32, data []byte) error {
 	lv.idx = 0
 	c.cur = lv
 	c.depth++
-	c.leafN = 0
+	c.leafN, c.runN = 0, 0
 	if pg.Type.IsLeaf() {
 		c.leafN = pg.NCells
 	}
@@ -184,7 +196,7 @@ func (c *Cursor) top() *level { return c.cur }
 // pop leaves the top level; it reports false when the stack is empty.
 func (c *Cursor) pop() bool {
 	c.depth--
-	c.leafN = 0 // only leaves are pushed last; the level below is interior
+	c.leafN, c.runN = 0, 0 // only leaves are pushed last; the level below is interior
 	if c.depth == 0 {
 		c.cur = nil
 		return false
@@ -264,6 +276,7 @@ func (c *Cursor) descendLeft() bool {
 			if !c.arrive(true) {
 				return false
 			}
+			c.ahead, c.line = c.nextLeafData(), 0
 			if t.page.NCells == 0 {
 				return c.climbForward()
 			}
@@ -285,6 +298,7 @@ func (c *Cursor) descendRight() bool {
 			if !c.arrive(false) {
 				return false
 			}
+			c.ahead = nil
 			t.idx = t.page.NCells - 1
 			if t.idx < 0 {
 				return c.climbBackward()
@@ -672,6 +686,12 @@ func (c *Cursor) Fail(err error) { c.fail(err) }
 // spills onto overflow pages, when it is assembled into a new slice.
 func (c *Cursor) Entry() (rowid int64, payload []byte, pgno uint32, err error) {
 	t := c.top()
+	if c.run != nil {
+		if k := t.idx - c.runAt; uint(k) < uint(c.runN) || c.fillRun(t) {
+			cell := &c.run[t.idx-c.runAt]
+			return cell.Rowid, cell.Payload, t.page.Pgno, nil
+		}
+	}
 	switch t.page.Type {
 	case format.PageTableLeaf, format.PageIndexLeaf:
 		rowid, local, overflow, err := t.page.LeafEntry(t.idx)
@@ -693,6 +713,46 @@ func (c *Cursor) Entry() (rowid int64, payload []byte, pgno uint32, err error) {
 	}
 	payload, err = readOverflow(c.src, nil, cell, t.page.Pgno)
 	return cell.Rowid, payload, t.page.Pgno, err
+}
+
+// RunLen is how many cells of a leaf a cursor with runs decodes at once.
+const RunLen = 8
+
+// UseRuns makes Entry decode the cells of a leaf several at once, from
+// the one asked for on (or, a step back from the run, up to it), and hand
+// the next ones out from that run: a cursor stepping through a leaf pays
+// one loop's decoding for several cells (format.TableLeafCells). With
+// each run it asks for format.LinesAhead lines of the next leaf a cell
+// (loadAhead), so that a forward scan finds that leaf in the cache. (A
+// Scan asks with each entry instead; a cursor was faster asking with
+// each run, in the bench's scan-cursor workloads.) Only for a tree whose pages do not
+// change while the cursor is on them (a read snapshot's): Init turns it
+// off. The cells are decoded into run, which the cursor's owner keeps
+// (a Cursor used for lookups only need not carry it).
+func (c *Cursor) UseRuns(run *[RunLen]format.TableCell) { c.run, c.runN = run, 0 }
+
+// fillRun decodes the run that holds cell t.idx of the leaf on top, and
+// reports false where the cell is not plain (Entry reads it the general
+// way) or t is not a leaf.
+func (c *Cursor) fillRun(t *level) bool {
+	from := t.idx
+	if from == c.runAt-1 && c.runN > 0 { // a step back: the run ends here
+		from = max(0, from-RunLen+1)
+	}
+	var n int
+	switch t.page.Type {
+	case format.PageTableLeaf:
+		n = t.page.TableLeafCells(from, c.run[:])
+	case format.PageIndexLeaf:
+		n = t.page.IndexLeafCells(from, c.run[:])
+	}
+	if n <= t.idx-from {
+		c.runN = 0
+		return false
+	}
+	c.runAt, c.runN = from, n
+	c.loadAhead(format.LinesAhead * n)
+	return true
 }
 
 // Rowid returns the rowid of the current row of a table cursor.

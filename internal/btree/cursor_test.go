@@ -583,3 +583,115 @@ func TestCursorDeepTree(t *testing.T) {
 		}
 	}
 }
+
+// TestCursorRuns walks trees with two cursors, one decoding runs of cells
+// (UseRuns) and one not, through random First, Last, Next, Prev and seeks:
+// every step lands both on the same entry, with the same rowid, payload
+// and page. The trees mix plain cells with empty payloads and payloads
+// that spill (which a run stops before), and the index tree holds entries
+// in its interior cells.
+func TestCursorRuns(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	m := newMemPager(512, false)
+	wr := NewWriter(m)
+	table := must(wr.CreateTree(true))
+	for k := int64(1); k <= 2000; k++ {
+		if _, err := wr.TableInsert(table, k*2, payloadFor(k, 0, sizeDist(r, 512, 10))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	index := must(wr.CreateTree(false))
+	for i := range 2000 {
+		key := fmt.Appendf(nil, "%06d%s", r.IntN(1_000_000), bytes.Repeat([]byte{'k'}, sizeDist(r, 512, 10)))
+		if _, err := wr.IndexInsert(index, nil, 0, rec(format.BlobValue(key), format.IntValue(int64(i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, src := range []Pages{m, flatCopy(m)} {
+		for _, tree := range []struct {
+			name  string
+			root  uint32
+			table bool
+		}{{"table", table, true}, {"index", index, false}} {
+			var a, b Cursor
+			a.Init(src, tree.root, tree.table, nil)
+			a.UseRuns(new([RunLen]format.TableCell))
+			b.Init(src, tree.root, tree.table, nil)
+			fromRun := 0
+			for step := range 20_000 {
+				var op string
+				var okA, okB bool
+				switch x := r.IntN(100); {
+				case x < 2 || !a.Valid():
+					op, okA, okB = "First", a.First(), b.First()
+				case x < 4:
+					op, okA, okB = "Last", a.Last(), b.Last()
+				case x < 6:
+					op = "Seek"
+					if tree.table {
+						rowid := r.Int64N(4002)
+						a.SeekRowid(rowid)
+						b.SeekRowid(rowid)
+					} else {
+						key := []format.Value{format.BlobValue(fmt.Appendf(nil, "%06d", r.IntN(1_000_000)))}
+						a.SeekKey(key)
+						b.SeekKey(key)
+					}
+					okA, okB = a.Valid(), b.Valid()
+				case x < 30:
+					op, okA, okB = "Prev", a.Prev(), b.Prev()
+				default:
+					op, okA, okB = "Next", a.Next(), b.Next()
+				}
+				if okA != okB || a.Err() != nil || b.Err() != nil {
+					t.Fatalf("%s step %d (%s): %v %v, errors %v %v", tree.name, step, op, okA, okB, a.Err(), b.Err())
+				}
+				if !okA {
+					continue
+				}
+				ra, pa, ga, errA := a.Entry()
+				rb, pb, gb, errB := b.Entry()
+				if ra != rb || !bytes.Equal(pa, pb) || ga != gb || errA != nil || errB != nil {
+					t.Fatalf("%s step %d (%s): entry %d (%d bytes) on page %d, %v; want %d (%d bytes) on page %d, %v", tree.name, step, op, ra, len(pa), ga, errA, rb, len(pb), gb, errB)
+				}
+				if a.runN > 0 {
+					fromRun++
+				}
+			}
+			if fromRun < 5000 {
+				t.Errorf("%s: %d of 20,000 entries came from a run", tree.name, fromRun)
+			}
+		}
+	}
+	var c Cursor
+	c.Init(m, table, true, nil)
+	c.UseRuns(new([RunLen]format.TableCell))
+	c.Init(m, table, true, nil)
+	c.First()
+	c.Entry()
+	if c.run != nil || c.runN != 0 {
+		t.Errorf("Init left the cursor's runs on")
+	}
+}
+
+// TestLoadAhead: a forward walk requests the lines of the leaf after the
+// one it is on, as far as that leaf goes and never past it, whether the
+// page is a whole number of lines or not.
+func TestLoadAhead(t *testing.T) {
+	for _, size := range []int{0, 1, 63, 64, 65, 127, 128, 500, 512, 4096, 4000} {
+		var c Cursor
+		c.ahead = make([]byte, size)
+		for i := range c.ahead {
+			c.ahead[i] = 1
+		}
+		asked := 0
+		for range 200 {
+			before := c.line
+			c.loadAhead(format.LinesAhead)
+			asked += (c.line - before) / format.CacheLine
+		}
+		if want := (size + format.CacheLine - 1) / format.CacheLine; asked != want {
+			t.Errorf("a leaf of %d bytes: %d lines requested, want %d", size, asked, want)
+		}
+	}
+}

@@ -17,6 +17,14 @@
 // snapshot whose pages cannot change, so that the leaf's trip to memory
 // starts at once.
 //
+// Scans (scan.go): a Scan reads a leaf's cells in batches, and a read
+// cursor (UseRuns) in runs of a few cells; both ask the CPU for the next
+// leaf's cache lines as they go, so that it has arrived when the scan gets
+// there. The request is a prefetch instruction (prefetch_amd64.s,
+// prefetch_arm64.s: this package's only assembly, a hint that reads
+// nothing and cannot fault); elsewhere, or built with the purego tag,
+// plain loads stand in for it (prefetch_other.go).
+//
 // Writing (writer.go, balance.go, overflow.go): a Writer descends with the
 // same searches as the cursor, encodes a new cell straight into the page
 // when it fits (O(cell + pointer shift), no page rebuild), and otherwise

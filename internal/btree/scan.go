@@ -34,8 +34,6 @@ type Scan struct {
 	on    bool         // the cursor is on an entry NextPage has not handed out
 	page  *format.Page // the leaf being read; nil on an index interior cell
 	i     int          // its next cell to decode
-	ahead []byte       // the next leaf's bytes, to load while this one is read
-	line  int          // where the next loads of ahead start
 	cells [ScanBatch]format.TableCell
 	k, n  int // cells[k:n] are yet to be handed out
 }
@@ -67,12 +65,9 @@ func (s *Scan) NextPage() bool {
 		}
 	}
 	s.on, s.k, s.n = false, 0, 0
-	s.page, s.ahead, s.line = nil, nil, 0
+	s.page = nil
 	if t := c.cur; c.valid && t.page.Type.IsLeaf() {
 		s.page, s.i = &t.page, t.idx
-		if t.idx == 0 {
-			s.ahead = c.nextLeafData()
-		}
 	} else {
 		s.i = -1 // an index interior cell: one entry, by Entry
 	}
@@ -133,17 +128,15 @@ func (s *Scan) NextBatch() (first []byte, ok bool) {
 }
 
 // Next hands out the batch's next entry: its rowid (0 for an index's) and
-// payload; ok is false when the batch is done. With each, it loads the
-// next leaf's lines (loadAhead).
+// payload; ok is false when the batch is done. With each, it requests
+// the next lines of the next leaf (loadAhead).
 func (s *Scan) Next() (rowid int64, payload []byte, ok bool) {
 	if s.k >= s.n {
 		return 0, nil, false
 	}
 	cell := &s.cells[s.k]
 	s.k++
-	var sum byte
-	s.line, sum = loadAhead(s.ahead, s.line)
-	s.c.sink += sum // one add per entry: a sum kept across the caller's loop body would cost a spill and two reloads
+	s.c.loadAheadStep()
 	return cell.Rowid, cell.Payload, true
 }
 
@@ -154,23 +147,36 @@ func (s *Scan) Fail(err error) { s.c.fail(err) }
 // Err returns the error that stopped the scan, if any.
 func (s *Scan) Err() error { return s.c.err }
 
-// loadAhead loads format.LinesAhead cache lines of ahead from byte line
-// on, and returns where the next call starts and the sum of the bytes
-// loaded, for the caller to keep in the cursor's sink: a load whose value
-// is never used may be dropped by the compiler. The two lines are loaded
-// without a loop (this runs once per entry, inlined in Next), and a last
-// line of less than two is left: a page of a usable size that is a
-// multiple of two lines has none.
-func loadAhead(ahead []byte, line int) (next int, sum byte) {
-	if line+format.CacheLine < len(ahead) {
-		return line + 2*format.CacheLine, ahead[line] + ahead[line+format.CacheLine]
+// loadAhead requests n cache lines of the leaf after this one (ahead),
+// from where the last request ended, as far as it has lines left: a
+// forward step through a leaf asks for format.LinesAhead lines for each
+// cell (a Scan with each entry, a cursor with each run of cells), so that
+// the next leaf has arrived when the step gets there. The requests do not
+// wait for the lines. A Scan asking for its batch's lines at once was
+// slower, and for the whole page no faster: more lines are then in flight
+// than the CPU tracks.
+func (c *Cursor) loadAhead(n int) {
+	if left := len(c.ahead) - c.line; left > 0 {
+		n = min(n, (left+format.CacheLine-1)/format.CacheLine)
+		c.sink += prefetchLines(c.ahead[c.line:], n)
+		c.line += n * format.CacheLine
 	}
-	return line, 0
 }
 
-// loadAhead is written for two lines a call: this fails to compile if
+// loadAheadStep is loadAhead(format.LinesAhead) for a Scan's step, small
+// enough to inline: a page's last line is left when its lines are odd in
+// number (a 4 KiB page has 64).
+//
+// prefetch2 is written for two lines: this fails to compile if
 // format.LinesAhead is changed without it.
 var _ = [1]struct{}{}[format.LinesAhead-2]
+
+func (c *Cursor) loadAheadStep() {
+	if c.line+format.CacheLine < len(c.ahead) {
+		c.sink += prefetch2(c.ahead, c.line)
+		c.line += 2 * format.CacheLine
+	}
+}
 
 // nextLeafData returns the bytes of the page after the current leaf, when
 // its parent is on the stack, for a scan to load ahead; nil when there is
