@@ -731,6 +731,22 @@ const RunLen = 8
 // (a Cursor used for lookups only need not carry it).
 func (c *Cursor) UseRuns(run *[RunLen]format.TableCell) { c.run, c.runN = run, 0 }
 
+// NextInRun moves to the next entry when it is the next cell of the run
+// Entry decoded last, and returns its rowid (0 in an index) and payload;
+// otherwise it reports false and leaves the cursor where it is, for Next
+// and Entry. It is a forward scan's step through a leaf.
+func (c *Cursor) NextInRun() (rowid int64, payload []byte, ok bool) {
+	if !c.valid {
+		return 0, nil, false
+	}
+	if k := c.cur.idx + 1 - c.runAt; uint(k) < uint(c.runN) {
+		c.cur.idx++
+		cell := &c.run[k]
+		return cell.Rowid, cell.Payload, true
+	}
+	return 0, nil, false
+}
+
 // fillRun decodes the run that holds cell t.idx of the leaf on top, and
 // reports false where the cell is not plain (Entry reads it the general
 // way) or t is not a leaf.
