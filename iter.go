@@ -63,6 +63,7 @@ func (b *Bucket) Range(from, to []byte) iter.Seq2[[]byte, []byte] {
 			}
 			for _, ok := s.NextBatch(); ok; _, ok = s.NextBatch() {
 				for _, payload, ok := s.Next(); ok; _, payload, ok = s.Next() {
+					s.Ahead()
 					k, v, plain := format.BytesPair(payload)
 					if !plain {
 						pg, _ := c.Page()
@@ -141,6 +142,7 @@ leaves:
 				ctx.missed(first)
 			}
 			for rowid, payload, ok := s.Next(); ok; rowid, payload, ok = s.Next() {
+				s.Ahead()
 				if !yield(rowid, Record{data: pager.AsString(payload), rowid: rowid, ctx: ctx}) {
 					break leaves
 				}

@@ -693,5 +693,16 @@ func TestLoadAhead(t *testing.T) {
 		if want := (size + format.CacheLine - 1) / format.CacheLine; asked != want {
 			t.Errorf("a leaf of %d bytes: %d lines requested, want %d", size, asked, want)
 		}
+		// A Scan asks for two lines at a time, and leaves an odd last one.
+		s := Scan{ahead: c.ahead}
+		asked = 0
+		for range 200 {
+			before := s.line
+			s.Ahead()
+			asked += (s.line - before) / format.CacheLine
+		}
+		if want := (size + format.CacheLine - 1) / format.CacheLine / 2 * 2; asked != want {
+			t.Errorf("a Scan over a leaf of %d bytes: %d lines requested, want %d", size, asked, want)
+		}
 	}
 }

@@ -9,10 +9,9 @@ const ScanBatch = 32
 // is to the end of the tree, a leaf at a time: the fastest way to read a
 // whole tree. It reads each leaf's cells in a loop of its own, a table
 // leaf's decoded in batches while they are plain (format.TableLeafCells),
-// and loads the next leaf as it goes, so that the next leaf arrives from
-// memory while this one is read: format.LinesAhead cache lines of it with
-// each entry handed out. Loading a whole page at once instead stalls: more
-// lines are in flight than the CPU can track.
+// and requests the next leaf as it goes, so that the next leaf arrives
+// from memory while this one is read: format.LinesAhead cache lines of it
+// with each entry (Ahead).
 //
 // Its loop has three levels, so that a caller can act at each:
 //
@@ -20,6 +19,7 @@ const ScanBatch = 32
 //	for s.NextPage() {          // a leaf, or an index interior cell
 //		for first, ok := s.NextBatch(); ok; first, ok = s.NextBatch() {
 //			for rowid, payload, ok := s.Next(); ok; rowid, payload, ok = s.Next() {
+//				s.Ahead()
 //				...
 //			}
 //		}
@@ -36,6 +36,12 @@ type Scan struct {
 	i     int          // its next cell to decode
 	cells [ScanBatch]format.TableCell
 	k, n  int // cells[k:n] are yet to be handed out
+	// The leaf after this one (the cursor's ahead) and where Ahead's next
+	// request for it starts; sink keeps the loads that stand in for the
+	// requests where there is no prefetch instruction.
+	ahead []byte
+	line  int
+	sink  byte
 }
 
 // Start makes s read c's tree from the entry c is on, when on (c.First's
@@ -68,6 +74,7 @@ func (s *Scan) NextPage() bool {
 	s.page = nil
 	if t := c.cur; c.valid && t.page.Type.IsLeaf() {
 		s.page, s.i = &t.page, t.idx
+		s.ahead, s.line = c.ahead, c.line
 	} else {
 		s.i = -1 // an index interior cell: one entry, by Entry
 	}
@@ -136,9 +143,25 @@ func (s *Scan) Next() (rowid int64, payload []byte, ok bool) {
 	}
 	cell := &s.cells[s.k]
 	s.k++
-	s.c.loadAheadStep()
 	return cell.Rowid, cell.Payload, true
 }
+
+// Ahead requests format.LinesAhead cache lines of the leaf after this
+// one, from where its last call left off (loadAhead): a caller calls it
+// with each entry, so that the next leaf has arrived when the scan gets
+// there. It is small enough to inline, which Next with the request in it
+// was not. A page's last line is left when its lines are odd in number (a
+// 4 KiB page has 64).
+func (s *Scan) Ahead() {
+	if s.line+format.CacheLine < len(s.ahead) {
+		s.sink += prefetch2(s.ahead, s.line)
+		s.line += 2 * format.CacheLine
+	}
+}
+
+// prefetch2 is written for two lines: this fails to compile if
+// format.LinesAhead is changed without it.
+var _ = [1]struct{}{}[format.LinesAhead-2]
 
 // Fail stops the scan (and the cursor) with err, for a caller that found
 // an entry malformed: Err returns it.
@@ -160,21 +183,6 @@ func (c *Cursor) loadAhead(n int) {
 		n = min(n, (left+format.CacheLine-1)/format.CacheLine)
 		c.sink += prefetchLines(c.ahead[c.line:], n)
 		c.line += n * format.CacheLine
-	}
-}
-
-// loadAheadStep is loadAhead(format.LinesAhead) for a Scan's step, small
-// enough to inline: a page's last line is left when its lines are odd in
-// number (a 4 KiB page has 64).
-//
-// prefetch2 is written for two lines: this fails to compile if
-// format.LinesAhead is changed without it.
-var _ = [1]struct{}{}[format.LinesAhead-2]
-
-func (c *Cursor) loadAheadStep() {
-	if c.line+format.CacheLine < len(c.ahead) {
-		c.sink += prefetch2(c.ahead, c.line)
-		c.line += 2 * format.CacheLine
 	}
 }
 

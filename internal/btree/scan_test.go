@@ -25,6 +25,7 @@ func scanAll(c *Cursor, on bool) (rowids []int64, payloads [][]byte, plain int, 
 				if !ok {
 					break
 				}
+				s.Ahead()
 				if i == 0 && first != nil && !bytes.Equal(first, payload) {
 					return nil, nil, 0, fmt.Errorf("first %x, payload %x", first, payload)
 				}
