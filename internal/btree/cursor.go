@@ -151,7 +151,8 @@ func (c *Cursor) arrive(forward bool) bool {
 
 // push reads page pgno and makes it the top of the stack.
 func (c *Cursor) push(pgno uint32) error {
-	if off := int(pgno-1) * c.flatPS; off < len(c.flat) && pgno > 0 {
+	if o := uint64(pgno-1) * uint64(c.flatPS); o < uint64(len(c.flat)) && pgno > 0 { // 64 bits: no overflow on 32
+		off := int(o)
 		return c.pushData(pgno, c.flat[off:off+c.flatPS:off+c.flatPS]) // see FlatPages
 	}
 	data, err := c.src.Page(pgno)

@@ -80,7 +80,8 @@ func (c *Cursor) FindRowid(rowid int64) (payload []byte, pgno uint32, st FindSta
 	if pgno <= 1 || rowid <= lo || uint64(hi)-uint64(lo) >= uint64(usable) {
 		goto loop
 	}
-	if off := int(pgno-1) * c.flatPS; off < len(c.flat) { // pgno > 1
+	if o := uint64(pgno-1) * uint64(c.flatPS); o < uint64(len(c.flat)) { // pgno > 1; 64 bits: no overflow on 32
+		off := int(o)
 		data = c.flat[off : off+usable : off+usable]
 	} else {
 		data = c.pageData(pgno)
@@ -223,7 +224,8 @@ func (c *Cursor) search(rowid int64, pgno uint32, r keyRange, seek bool) (payloa
 	flat, ps := c.flat, c.flatPS
 	for level := range MaxDepth {
 		var data []byte
-		if off := int(pgno-1) * ps; off < len(flat) && pgno > 0 {
+		if o := uint64(pgno-1) * uint64(ps); o < uint64(len(flat)) && pgno > 0 { // 64 bits: no overflow on 32
+			off := int(o)
 			data = flat[off : off+ps : off+ps] // no call: see FlatPages
 		} else {
 			data = c.srcPage(pgno)

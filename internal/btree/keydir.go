@@ -184,7 +184,8 @@ func (c *Cursor) FindBlob(d *KeyDir, key []byte) (payload []byte, pgno uint32, s
 		return nil, 0, FindUnsure
 	}
 	var data []byte
-	if off := int(e.leaf-1) * c.flatPS; off < len(c.flat) { // e.leaf > 1
+	if o := uint64(e.leaf-1) * uint64(c.flatPS); o < uint64(len(c.flat)) { // e.leaf > 1; 64 bits: no overflow on 32
+		off := int(o)
 		data = c.flat[off : off+usable : off+usable]
 	} else {
 		data = c.pageData(e.leaf)

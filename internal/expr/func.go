@@ -564,8 +564,12 @@ func (n *cnode) replace(r *exprRow, x format.Value) format.Value {
 		return z
 	}
 	rep := textOf(z)
-	if len(rep) > len(pat) && tooBig(len(str), bytes.Count(str, pat)*(len(rep)-len(pat))) {
-		return r.fail(errTooBig)
+	if grow := len(rep) - len(pat); grow > 0 {
+		// The count times the growth, compared by division: the product
+		// can pass 2^31 (int on 32 bits).
+		if n := bytes.Count(str, pat); n > 0 && grow > (maxExprLength-len(str))/n {
+			return r.fail(errTooBig)
+		}
 	}
 	return format.TextValue(bytes.ReplaceAll(str, pat, rep))
 }

@@ -534,7 +534,9 @@ func TestCorruptPages(t *testing.T) {
 			place(d, p, PageTableLeaf, u-len(c), c)
 		}, "cell", "no overflow page"},
 		{"payload length 2^40", 2, leaf, PageTableLeaf, func(d []byte, p uint32) {
-			place(d, p, PageTableLeaf, 400, tableLeafCell(3, 1<<40, nil, 0)[:7])
+			// tableLeafCell(3, 1<<40, nil, 0), which int cannot hold on 32 bits.
+			c := binary.BigEndian.AppendUint32(AppendUvarint(AppendUvarint(nil, 1<<40), 3), 0)
+			place(d, p, PageTableLeaf, 400, c[:7])
 		}, "cell", "too large"},
 		{"payload length 2^64-1", 2, leaf, PageTableLeaf, func(d []byte, p uint32) {
 			place(d, p, PageTableLeaf, 400, bytes.Repeat([]byte{0xff}, 10))

@@ -68,7 +68,7 @@ func (w *WriteTx) Allocate() (uint32, []byte, error) {
 		n++
 	}
 	if n > maxPages {
-		return 0, nil, fmt.Errorf("%w: database would exceed %d pages", format.ErrUnsupported, maxPages)
+		return 0, nil, fmt.Errorf("%w: database would exceed %d pages", format.ErrUnsupported, uint32(maxPages))
 	}
 	w.nPages = n
 	return n, w.fresh(n), nil
