@@ -122,3 +122,72 @@ func FuzzValueInts(f *testing.F) {
 		}
 	})
 }
+
+// TestBytesPair checks BytesPair against the general decoder on every
+// header of two serial types of one or two bytes (and headers one byte
+// short or long), with bodies of the right length, one byte short and one
+// byte over: it accepts exactly the records of two TEXT or BLOB fields
+// whose types fit in two bytes each, and returns their bytes.
+func TestBytesPair(t *testing.T) {
+	types := []uint64{0, 1, 6, 7, 11, 12, 13, 14, 27, 28, 127, 128, 129, 212, 300, 16383, 16384}
+	accepted := 0
+	for _, ta := range types {
+		for _, tb := range types {
+			var hdr []byte
+			hdr = AppendUvarint(hdr, ta)
+			hdr = AppendUvarint(hdr, tb)
+			sa, okA := SerialTypeSize(ta)
+			sb, okB := SerialTypeSize(tb)
+			if !okA || !okB {
+				sa, sb = 0, 0 // reserved types: a body of whatever length
+			}
+			body := int(sa + sb)
+			for _, extra := range []int{-1, 0, 1} {
+				for _, hdrFix := range []int{-1, 0, 1} {
+					h := 1 + len(hdr) + hdrFix
+					if h < 1 || h > 127 || body+extra < 0 || body > 1<<16 {
+						continue
+					}
+					rec := append([]byte{byte(h)}, hdr...)
+					rec = append(rec, make([]byte, max(0, hdrFix))...)
+					if hdrFix < 0 {
+						rec = rec[:h]
+					}
+					rec = append(rec, bytes.Repeat([]byte{'x'}, body+extra)...)
+					a, b, ok := BytesPair(rec)
+					fields, err := CheckRecord(rec)
+					want := err == nil && fields == 2 && ta >= 12 && tb >= 12 && ta < 1<<14 && tb < 1<<14 && hdrFix == 0 && extra >= 0
+					if ok != want {
+						t.Fatalf("BytesPair(types %d, %d; header %+d, body %+d) = %v, want %v (CheckRecord %d, %v)", ta, tb, hdrFix, extra, ok, want, fields, err)
+					}
+					if !ok {
+						continue
+					}
+					accepted++
+					va, _ := Field(rec, 0)
+					vb, _ := Field(rec, 1)
+					if !bytes.Equal(a, va.Bytes) || !bytes.Equal(b, vb.Bytes) || cap(a) != len(a) || cap(b) != len(b) {
+						t.Fatalf("BytesPair(types %d, %d) = %d and %d bytes, want %d and %d", ta, tb, len(a), len(b), len(va.Bytes), len(vb.Bytes))
+					}
+				}
+			}
+		}
+	}
+	if accepted < 50 {
+		t.Fatalf("only %d records accepted", accepted)
+	}
+}
+
+// BenchmarkBytesPair decodes a bucket entry of an 8-byte key and a
+// 100-byte value (types 28 and 212: a header of 4 bytes).
+func BenchmarkBytesPair(b *testing.B) {
+	rec := AppendRecord(nil, []Value{BlobValue(make([]byte, 8)), BlobValue(make([]byte, 100))})
+	n := 0
+	for b.Loop() {
+		k, v, _ := BytesPair(rec)
+		n += len(k) + len(v)
+	}
+	if n == 0 {
+		b.Fatal("nothing decoded")
+	}
+}
