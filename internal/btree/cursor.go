@@ -51,9 +51,11 @@ type Cursor struct {
 	sink    byte   // keeps loads whose value is unused alive (loadGuessed, prefetch2)
 	// ahead is the leaf after the current one, when a forward step
 	// reached this one at its first cell (descendLeft), and line where
-	// loadAhead's next request for it starts.
-	ahead []byte
-	line  int
+	// loadAhead's next request for it starts. aheadDue: not yet looked
+	// up (leafAhead), as a cursor that does not scan never needs it.
+	ahead    []byte
+	line     int
+	aheadDue bool
 	// A read cursor's run (UseRuns): cells runAt..runAt+runN-1 of the
 	// leaf on top, decoded at once into run, that Entry hands out
 	// (fillRun). nil: no runs.
@@ -107,7 +109,7 @@ func (c *Cursor) Init(src Pages, root uint32, table bool, kinfo *format.KeyInfo)
 	c.src, c.root, c.table, c.kinfo = src, root, table, kinfo
 	c.usable = src.UsableSize()
 	c.maxLocal = format.MaxLocal(c.usable, true)
-	c.depth, c.valid, c.err, c.ahead = 0, false, nil, nil
+	c.depth, c.valid, c.err, c.ahead, c.aheadDue = 0, false, nil, nil, false
 	c.flat, c.flatPS, c.dir, c.writing = nil, 0, nil, false
 	c.run, c.runN = nil, 0
 	if f, ok := src.(FlatPages); ok {
@@ -129,7 +131,8 @@ func (c *Cursor) fail(err error) bool {
 }
 
 func (c *Cursor) reset() {
-	c.depth, c.valid, c.err, c.leaves, c.ahead = 0, false, nil, 0, nil
+	c.depth, c.valid, c.err, c.leaves = 0, false, nil, 0
+	c.ahead, c.aheadDue = nil, false
 }
 
 // arrive counts a leaf that a step reached, forward (descendLeft) or
@@ -277,7 +280,7 @@ func (c *Cursor) descendLeft() bool {
 			if !c.arrive(true) {
 				return false
 			}
-			c.ahead, c.line = c.nextLeafData(), 0
+			c.ahead, c.line, c.aheadDue = nil, 0, true
 			if t.page.NCells == 0 {
 				return c.climbForward()
 			}
@@ -299,7 +302,7 @@ func (c *Cursor) descendRight() bool {
 			if !c.arrive(false) {
 				return false
 			}
-			c.ahead = nil
+			c.ahead, c.aheadDue = nil, false
 			t.idx = t.page.NCells - 1
 			if t.idx < 0 {
 				return c.climbBackward()
@@ -726,10 +729,10 @@ const RunLen = 8
 // each run it asks for format.LinesAhead lines of the next leaf a cell
 // (loadAhead), so that a forward scan finds that leaf in the cache. (A
 // Scan asks with each entry instead; a cursor was faster asking with
-// each run, in the bench's scan-cursor workloads.) Only for a tree whose pages do not
-// change while the cursor is on them (a read snapshot's): Init turns it
-// off. The cells are decoded into run, which the cursor's owner keeps
-// (a Cursor used for lookups only need not carry it).
+// each run, in the bench's scan-cursor workloads.) Only for a tree whose
+// pages do not change while the cursor is on them (a read snapshot's):
+// Init turns it off. The cells are decoded into run, which the cursor's
+// owner keeps (a Cursor used for lookups only need not carry it).
 func (c *Cursor) UseRuns(run *[RunLen]format.TableCell) { c.run, c.runN = run, 0 }
 
 // NextInRun moves to the next entry when it is the next cell of the run

@@ -74,7 +74,7 @@ func (s *Scan) NextPage() bool {
 	s.page = nil
 	if t := c.cur; c.valid && t.page.Type.IsLeaf() {
 		s.page, s.i = &t.page, t.idx
-		s.ahead, s.line = c.ahead, c.line
+		s.ahead, s.line = c.leafAhead(), c.line
 	} else {
 		s.i = -1 // an index interior cell: one entry, by Entry
 	}
@@ -135,8 +135,7 @@ func (s *Scan) NextBatch() (first []byte, ok bool) {
 }
 
 // Next hands out the batch's next entry: its rowid (0 for an index's) and
-// payload; ok is false when the batch is done. With each, it requests
-// the next lines of the next leaf (loadAhead).
+// payload; ok is false when the batch is done.
 func (s *Scan) Next() (rowid int64, payload []byte, ok bool) {
 	if s.k >= s.n {
 		return 0, nil, false
@@ -179,11 +178,21 @@ func (s *Scan) Err() error { return s.c.err }
 // slower, and for the whole page no faster: more lines are then in flight
 // than the CPU tracks.
 func (c *Cursor) loadAhead(n int) {
-	if left := len(c.ahead) - c.line; left > 0 {
+	if left := len(c.leafAhead()) - c.line; left > 0 {
 		n = min(n, (left+format.CacheLine-1)/format.CacheLine)
 		c.sink += prefetchLines(c.ahead[c.line:], n)
 		c.line += n * format.CacheLine
 	}
+}
+
+// leafAhead returns the leaf after the current one (nil if none), looked
+// up at its first use since descendLeft reached this leaf: the parent on
+// the stack is still the one that leads to it.
+func (c *Cursor) leafAhead() []byte {
+	if c.aheadDue {
+		c.ahead, c.aheadDue = c.nextLeafData(), false
+	}
+	return c.ahead
 }
 
 // nextLeafData returns the bytes of the page after the current leaf, when

@@ -170,3 +170,43 @@ func TestScanFail(t *testing.T) {
 		t.Fatalf("scan of a damaged leaf: %v, want a CorruptError naming page %d", err, pg.Pgno)
 	}
 }
+
+// countPages counts the pages read through it.
+type countPages struct {
+	Pages
+	reads int
+}
+
+func (p *countPages) Page(pgno uint32) ([]byte, error) {
+	p.reads++
+	return p.Pages.Page(pgno)
+}
+
+// TestLeafAheadOnlyForScans: a cursor that steps onto a leaf looks up the
+// leaf after it only when something requests it ahead (a Scan, a cursor
+// with runs): First reads the pages of its descent and no more.
+func TestLeafAheadOnlyForScans(t *testing.T) {
+	m := newMemPager(512, false)
+	wr := NewWriter(m)
+	root := must(wr.CreateTree(true))
+	for k := int64(1); k <= 2000; k++ {
+		if _, err := wr.TableInsert(root, k, payloadFor(k, 0, 40)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := &countPages{Pages: m}
+	var c Cursor
+	c.Init(src, root, true, nil)
+	if !c.First() {
+		t.Fatal(c.Err())
+	}
+	depth := c.depth
+	if src.reads != depth || depth < 3 {
+		t.Fatalf("First read %d pages for a descent of %d levels", src.reads, depth)
+	}
+	var s Scan
+	s.Start(&c, true)
+	if !s.NextPage() || src.reads != depth+1 || len(s.ahead) == 0 {
+		t.Fatalf("a Scan's first leaf: %d pages read, %d bytes ahead; want %d and a page", src.reads, len(s.ahead), depth+1)
+	}
+}
