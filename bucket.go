@@ -254,22 +254,20 @@ func (c *Cursor) Last() bool { return c.ready() && c.load(c.c.Last()) }
 
 // Next moves to the next key.
 func (c *Cursor) Next() bool {
-	// A read transaction's step within the run of cells the cursor decoded
-	// (btree.Cursor.UseRuns), to an entry of the usual shape.
-	if c.err == nil && !c.tx.writable && c.b.epoch == c.tx.epoch && !c.tx.closed {
-		if _, payload, ok := c.c.NextInRun(); ok {
-			if k, v, ok := format.BytesPair(payload); ok {
-				c.k, c.v = k, v
-				return true
-			}
-			return c.load(true) // the cursor is on it: read it the general way
-		}
-	}
 	if !c.ready() {
 		return false
 	}
 	if c.stale() && !c.reseek() {
 		return c.load(c.c.Valid()) // the key is gone: its successor is next
+	}
+	// A read transaction's step within the run of cells the cursor
+	// decoded (btree.Cursor.UseRuns), to an entry of the usual shape.
+	if _, payload, ok := c.c.NextInRun(); ok {
+		if k, v, ok := format.BytesPair(payload); ok {
+			c.k, c.v = k, v
+			return true
+		}
+		return c.load(true) // the cursor is on it: read it the general way
 	}
 	return c.load(c.c.Next())
 }

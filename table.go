@@ -323,19 +323,17 @@ func (tc *TableCursor) Last() bool { return tc.ready() && tc.load(tc.c.Last()) }
 
 // Next moves to the next row.
 func (tc *TableCursor) Next() bool {
-	// A read transaction's step within the run of cells the cursor decoded
-	// (btree.Cursor.UseRuns): ready and not stale, in short.
-	if t := tc.t; tc.err == nil && tc.gen == t.tx.gen && t.epoch == t.tx.epoch && !t.tx.closed {
-		if rowid, payload, ok := tc.c.NextInRun(); ok {
-			tc.rec = Record{data: pager.AsString(payload), rowid: rowid, ctx: &t.rc}
-			return true
-		}
-	}
 	if !tc.ready() {
 		return false
 	}
 	if tc.stale() && !tc.reseek() {
 		return tc.load(tc.c.Valid())
+	}
+	// A read transaction's step within the run of cells the cursor
+	// decoded (btree.Cursor.UseRuns), without a call.
+	if rowid, payload, ok := tc.c.NextInRun(); ok {
+		tc.rec = Record{data: pager.AsString(payload), rowid: rowid, ctx: &tc.t.rc}
+		return true
 	}
 	return tc.load(tc.c.Next())
 }

@@ -171,12 +171,12 @@ func (s *Scan) Err() error { return s.c.err }
 
 // loadAhead requests n cache lines of the leaf after this one (ahead),
 // from where the last request ended, as far as it has lines left: a
-// forward step through a leaf asks for format.LinesAhead lines for each
-// cell (a Scan with each entry, a cursor with each run of cells), so that
-// the next leaf has arrived when the step gets there. The requests do not
-// wait for the lines. A Scan asking for its batch's lines at once was
-// slower, and for the whole page no faster: more lines are then in flight
-// than the CPU tracks.
+// cursor stepping forward through runs of cells asks for
+// format.LinesAhead lines for each cell of a run (a Scan asks with each
+// entry, through Ahead), so that the next leaf has arrived when the step
+// gets there. The requests do not wait for the lines. A Scan asking for
+// its batch's lines at once was slower, and for the whole page no
+// faster: more lines are then in flight than the CPU tracks.
 func (c *Cursor) loadAhead(n int) {
 	if left := len(c.leafAhead()) - c.line; left > 0 {
 		n = min(n, (left+format.CacheLine-1)/format.CacheLine)
