@@ -198,7 +198,10 @@ func (tx *Tx) checkEpoch(e uint64) error {
 	return nil
 }
 
-var errStale = fmt.Errorf("pagoda: taken from the transaction before Renew moved it to a later commit; take it again: %w", ErrTxClosed)
+var errStale error = &format.Wrapped{
+	Msg: "pagoda: taken from the transaction before Renew moved it to a later commit; take it again: " + ErrTxClosed.Error(),
+	Err: ErrTxClosed,
+}
 
 // Epoch counts the times Renew moved the transaction to another commit:
 // tables, indexes, buckets and cursors taken from it are valid while it

@@ -40,12 +40,12 @@ const (
 // Errors beyond io/fs's, each wrapping the fs error a caller tests for.
 var (
 	// ErrIsDir: a file operation met a directory (writing over one, say).
-	ErrIsDir = fmt.Errorf("is a directory: %w", fs.ErrExist)
+	ErrIsDir error = &format.Wrapped{Msg: "is a directory: " + fs.ErrExist.Error(), Err: fs.ErrExist}
 	// ErrNotDir: a path goes through, or lists, something that is not a
 	// directory.
-	ErrNotDir = fmt.Errorf("not a directory: %w", fs.ErrInvalid)
+	ErrNotDir error = &format.Wrapped{Msg: "not a directory: " + fs.ErrInvalid.Error(), Err: fs.ErrInvalid}
 	// ErrNotEmpty: Remove of a directory that has entries.
-	ErrNotEmpty = fmt.Errorf("directory not empty: %w", fs.ErrExist)
+	ErrNotEmpty error = &format.Wrapped{Msg: "directory not empty: " + fs.ErrExist.Error(), Err: fs.ErrExist}
 )
 
 // Options configure an FS.
@@ -333,7 +333,7 @@ func (v *view) decode(c *pagoda.IndexCursor, k *key) error {
 }
 
 // errEntry is a malformed index entry.
-var errEntry = fmt.Errorf("fsys: malformed entry in the archive's name index: %w", pagoda.ErrCorrupt)
+var errEntry error = &format.Wrapped{Msg: "fsys: malformed entry in the archive's name index: " + pagoda.ErrCorrupt.Error(), Err: pagoda.ErrCorrupt}
 
 // keyName returns the name of the cursor's entry, aliasing the page; ok is
 // false when the name is not TEXT.

@@ -2,9 +2,9 @@ package fsys
 
 import (
 	"bytes"
-	"fmt"
 
 	"github.com/pagodadb/pagoda"
+	"github.com/pagodadb/pagoda/internal/format"
 )
 
 // Names in the archive.
@@ -83,7 +83,7 @@ func (v *view) detectForm() error {
 
 // ErrNoArchive: the database has no SQLite Archive (no sqlar table). It
 // wraps pagoda.ErrNotFound.
-var ErrNoArchive = fmt.Errorf("no SQLite Archive: %w", pagoda.ErrNotFound)
+var ErrNoArchive error = &format.Wrapped{Msg: "no SQLite Archive: " + pagoda.ErrNotFound.Error(), Err: pagoda.ErrNotFound}
 
 // Open returns an FS over db's SQLite Archive, as New does, but fails with
 // an error wrapping ErrNoArchive when db has no sqlar table: for readers,

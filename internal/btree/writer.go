@@ -3,6 +3,7 @@ package btree
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/pagodadb/pagoda/internal/format"
 )
@@ -109,7 +110,10 @@ type pending struct {
 }
 
 // errTreeTooDeep is returned rather than growing a tree past MaxDepth.
-var errTreeTooDeep = fmt.Errorf("%w: b-tree would be deeper than %d levels", format.ErrUnsupported, MaxDepth)
+var errTreeTooDeep error = &format.Wrapped{
+	Msg: format.ErrUnsupported.Error() + ": b-tree would be deeper than " + strconv.Itoa(MaxDepth) + " levels",
+	Err: format.ErrUnsupported,
+}
 
 // NewWriter returns a Writer for the transaction w.
 func NewWriter(w Writable) *Writer {

@@ -1,8 +1,6 @@
 package expr
 
 import (
-	"fmt"
-
 	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/schema"
 )
@@ -29,7 +27,10 @@ type exprRow struct {
 // errUTF16Blob refuses a BLOB read by an expression of a UTF-16 database:
 // where SQLite takes a BLOB as text (||, CAST, lower, a number from it...)
 // it reads its bytes as UTF-16, where pagoda would read UTF-8.
-var errUTF16Blob = fmt.Errorf("%w: a BLOB in an expression of a UTF-16 database (SQLite reads its bytes as UTF-16 text)", format.ErrUnsupported)
+var errUTF16Blob error = &format.Wrapped{
+	Msg: format.ErrUnsupported.Error() + ": a BLOB in an expression of a UTF-16 database (SQLite reads its bytes as UTF-16 text)",
+	Err: format.ErrUnsupported,
+}
 
 // column reads column i of the row as an expression sees it. A VIRTUAL
 // column of a record is computed within the same evaluation, so that one

@@ -32,6 +32,18 @@ var (
 	ErrCheckpoint = errors.New("checkpoint failed, every commit stands in the WAL")
 )
 
+// Wrapped is an error whose message is Msg and which wraps Err, as
+// fmt.Errorf with %w makes one, for errors made as a package starts: fmt's
+// first use costs a process a few dozen microseconds of page faults, which
+// every program linking pagoda would pay whether it ever fails or not.
+type Wrapped struct {
+	Msg string
+	Err error
+}
+
+func (e *Wrapped) Error() string { return e.Msg }
+func (e *Wrapped) Unwrap() error { return e.Err }
+
 // MaxLength is the longest string, blob or record SQLite accepts in bytes:
 // SQLITE_MAX_LENGTH as it is built by default. sqlite3 fails every read
 // of a longer one, integrity_check included.

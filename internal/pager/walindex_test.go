@@ -30,6 +30,35 @@ func openTestIndex(t *testing.T) (x *walIndex, dbPath string) {
 	return x, dbPath
 }
 
+// TestWalIndexFirstEmpties: the first connection cuts a -shm file left by
+// others to 3 bytes, as sqlite3 does, whatever it held: short of a
+// region, it reads as no header. (Not to 0: ext4 writes out a file cut to
+// 0 and written again when it is closed.)
+func TestWalIndexFirstEmpties(t *testing.T) {
+	dbPath := filepath.Join(t.TempDir(), "x.db")
+	if err := os.WriteFile(shmPath(dbPath), make([]byte, 2*shmRegionSize), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x, first, err := openWalIndex(vfs.OS, dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.close(false)
+	if !first {
+		t.Fatal("the only connection is not the first")
+	}
+	st, err := os.Stat(shmPath(dbPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() != shmTruncSize {
+		t.Errorf("-shm of %d bytes after the first connection took it, want %d", st.Size(), shmTruncSize)
+	}
+	if _, err := x.block(0, false); !errors.Is(err, errNoRegion) {
+		t.Errorf("block 0 of the emptied file: %v, want errNoRegion", err)
+	}
+}
+
 // joinTestIndex opens the -shm file of dbPath beside a connection that has
 // it open, which makes this one not the first: the file is used as it is.
 // It is closed when the test ends.

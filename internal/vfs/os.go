@@ -10,7 +10,7 @@ import (
 type osFS struct{}
 
 func (osFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
-	f, err := os.OpenFile(name, flag, perm)
+	f, err := openFile(name, flag, perm)
 	if err != nil {
 		return nil, err
 	}

@@ -3,23 +3,23 @@ package command
 import (
 	"fmt"
 
-	"github.com/spf13/cobra"
+	"github.com/pagodadb/pagoda/cmd/pagoda/internal/cli"
 
 	"github.com/pagodadb/pagoda"
 )
 
 func init() { extraCommands = append(extraCommands, newBackupCommand, newCompactCommand) }
 
-func newBackupCommand() *cobra.Command {
-	return &cobra.Command{
+func newBackupCommand() *cli.Command {
+	return &cli.Command{
 		Use:   "backup FILE DEST",
 		Short: "Write a consistent copy of the database to a new file",
 		Long: `Write a consistent copy of FILE, as of its last commit, to DEST: every
 page, with the changes still in FILE's WAL in place, so DEST needs no
 WAL. DEST must not exist; it appears complete or not at all. FILE is
 only read.`,
-		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: cli.ExactArgs(2),
+		RunE: func(cmd *cli.Command, args []string) error {
 			db, err := pagoda.Open(args[0], &pagoda.Options{ReadOnly: true, Timeout: lockWait})
 			if err != nil {
 				return err
@@ -34,16 +34,16 @@ only read.`,
 	}
 }
 
-func newCompactCommand() *cobra.Command {
-	return &cobra.Command{
+func newCompactCommand() *cli.Command {
+	return &cli.Command{
 		Use:   "compact FILE DEST",
 		Short: "Write a dense copy of the database to a new file",
 		Long: `Write a dense copy of FILE to DEST: every table and index copied in key
 order into full pages, no free pages, the schema and the header's user
 version and application id kept. DEST must not exist; it appears
 complete or not at all. FILE is only read. Prints both sizes in pages.`,
-		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: cli.ExactArgs(2),
+		RunE: func(cmd *cli.Command, args []string) error {
 			db, err := pagoda.Open(args[0], &pagoda.Options{ReadOnly: true, Timeout: lockWait})
 			if err != nil {
 				return err

@@ -5,15 +5,15 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/spf13/cobra"
+	"github.com/pagodadb/pagoda/cmd/pagoda/internal/cli"
 
 	"github.com/pagodadb/pagoda"
 )
 
 func init() { extraCommands = append(extraCommands, newCheckCommand) }
 
-func newCheckCommand() *cobra.Command {
-	return &cobra.Command{
+func newCheckCommand() *cli.Command {
+	return &cli.Command{
 		Use:   "check FILE",
 		Short: "Verify every page, key and index entry of the database",
 		Long: `Verify the database the way sqlite3's PRAGMA integrity_check does: every
@@ -24,8 +24,8 @@ right length, and every table row with exactly its entry in each index.
 Prints "ok" when the database is sound. Otherwise prints each problem on
 its own line ("page N: what is wrong"), at most 100, and exits with
 status 1.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: cli.ExactArgs(1),
+		RunE: func(cmd *cli.Command, args []string) error {
 			path := args[0]
 			db, err := pagoda.Open(path, &pagoda.Options{ReadOnly: true, Timeout: lockWait})
 			if err != nil {

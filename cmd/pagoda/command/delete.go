@@ -6,16 +6,16 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/spf13/cobra"
+	"github.com/pagodadb/pagoda/cmd/pagoda/internal/cli"
 
 	"github.com/pagodadb/pagoda"
 )
 
 func init() { extraCommands = append(extraCommands, newDeleteCommand) }
 
-func newDeleteCommand() *cobra.Command {
+func newDeleteCommand() *cli.Command {
 	var isHex bool
-	cmd := &cobra.Command{
+	cmd := &cli.Command{
 		Use:   "delete FILE TABLE [--] KEY",
 		Short: "Delete one row, or one bucket key",
 		Long: `Delete the row of TABLE whose key is KEY, with its index entries.
@@ -27,8 +27,8 @@ has INTEGER affinity (its declared type contains "INT"), else text, to
 which the column's affinity applies as in SQLite. A missing key is an
 error. FILE must exist. A negative KEY is a key, not a flag: pagoda
 delete app.db t -3.`,
-		Args: cobra.ExactArgs(3),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: cli.ExactArgs(3),
+		RunE: func(cmd *cli.Command, args []string) error {
 			return update(args[0], false, func(tx *pagoda.Tx) error {
 				return deleteKey(tx, args[1], args[2], isHex)
 			})

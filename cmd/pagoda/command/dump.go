@@ -5,18 +5,19 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
-	"github.com/spf13/cobra"
+	"github.com/pagodadb/pagoda/cmd/pagoda/internal/cli"
 
 	"github.com/pagodadb/pagoda"
 )
 
 func init() { extraCommands = append(extraCommands, newDumpCmd) }
 
-func newDumpCmd() *cobra.Command {
+func newDumpCmd() *cli.Command {
 	var preserveRowids bool
-	cmd := &cobra.Command{
+	cmd := &cli.Command{
 		Use:   "dump FILE",
 		Short: "Print the database as SQL text, as sqlite3's .dump",
 		Long: `Print the database as the SQL text that sqlite3's .dump prints, so that
@@ -42,8 +43,8 @@ As with .dump, rows of rowid tables without an INTEGER PRIMARY KEY get new
 rowids, 1, 2, ... in rowid order, unless --preserve-rowids is given.
 A virtual table is written into sqlite_schema under PRAGMA
 writable_schema, its shadow tables as tables.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: cli.ExactArgs(1),
+		RunE: func(cmd *cli.Command, args []string) error {
 			return runView(cmd, args[0], func(tx *pagoda.Tx, out *output) error {
 				return dump(tx, out, preserveRowids)
 			})
@@ -339,7 +340,7 @@ func quoteSQL(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") +
 // it is a letter or '_' followed by letters, digits and '_', and not a
 // keyword; otherwise in double quotes, each double quote doubled.
 func quoteIdent(name string) string {
-	plain := name != "" && !sqlKeywords[strings.ToUpper(name)]
+	plain := name != "" && !sqlKeywords()[strings.ToUpper(name)]
 	for i := 0; i < len(name) && plain; i++ {
 		c := name[i]
 		plain = c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9'
@@ -350,8 +351,9 @@ func quoteIdent(name string) string {
 	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 }
 
-// sqlKeywords are SQLite's 147 keywords (sqlite3_keyword_name).
-var sqlKeywords = func() map[string]bool {
+// sqlKeywords returns SQLite's 147 keywords (sqlite3_keyword_name), built
+// on first use: only dump needs them.
+var sqlKeywords = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, k := range strings.Fields(`ABORT ACTION ADD AFTER ALL ALTER ALWAYS ANALYZE AND AS ASC ATTACH
 		AUTOINCREMENT BEFORE BEGIN BETWEEN BY CASCADE CASE CAST CHECK COLLATE COLUMN COMMIT
@@ -368,4 +370,4 @@ var sqlKeywords = func() map[string]bool {
 		m[k] = true
 	}
 	return m
-}()
+})

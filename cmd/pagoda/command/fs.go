@@ -10,8 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-	"github.com/spf13/cobra"
+	"github.com/pagodadb/pagoda/cmd/pagoda/internal/cli"
 
 	"github.com/pagodadb/pagoda"
 	"github.com/pagodadb/pagoda/fsys"
@@ -21,8 +20,8 @@ import (
 // SQLite Archive table, as `sqlite3 -A` reads and writes it. The commands
 // are in fs.go (ls, cat, rm, mkdir, put), fs_copy.go (add, extract) and
 // fs_serve.go (serve).
-func newFSCmd() *cobra.Command {
-	cmd := &cobra.Command{
+func newFSCmd() *cli.Command {
+	cmd := &cli.Command{
 		Use:   "fs",
 		Short: "A filesystem in the file: SQLite Archives (sqlite3 -A)",
 		Long: `Store, list, read and extract a tree of files in a database's sqlar
@@ -34,8 +33,8 @@ an archive made by "sqlite3 FILE -Ac ." (names "./a.txt", ...) a PATH is
 given as sqlite3 -t lists it or without its "./", and what is written
 there keeps the "./". A FILE without an archive (no sqlar table) is an
 error, "no SQLite Archive in FILE", for the commands that read.`,
-		Args: cobra.NoArgs, // "pagoda fs nosuch" is an unknown command
-		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+		Args: cli.NoArgs, // "pagoda fs nosuch" is an unknown command
+		RunE: func(cmd *cli.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(
 		newFSAddCmd(),
@@ -54,7 +53,7 @@ error, "no SQLite Archive in FILE", for the commands that read.`,
 // reads in one read transaction (one snapshot), and with the command's
 // buffered output, flushed at the end (also after an error). A database
 // without an archive is "no SQLite Archive in FILE" (noArchive).
-func fsView(cmd *cobra.Command, path string, fn func(f *fsys.FS, out *output) error) error {
+func fsView(cmd *cli.Command, path string, fn func(f *fsys.FS, out *output) error) error {
 	return runView(cmd, path, func(tx *pagoda.Tx, out *output) error {
 		f := fsys.New(tx.DB(), nil).In(tx)
 		if err := f.Exists(); err != nil {
@@ -177,9 +176,9 @@ func lsMode(m fs.FileMode) string {
 	return string(b)
 }
 
-func newFSLsCmd() *cobra.Command {
+func newFSLsCmd() *cli.Command {
 	var long, recursive bool
-	cmd := &cobra.Command{
+	cmd := &cli.Command{
 		Use:   "ls FILE [PATH]",
 		Short: "List a directory of the archive",
 		Long: `List the entries of directory PATH (the root if absent), one name per
@@ -189,8 +188,8 @@ With -R, everything below PATH is listed, each directory followed by its
 contents, with names relative to PATH. With -l, each line is as ls -l
 (and sqlite3 -Atv) prints it: mode, size, modification time (UTC), name,
 and " -> TARGET" for a symbolic link, whose size is its target's length.`,
-		Args: cobra.RangeArgs(1, 2),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: cli.RangeArgs(1, 2),
+		RunE: func(cmd *cli.Command, args []string) error {
 			name := "."
 			if len(args) == 2 {
 				var err error
@@ -273,8 +272,8 @@ func fsListEntry(f *fsys.FS, out *output, full, shown string, d fs.DirEntry, lon
 	return out.err
 }
 
-func newFSCatCmd() *cobra.Command {
-	return &cobra.Command{
+func newFSCatCmd() *cli.Command {
+	return &cli.Command{
 		Use:   "cat FILE PATH...",
 		Short: "Print the content of files in the archive",
 		Long: `Write the content of each PATH to standard output, in order, following
@@ -282,8 +281,8 @@ symbolic links. Nothing is written if a PATH is missing or a directory.
 Compressed files are inflated as they are written; a file whose data is
 damaged, or does not inflate to its stored size, stops cat with an error
 (a corrupt database) after the bytes before the damage.`,
-		Args: cobra.MinimumNArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: cli.MinimumNArgs(2),
+		RunE: func(cmd *cli.Command, args []string) error {
 			names := make([]string, len(args)-1)
 			for i, a := range args[1:] {
 				var err error
@@ -352,17 +351,17 @@ func eachName(names []string, op func(name string) error) error {
 	return nil
 }
 
-func newFSRmCmd() *cobra.Command {
+func newFSRmCmd() *cli.Command {
 	var recursive bool
-	cmd := &cobra.Command{
+	cmd := &cli.Command{
 		Use:   "rm FILE PATH...",
 		Short: "Remove files or directories from the archive",
 		Long: `Remove each PATH: a file, a symbolic link or an empty directory; with
 -r, also a directory and everything below it. All are removed in one
 transaction, or, after an error (a missing PATH, say), none. FILE must
 exist.`,
-		Args: cobra.MinimumNArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: cli.MinimumNArgs(2),
+		RunE: func(cmd *cli.Command, args []string) error {
 			names, err := archivePaths(args[1:])
 			if err != nil {
 				return err
@@ -389,16 +388,16 @@ exist.`,
 	return cmd
 }
 
-func newFSMkdirCmd() *cobra.Command {
+func newFSMkdirCmd() *cli.Command {
 	var parents bool
-	cmd := &cobra.Command{
+	cmd := &cli.Command{
 		Use:   "mkdir FILE PATH...",
 		Short: "Create directories in the archive",
 		Long: `Create each directory PATH, mode 0755. Its parent must exist, unless -p is
 given: then missing parents are created too, and an existing directory is
 no error. FILE is created if it does not exist.`,
-		Args: cobra.MinimumNArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: cli.MinimumNArgs(2),
+		RunE: func(cmd *cli.Command, args []string) error {
 			names, err := archivePaths(args[1:])
 			if err != nil {
 				return err
@@ -417,9 +416,9 @@ no error. FILE is created if it does not exist.`,
 	return cmd
 }
 
-func newFSPutCmd() *cobra.Command {
+func newFSPutCmd() *cli.Command {
 	var compress bool
-	cmd := &cobra.Command{
+	cmd := &cli.Command{
 		Use:   "put FILE PATH [SRC]",
 		Short: "Store a local file, or standard input, as a file in the archive",
 		Long: `Store the content of the local file SRC (standard input if it is absent
@@ -427,8 +426,8 @@ or "-") as file PATH of the archive, replacing any file there. From SRC,
 PATH takes SRC's permissions and modification time; from standard input,
 a new PATH gets mode 0644 and the current time. Missing parent
 directories are created. FILE is created if it does not exist.`,
-		Args: cobra.RangeArgs(2, 3),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: cli.RangeArgs(2, 3),
+		RunE: func(cmd *cli.Command, args []string) error {
 			name, err := archivePath(args[1])
 			if err != nil {
 				return err
@@ -473,18 +472,4 @@ directories are created. FILE is created if it does not exist.`,
 	}
 	cmd.Flags().BoolVar(&compress, "compress", false, "store the data zlib-compressed when that makes it smaller")
 	return cmd
-}
-
-// newFSProgressBar returns a progress bar on w for total bytes, described
-// as what.
-func newFSProgressBar(w io.Writer, what string, total int64) *progressbar.ProgressBar {
-	return progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription(what),
-		progressbar.OptionShowBytes(true),
-		progressbar.OptionShowTotalBytes(true),
-		progressbar.OptionSetWidth(20),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionFullWidth(),
-	)
 }

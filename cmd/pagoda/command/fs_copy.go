@@ -10,15 +10,14 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-	"github.com/spf13/cobra"
+	"github.com/pagodadb/pagoda/cmd/pagoda/internal/cli"
 
 	"github.com/pagodadb/pagoda/fsys"
 )
 
-func newFSAddCmd() *cobra.Command {
+func newFSAddCmd() *cli.Command {
 	var compress bool
-	cmd := &cobra.Command{
+	cmd := &cli.Command{
 		Use:   "add FILE DIR",
 		Short: "Store a directory's contents in the archive",
 		Long: `Store everything below the local directory DIR in FILE's archive, with
@@ -32,8 +31,8 @@ devices are skipped, with a warning.
 
 A progress bar is shown on stderr when stderr is a terminal. At the end,
 "added N entries (B bytes) to FILE" is printed.`,
-		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: cli.ExactArgs(2),
+		RunE: func(cmd *cli.Command, args []string) error {
 			file, dir := args[0], args[1]
 			if st, err := os.Stat(dir); err != nil {
 				return err
@@ -41,7 +40,7 @@ A progress bar is shown on stderr when stderr is a terminal. At the end,
 				return fmt.Errorf("%s: not a directory", dir)
 			}
 			src := sourceFS(file, dir, cmd.ErrOrStderr())
-			var bar *progressbar.ProgressBar
+			var bar *progress
 			var entries, stored int64
 			opts := &fsys.Options{
 				Compress: compress,
@@ -58,13 +57,12 @@ A progress bar is shown on stderr when stderr is a terminal. At the end,
 					if err != nil {
 						return err
 					}
-					bar = newFSProgressBar(stderr, "adding", total)
+					bar = newProgress(stderr, "adding", total)
 				}
 				err := f.CopyFS(src)
 				if bar != nil {
 					// The commit comes next: the bar goes, whatever the outcome.
 					bar.Clear()
-					bar.Exit()
 				}
 				return fsError(err)
 			})
@@ -168,8 +166,8 @@ func treeBytes(src fs.FS) (int64, error) {
 	return total, err
 }
 
-func newFSExtractCmd() *cobra.Command {
-	cmd := &cobra.Command{
+func newFSExtractCmd() *cli.Command {
+	cmd := &cli.Command{
 		Use:   "extract FILE DIR [PATH...]",
 		Short: "Write the archive's files to a directory",
 		Long: `Write every entry of FILE's archive, or those at or below the given PATHs,
@@ -185,8 +183,8 @@ database), and what was written of it is removed.
 
 A progress bar is shown on stderr when stderr is a terminal. At the end,
 "extracted N entries (B bytes) to DIR" is printed.`,
-		Args: cobra.MinimumNArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: cli.MinimumNArgs(2),
+		RunE: func(cmd *cli.Command, args []string) error {
 			roots := []string{"."}
 			if len(args) > 2 {
 				roots = roots[:0]
@@ -279,12 +277,11 @@ func fsExtract(f *fsys.FS, dir string, roots []string, stderr io.Writer) (n, wri
 		return 0, 0, err
 	}
 	defer root.Close()
-	var bar *progressbar.ProgressBar
+	var bar *progress
 	if isTerminal(stderr) {
-		bar = newFSProgressBar(stderr, "extracting", total)
+		bar = newProgress(stderr, "extracting", total)
 		defer func() {
 			bar.Clear()
-			bar.Exit()
 		}()
 	}
 	var dirs []extractEntry
@@ -370,7 +367,7 @@ func clearPath(root *os.Root, local string) error {
 
 // extractFile writes regular file e of f at its name in root, with its
 // permissions and modification time, and returns the bytes written.
-func extractFile(f *fsys.FS, root *os.Root, e extractEntry, bar *progressbar.ProgressBar) (int64, error) {
+func extractFile(f *fsys.FS, root *os.Root, e extractEntry, bar *progress) (int64, error) {
 	local := filepath.FromSlash(e.name)
 	if err := clearPath(root, local); err != nil {
 		return 0, err

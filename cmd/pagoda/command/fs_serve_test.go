@@ -8,9 +8,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pagodadb/pagoda/cmd/internal/serve"
+
 	"github.com/pagodadb/pagoda"
 	"github.com/pagodadb/pagoda/fsys"
 )
+
+// The tests serve in-process, as pagoda-fs-serve does;
+// TestServeCommand in cmd/pagoda runs pagoda fs serve as a process.
+func init() { Serve = serve.Run }
+
+var fsHandler = serve.Handler
 
 // TestFSServeMaxRequests: with two slots, two GETs whose bodies the client
 // leaves unread hold them, and a third request waits until one of them

@@ -5,14 +5,14 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/spf13/cobra"
+	"github.com/pagodadb/pagoda/cmd/pagoda/internal/cli"
 
 	"github.com/pagodadb/pagoda"
 )
 
-func newGetCmd() *cobra.Command {
+func newGetCmd() *cli.Command {
 	var isHex bool
-	cmd := &cobra.Command{
+	cmd := &cli.Command{
 		Use:   "get FILE TABLE [--] KEY",
 		Short: "Print one row, or one bucket value",
 		Long: `Print the row of TABLE whose key is KEY.
@@ -25,8 +25,8 @@ newline; with --hex, KEY is given in hex and the value is printed in hex.
 A negative KEY is a key, not a flag: pagoda get app.db t -3.
 
 ` + jsonHelp,
-		Args: cobra.ExactArgs(3),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: cli.ExactArgs(3),
+		RunE: func(cmd *cli.Command, args []string) error {
 			return runView(cmd, args[0], func(tx *pagoda.Tx, out *output) error {
 				return get(tx, out, args[1], args[2], isHex)
 			})

@@ -12,21 +12,18 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
-	"github.com/schollz/progressbar/v3"
-	"github.com/spf13/cobra"
-	"golang.org/x/term"
+	"github.com/pagodadb/pagoda/cmd/pagoda/internal/cli"
 
 	"github.com/pagodadb/pagoda"
 )
 
 func init() { extraCommands = append(extraCommands, newImportCommand) }
 
-func newImportCommand() *cobra.Command {
+func newImportCommand() *cli.Command {
 	var csvMode bool
-	cmd := &cobra.Command{
+	cmd := &cli.Command{
 		Use:   "import FILE TABLE [ROWS.jsonl | ROWS.csv]",
 		Short: "Insert rows given as JSON lines into a table or bucket",
 		Long: `Insert the rows of ROWS.jsonl (standard input if it is absent or "-")
@@ -54,8 +51,8 @@ is then 0.
 With --csv the rows are CSV (RFC 4180) instead: see "CSV input" below.
 
 ` + jsonHelp + "\n\n" + csvImportHelp,
-		Args: cobra.RangeArgs(2, 3),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: cli.RangeArgs(2, 3),
+		RunE: func(cmd *cli.Command, args []string) error {
 			in, name, size := io.Reader(cmd.InOrStdin()), "stdin", int64(-1)
 			if len(args) == 3 && args[2] != "-" {
 				f, err := os.Open(args[2])
@@ -70,9 +67,9 @@ With --csv the rows are CSV (RFC 4180) instead: see "CSV input" below.
 					size = st.Size() // for the progress bar
 				}
 			}
-			var bar *progressbar.ProgressBar
+			var bar *progress
 			if isTerminal(cmd.ErrOrStderr()) {
-				bar = newProgressBar(cmd.ErrOrStderr(), size)
+				bar = newProgress(cmd.ErrOrStderr(), "importing", size)
 				in = &progressReader{r: in, bar: bar}
 			}
 			var n int64
@@ -87,7 +84,6 @@ With --csv the rows are CSV (RFC 4180) instead: see "CSV input" below.
 				if bar != nil {
 					// The commit comes next: the bar goes, whatever the outcome.
 					bar.Clear()
-					bar.Exit()
 				}
 				return err
 			})
@@ -382,32 +378,10 @@ func jsonKind(x any) string {
 	return fmt.Sprintf("%T", x)
 }
 
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// newProgressBar returns a progress bar on w counting the bytes read of an
-// input of size bytes (-1: unknown, shown as a spinner).
-func newProgressBar(w io.Writer, size int64) *progressbar.ProgressBar {
-	return progressbar.NewOptions64(size,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription("importing"),
-		progressbar.OptionShowBytes(true),
-		progressbar.OptionShowTotalBytes(true),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetWidth(20),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionSpinnerType(14),
-		progressbar.OptionFullWidth(),
-	)
-}
-
 // progressReader advances bar by the bytes read from r.
 type progressReader struct {
 	r   io.Reader
-	bar *progressbar.ProgressBar
+	bar *progress
 }
 
 func (p *progressReader) Read(b []byte) (int, error) {

@@ -316,7 +316,7 @@ func TestImportProgress(t *testing.T) {
 		fmt.Fprintf(&in, "[\"key %04d\",\"value %d\"]\n", i, i)
 	}
 	var barOut bytes.Buffer
-	bar := newProgressBar(&barOut, int64(in.Len()))
+	bar := newProgress(&barOut, "importing", int64(in.Len()))
 	db, err := pagoda.Open(path, nil)
 	if err != nil {
 		t.Fatal(err)

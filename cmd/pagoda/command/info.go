@@ -6,13 +6,13 @@ import (
 	"strconv"
 	"text/tabwriter"
 
-	"github.com/spf13/cobra"
+	"github.com/pagodadb/pagoda/cmd/pagoda/internal/cli"
 
 	"github.com/pagodadb/pagoda"
 )
 
-func newInfoCmd() *cobra.Command {
-	return &cobra.Command{
+func newInfoCmd() *cli.Command {
+	return &cli.Command{
 		Use:   "info FILE",
 		Short: "Print the database header and the size of every table and index",
 		Long: `Print the fields of the database header, then each table with its row
@@ -22,8 +22,8 @@ A virtual table (FTS5, R*Tree, ...) shows "-": its rows are made by its
 module, which pagoda does not run; the shadow tables where the module keeps
 them are counted, and marked. Any other table or index that cannot be
 counted shows "?"; its error is printed at the end and the exit code is 1.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: cli.ExactArgs(1),
+		RunE: func(cmd *cli.Command, args []string) error {
 			return runView(cmd, args[0], func(tx *pagoda.Tx, out *output) error {
 				h, err := tx.Header()
 				if err != nil {

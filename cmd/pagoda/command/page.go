@@ -7,15 +7,15 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/spf13/cobra"
+	"github.com/pagodadb/pagoda/cmd/pagoda/internal/cli"
 
 	"github.com/pagodadb/pagoda"
 )
 
 func init() { extraCommands = append(extraCommands, newPageCmd) }
 
-func newPageCmd() *cobra.Command {
-	return &cobra.Command{
+func newPageCmd() *cli.Command {
+	return &cli.Command{
 		Use:   "page FILE N",
 		Short: "Decode one page, as bbolt page",
 		Long: `Decode page N (1 to the file's page count): its kind and owner as pages
@@ -32,8 +32,8 @@ prints them, then by kind:
   pointer map    one line per page it maps: type and parent
   lock-byte      the page that holds sqlite3's lock bytes, never written
   page 1         also holds the 100-byte database header (see info)`,
-		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: cli.ExactArgs(2),
+		RunE: func(cmd *cli.Command, args []string) error {
 			n, err := strconv.ParseUint(args[1], 10, 32)
 			if err != nil {
 				return fmt.Errorf("page number %q is not a positive integer", args[1])

@@ -5,14 +5,14 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/spf13/cobra"
+	"github.com/pagodadb/pagoda/cmd/pagoda/internal/cli"
 
 	"github.com/pagodadb/pagoda"
 )
 
-func newPagesCmd() *cobra.Command {
+func newPagesCmd() *cli.Command {
 	var svgOut string
-	cmd := &cobra.Command{
+	cmd := &cli.Command{
 		Use:   "pages FILE",
 		Short: "Describe every page of the file",
 		Long: `Print one line per page: its number, kind, cells and free bytes (b-tree
@@ -30,8 +30,8 @@ over a square names its page.
 
 A damaged tree does not stop the listing: every page is printed (or
 drawn), then the errors, and the exit code is 1.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: cli.ExactArgs(1),
+		RunE: func(cmd *cli.Command, args []string) error {
 			return runView(cmd, args[0], func(tx *pagoda.Tx, out *output) error {
 				pages, err := tx.Pages()
 				if svgOut == "" {

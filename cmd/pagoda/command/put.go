@@ -7,16 +7,16 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/spf13/cobra"
+	"github.com/pagodadb/pagoda/cmd/pagoda/internal/cli"
 
 	"github.com/pagodadb/pagoda"
 )
 
 func init() { extraCommands = append(extraCommands, newPutCommand) }
 
-func newPutCommand() *cobra.Command {
+func newPutCommand() *cli.Command {
 	var isHex bool
-	cmd := &cobra.Command{
+	cmd := &cli.Command{
 		Use:   "put FILE BUCKET [--] KEY VALUE",
 		Short: "Set the value of a key in a bucket",
 		Long: `Set KEY to VALUE in BUCKET, replacing any previous value.
@@ -26,8 +26,8 @@ no table of that name; a table that is not a bucket is an error. KEY and
 VALUE are taken as their bytes; with --hex both are given in hex, as get
 --hex prints them. An empty argument is the empty key or value. Give
 arguments starting with "-" after "--": pagoda put app.db b -- -k -v.`,
-		Args: cobra.ExactArgs(4),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: cli.ExactArgs(4),
+		RunE: func(cmd *cli.Command, args []string) error {
 			key, value := []byte(args[2]), []byte(args[3])
 			if isHex {
 				var err error

@@ -9,13 +9,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"regexp"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
+	"github.com/pagodadb/pagoda/cmd/pagoda/internal/cli"
 
 	"github.com/pagodadb/pagoda"
 )
@@ -28,13 +25,13 @@ const lockWait = 5 * time.Second
 
 // extraCommands holds constructors of subcommands that register themselves
 // from their own files (in an init func), such as check.
-var extraCommands []func() *cobra.Command
+var extraCommands []func() *cli.Command
 
 // NewRoot builds the pagoda command and its subcommands. Commands write
 // their output to cmd.OutOrStdout(); errors are returned, not printed (see
 // Execute).
-func NewRoot() *cobra.Command {
-	root := &cobra.Command{
+func NewRoot() *cli.Command {
+	root := &cli.Command{
 		Use:   "pagoda",
 		Short: "Inspect pagoda (SQLite 3) database files",
 		Long: `Inspect pagoda (SQLite 3) database files.
@@ -48,8 +45,6 @@ durable but the checkpoint as it closes the file fails (a full disk, say),
 it prints "pagoda: warning: the commit stands..." and exits 0: the changes
 are in FILE-wal, which the next program to open FILE (pagoda or sqlite3)
 reads and checkpoints.`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
 	}
 	journalMode = pagoda.JournalDefault
 	root.PersistentFlags().Var(journalModeFlag{&journalMode}, "journal-mode",
@@ -66,10 +61,16 @@ reads and checkpoints.`,
 	for _, c := range extraCommands {
 		root.AddCommand(c())
 	}
-	root.Version = versionText()
-	root.SetVersionTemplate("{{.Version}}\n")
+	root.Flags().BoolP("version", "v", false, "print pagoda's version (as pagoda version does)")
+	root.RunE = func(cmd *cli.Command, args []string) error {
+		if v, _ := cmd.Flags().GetBool("version"); v {
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), versionText())
+			return err
+		}
+		return cmd.Help()
+	}
 	withUsage(root)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+	root.SetFlagErrorFunc(func(c *cli.Command, err error) error {
 		return &usageError{err: err, cmd: c}
 	})
 	return root
@@ -105,7 +106,7 @@ func (f journalModeFlag) Type() string { return "mode" }
 // prints the command's usage line after it.
 type usageError struct {
 	err error
-	cmd *cobra.Command
+	cmd *cli.Command
 }
 
 func (e *usageError) Error() string { return e.err.Error() }
@@ -113,7 +114,7 @@ func (e *usageError) Unwrap() error { return e.err }
 
 // withUsage makes the argument checks of c and its subcommands return
 // usageErrors.
-func withUsage(c *cobra.Command) {
+func withUsage(c *cli.Command) {
 	for _, sub := range c.Commands() {
 		withUsage(sub)
 	}
@@ -121,7 +122,7 @@ func withUsage(c *cobra.Command) {
 		return
 	}
 	check := c.Args
-	c.Args = func(cmd *cobra.Command, args []string) error {
+	c.Args = func(cmd *cli.Command, args []string) error {
 		if err := check(cmd, args); err != nil {
 			return &usageError{err: err, cmd: cmd}
 		}
@@ -129,63 +130,22 @@ func withUsage(c *cobra.Command) {
 	}
 }
 
-// negativeNumber matches an argument that is a negative number, such as a
-// rowid: a key, never a flag (no flag of pagoda's is a digit).
-var negativeNumber = regexp.MustCompile(`^-[0-9][0-9.eE+-]*$`)
-
-// keyArgs returns args with every negative number that stands as a
-// positional argument moved after a "--", the arguments after it kept in
-// their order, so that flag parsing does not take "-3" for a flag:
-// "get app.db t -3 --hex" becomes "get app.db t --hex -- -3". A flag's
-// value ("--from -5") stays where it is.
-func keyArgs(root *cobra.Command, args []string) []string {
-	if !slices.ContainsFunc(args, negativeNumber.MatchString) || slices.Contains(args, "--") {
-		return args
-	}
-	cmd, rest, err := root.Find(args)
-	if err != nil || cmd == root {
-		return args
-	}
-	// The command's path first, then its flags, "--" and the rest.
-	flags := strings.Fields(cmd.CommandPath())[1:]
-	var positional []string
-	args = rest
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case negativeNumber.MatchString(a) || !strings.HasPrefix(a, "-") || a == "-":
-			positional = append(positional, a)
-		default:
-			flags = append(flags, a)
-			name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-			var f *pflag.Flag
-			if strings.HasPrefix(a, "--") {
-				f = cmd.Flags().Lookup(name)
-			} else if len(name) == 1 {
-				f = cmd.Flags().ShorthandLookup(name)
-			}
-			if f != nil && f.NoOptDefVal == "" && !hasValue && i+1 < len(args) {
-				i++
-				flags = append(flags, args[i]) // the flag's value
-			}
-		}
-	}
-	return append(append(flags, "--"), positional...)
-}
-
 // Execute runs the command line in os.Args and returns the process exit
 // code: 0, or 1 after printing "pagoda: <error>" on stderr. A command whose
 // work was done but for a warning (a commit that stands although the
 // checkpoint at close failed) prints "pagoda: warning: <warning>" and
 // returns 0.
-func Execute() int {
+func Execute() int { return ExecuteArgs(os.Args[1:]) }
+
+// ExecuteArgs is Execute with the command line args.
+func ExecuteArgs(args []string) int {
 	root := NewRoot()
-	root.SetArgs(keyArgs(root, os.Args[1:]))
+	root.SetArgs(args)
 	return execute(root)
 }
 
 // execute runs root and reports its error on root's error stream.
-func execute(root *cobra.Command) int {
+func execute(root *cli.Command) int {
 	err := root.Execute()
 	switch {
 	case err == nil:
@@ -254,7 +214,7 @@ type output struct {
 	err error
 }
 
-func newOutput(cmd *cobra.Command) *output {
+func newOutput(cmd *cli.Command) *output {
 	return &output{w: bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)}
 }
 
@@ -289,7 +249,7 @@ var _ io.StringWriter = (*output)(nil)
 // runView opens the database at path read-only and runs fn in a read
 // transaction with the command's buffered output, which it flushes (also
 // after an error, so that what fn printed comes before the error).
-func runView(cmd *cobra.Command, path string, fn func(tx *pagoda.Tx, out *output) error) error {
+func runView(cmd *cli.Command, path string, fn func(tx *pagoda.Tx, out *output) error) error {
 	out := newOutput(cmd)
 	err := view(path, func(tx *pagoda.Tx) error { return fn(tx, out) })
 	if ferr := out.Flush(); err == nil {

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pagodadb/pagoda/cmd/pagoda/internal/cli"
 	"github.com/pagodadb/pagoda/internal/sqltest"
 	_ "github.com/pagodadb/pagoda/internal/sqltest" // the "sqlite" driver: SQLite itself, the oracle
-	"github.com/spf13/cobra"
 
 	"github.com/pagodadb/pagoda"
 )
@@ -125,8 +125,8 @@ func TestExecuteReportsErrors(t *testing.T) {
 func TestExtraCommands(t *testing.T) {
 	old := extraCommands
 	defer func() { extraCommands = old }()
-	extraCommands = append(extraCommands, func() *cobra.Command {
-		return &cobra.Command{Use: "hello", RunE: func(cmd *cobra.Command, args []string) error {
+	extraCommands = append(extraCommands, func() *cli.Command {
+		return &cli.Command{Use: "hello", RunE: func(cmd *cli.Command, args []string) error {
 			cmd.OutOrStdout().Write([]byte("hi\n"))
 			return nil
 		}}
@@ -292,7 +292,7 @@ func runExit(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	root := NewRoot()
 	var o, e bytes.Buffer
-	root.SetArgs(keyArgs(root, args))
+	root.SetArgs(args)
 	root.SetOut(&o)
 	root.SetErr(&e)
 	return execute(root), o.String(), e.String()

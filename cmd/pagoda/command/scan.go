@@ -3,7 +3,7 @@ package command
 import (
 	"fmt"
 
-	"github.com/spf13/cobra"
+	"github.com/pagodadb/pagoda/cmd/pagoda/internal/cli"
 
 	"github.com/pagodadb/pagoda"
 )
@@ -18,9 +18,9 @@ type scanFlags struct {
 	header  bool
 }
 
-func newScanCmd() *cobra.Command {
+func newScanCmd() *cli.Command {
 	var f scanFlags
-	cmd := &cobra.Command{
+	cmd := &cli.Command{
 		Use:   "scan FILE TABLE",
 		Short: "Print the rows of a table or bucket",
 		Long: `Print the rows of TABLE in rowid order (key order for WITHOUT ROWID
@@ -42,8 +42,8 @@ by '|' (a bucket's: key|value).
 ` + csvScanHelp + `
 
 ` + jsonHelp,
-		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: cli.ExactArgs(2),
+		RunE: func(cmd *cli.Command, args []string) error {
 			f.hasFrom = cmd.Flags().Changed("from")
 			if f.csv && f.json {
 				return fmt.Errorf("--csv and --json cannot be used together")

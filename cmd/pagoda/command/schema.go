@@ -3,13 +3,13 @@ package command
 import (
 	"strings"
 
-	"github.com/spf13/cobra"
+	"github.com/pagodadb/pagoda/cmd/pagoda/internal/cli"
 
 	"github.com/pagodadb/pagoda"
 )
 
-func newSchemaCmd() *cobra.Command {
-	return &cobra.Command{
+func newSchemaCmd() *cli.Command {
+	return &cli.Command{
 		Use:   "schema FILE",
 		Short: "Print the CREATE statements",
 		Long: `Print the schema's CREATE statements in schema order, each followed by
@@ -17,8 +17,8 @@ func newSchemaCmd() *cobra.Command {
 SQL, are left out, and "CREATE TABLE 'x'" or "CREATE TABLE "x"" is printed
 as "CREATE TABLE IF NOT EXISTS ...". (sqlite3 also appends a comment naming
 a view's columns, which needs SQL compilation; pagoda does not.)`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: cli.ExactArgs(1),
+		RunE: func(cmd *cli.Command, args []string) error {
 			return runView(cmd, args[0], func(tx *pagoda.Tx, out *output) error {
 				for _, o := range tx.Objects() {
 					if o.SQL != "" {

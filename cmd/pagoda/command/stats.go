@@ -6,16 +6,16 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/spf13/cobra"
+	"github.com/pagodadb/pagoda/cmd/pagoda/internal/cli"
 
 	"github.com/pagodadb/pagoda"
 )
 
 func init() { extraCommands = append(extraCommands, newStatsCmd) }
 
-func newStatsCmd() *cobra.Command {
+func newStatsCmd() *cli.Command {
 	var asJSON bool
-	cmd := &cobra.Command{
+	cmd := &cli.Command{
 		Use:   "stats FILE [TABLE]",
 		Short: "Print the space each table and index takes, as bbolt stats and sqlite3_analyzer",
 		Long: `Print one line per b-tree (sqlite_schema, each table, each index; with
@@ -38,8 +38,8 @@ pages, and, in an auto-vacuum file, its pointer-map pages.
 pointer_map_pages, lock_byte_pages, and trees, a list of objects with the
 columns above in lower case, plus name, type ("table" or "index") and
 table (the table an index belongs to).`,
-		Args: cobra.RangeArgs(1, 2),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: cli.RangeArgs(1, 2),
+		RunE: func(cmd *cli.Command, args []string) error {
 			return runView(cmd, args[0], func(tx *pagoda.Tx, out *output) error {
 				table := ""
 				if len(args) == 2 {

@@ -1,18 +1,18 @@
 package command
 
 import (
-	"github.com/spf13/cobra"
+	"github.com/pagodadb/pagoda/cmd/pagoda/internal/cli"
 
 	"github.com/pagodadb/pagoda"
 )
 
-func newTablesCmd() *cobra.Command {
-	return &cobra.Command{
+func newTablesCmd() *cli.Command {
+	return &cli.Command{
 		Use:   "tables FILE",
 		Short: "List the tables, one name per line",
 		Long:  "List the names of the tables (buckets included), one per line, in schema order.",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args:  cli.ExactArgs(1),
+		RunE: func(cmd *cli.Command, args []string) error {
 			return runView(cmd, args[0], func(tx *pagoda.Tx, out *output) error {
 				for _, name := range tx.TableNames() {
 					out.WriteString(name)

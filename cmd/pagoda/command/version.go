@@ -5,21 +5,21 @@ import (
 	"runtime"
 	"runtime/debug"
 
-	"github.com/spf13/cobra"
+	"github.com/pagodadb/pagoda/cmd/pagoda/internal/cli"
 )
 
 func init() { extraCommands = append(extraCommands, newVersionCommand) }
 
-func newVersionCommand() *cobra.Command {
-	return &cobra.Command{
+func newVersionCommand() *cli.Command {
+	return &cli.Command{
 		Use:   "version",
 		Short: "Print pagoda's version, commit and Go version",
 		Long: `Print the version of the pagoda module this command was built from
 (a tag, a pseudo-version, or "(devel)" when built from a clone), the
 commit it was built at and whether the tree had changes, and the Go
 version. pagoda --version prints the same.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: cli.NoArgs,
+		RunE: func(cmd *cli.Command, args []string) error {
 			_, err := fmt.Fprintln(cmd.OutOrStdout(), versionText())
 			return err
 		},
