@@ -57,7 +57,9 @@ func goCommand(t *testing.T) string {
 func build(t *testing.T, dir string, pkgs ...string) {
 	t.Helper()
 	args := append([]string{"build", "-o", dir + string(filepath.Separator)}, pkgs...)
-	if out, err := exec.Command(goCommand(t), args...).CombinedOutput(); err != nil {
+	cmd := exec.Command(goCommand(t), args...)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // pagoda-fs-serve links net: no C compiler needed
+	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 }
