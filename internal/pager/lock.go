@@ -93,7 +93,7 @@ func (p *Pager) lockFile() error {
 		if p.shareWAL {
 			// Without the right to write the -shm file, a reader takes a
 			// read slot the old way (shm.go).
-			f, err := p.fs.OpenFile(shmPath(p.path), os.O_RDWR|os.O_CREATE, 0o644)
+			f, err := p.fs.OpenFile(shmPath(p.path), os.O_RDWR|os.O_CREATE, p.sidePerm())
 			if err != nil {
 				p.shareWAL = false
 			} else {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pagodadb/pagoda/internal/format"
@@ -100,6 +101,7 @@ type Pager struct {
 	usable   int
 
 	opts Options
+	perm atomic.Uint32 // the database file's permissions, once read (sidePerm)
 
 	zeroOnce sync.Once
 	zero     []byte // see zeroPage
@@ -372,7 +374,24 @@ func (p *Pager) load() error {
 
 // walOptions are the options of the pager's WAL.
 func (p *Pager) walOptions() wal.Options {
-	return wal.Options{ReadOnly: p.readOnly, PageSize: p.pageSize, NoSync: p.opts.Sync == SyncOff, Lock: &p.mu}
+	return wal.Options{ReadOnly: p.readOnly, PageSize: p.pageSize, NoSync: p.opts.Sync == SyncOff, Lock: &p.mu, Perm: p.sidePerm()}
+}
+
+// sidePerm returns the permissions of the database file, which the files
+// the pager creates beside it (-wal, -journal, -shm) take, as sqlite3's do:
+// they hold copies of its pages, or say which pages changed. Read at the
+// first call (a read-only pager of a rollback-journal file creates
+// nothing), 0o644 when the file cannot be read.
+func (p *Pager) sidePerm() fs.FileMode {
+	if perm := p.perm.Load(); perm != 0 {
+		return fs.FileMode(perm)
+	}
+	perm := fs.FileMode(0o644)
+	if st, err := p.fs.Stat(p.path); err == nil && st.Mode().Perm() != 0 {
+		perm = st.Mode().Perm()
+	}
+	p.perm.Store(uint32(perm))
+	return perm
 }
 
 // PageSize returns the database page size.

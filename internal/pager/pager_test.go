@@ -8,10 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/sqltest"
+	"github.com/pagodadb/pagoda/internal/vfs"
 )
 
 func makeDB(t *testing.T, stmts ...string) string {
@@ -242,5 +244,63 @@ func TestPageNoAlloc(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("%v allocs per read", allocs)
+	}
+}
+
+// createdFS records the permissions each file was created with, by the
+// call that created it.
+type createdFS struct {
+	vfs.FS
+	mu    sync.Mutex
+	perms map[string]fs.FileMode
+}
+
+func (c *createdFS) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error) {
+	if _, err := os.Stat(name); flag&os.O_CREATE != 0 && errors.Is(err, fs.ErrNotExist) {
+		c.mu.Lock()
+		c.perms[filepath.Base(name)] = perm // the call that makes the file
+		c.mu.Unlock()
+	}
+	return c.FS.OpenFile(name, flag, perm)
+}
+
+// TestSideFilesTakeDatabasePerm: the -wal, -journal and -shm files a pager
+// creates take the database file's permissions, as sqlite3's do: a
+// private database's WAL and journal hold copies of its pages.
+func TestSideFilesTakeDatabasePerm(t *testing.T) {
+	dir := t.TempDir()
+	walPath := filepath.Join(dir, "w.db")
+	p := mustOpen(t, walPath, Options{JournalMode: JournalWAL})
+	setUserVersion(t, p, 1)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rbPath := rollbackDB(t)
+	for _, path := range []string{walPath, rbPath} {
+		if err := os.Chmod(path, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfs := &createdFS{FS: vfs.OS, perms: map[string]fs.FileMode{}}
+
+	p = mustOpen(t, walPath, Options{FS: cfs})
+	setUserVersion(t, p, 2)
+	p.Close()
+	p = mustOpen(t, rbPath, Options{FS: cfs})
+	setUserVersion(t, p, 3)
+	p.Close()
+	p = mustOpen(t, walPath, Options{FS: cfs, ReadOnly: true})
+	if _, err := os.Stat(walPath + "-shm"); err != nil {
+		t.Fatalf("a read-only pager of a WAL-mode file made no -shm file: %v", err)
+	}
+	p.Close()
+
+	for _, name := range []string{"w.db-wal", "w.db-shm", filepath.Base(rbPath) + "-journal"} {
+		perm, ok := cfs.perms[name]
+		if !ok {
+			t.Errorf("%s was not created", name)
+		} else if perm != 0o600 {
+			t.Errorf("%s created with %v, want the database's -rw-------", name, perm)
+		}
 	}
 }

@@ -60,7 +60,7 @@ func (p *Pager) journalHeaderAt(jw *journalWriter, off int64) error {
 // openJournal creates the transaction's journal with its first header.
 func (w *WriteTx) openJournal() (*journalWriter, error) {
 	p := w.p
-	f, err := p.fs.OpenFile(JournalPath(p.path), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := p.fs.OpenFile(JournalPath(p.path), os.O_RDWR|os.O_CREATE|os.O_TRUNC, p.sidePerm())
 	if err != nil {
 		return nil, err
 	}

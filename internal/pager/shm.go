@@ -54,7 +54,7 @@ func shmPath(path string) string { return path + "-shm" }
 // then change what the pager reads.
 func (p *Pager) joinShm() error {
 	path := shmPath(p.path)
-	f, err := p.fs.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := p.fs.OpenFile(path, os.O_RDWR|os.O_CREATE, p.sidePerm())
 	writable := err == nil
 	if err != nil && vfs.WriteDenied(err) {
 		f, err = p.fs.OpenFile(path, os.O_RDONLY, 0)

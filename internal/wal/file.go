@@ -74,6 +74,10 @@ type Options struct {
 	// nothing, since another connection may cut the file meanwhile, and
 	// the log starts empty.
 	Adopted bool
+	// Perm is the permissions Create gives a new WAL file (0: 0o644); the
+	// owner passes the database file's, as sqlite3 does, so that the WAL's
+	// copies of pages are as private as the database.
+	Perm fs.FileMode
 }
 
 // Open opens the WAL at path, maps it and recovers its committed log
@@ -120,7 +124,11 @@ func Open(fsys vfs.FS, path string, opts Options) (*File, error) {
 // not read: the log is empty, and not valid, so the first commit starts it
 // over (Restart).
 func Create(fsys vfs.FS, path string, opts Options) (*File, error) {
-	f, err := fsys.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	perm := opts.Perm
+	if perm == 0 {
+		perm = 0o644
+	}
+	f, err := fsys.OpenFile(path, os.O_RDWR|os.O_CREATE, perm)
 	if err != nil {
 		return nil, err
 	}
