@@ -98,6 +98,7 @@ func (p *Pager) lockFile() error {
 				p.shareWAL = false
 			} else {
 				f.Close()
+				p.ownSide(shmPath(p.path))
 			}
 		}
 		return nil

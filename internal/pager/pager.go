@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/pagodadb/pagoda/internal/format"
@@ -101,7 +100,9 @@ type Pager struct {
 	usable   int
 
 	opts Options
-	perm atomic.Uint32 // the database file's permissions, once read (sidePerm)
+
+	sideOnce sync.Once
+	side     sideAttrs // the database file's mode and owner (sidePerm)
 
 	zeroOnce sync.Once
 	zero     []byte // see zeroPage
@@ -377,21 +378,47 @@ func (p *Pager) walOptions() wal.Options {
 	return wal.Options{ReadOnly: p.readOnly, PageSize: p.pageSize, NoSync: p.opts.Sync == SyncOff, Lock: &p.mu, Perm: p.sidePerm()}
 }
 
-// sidePerm returns the permissions of the database file, which the files
-// the pager creates beside it (-wal, -journal, -shm) take, as sqlite3's do:
-// they hold copies of its pages, or say which pages changed. Read at the
-// first call (a read-only pager of a rollback-journal file creates
-// nothing), 0o644 when the file cannot be read.
-func (p *Pager) sidePerm() fs.FileMode {
-	if perm := p.perm.Load(); perm != 0 {
-		return fs.FileMode(perm)
+// sideAttrs are what the files the pager creates beside the database
+// (-wal, -journal, -shm) take from it, as sqlite3's do: its permissions,
+// since they hold copies of its pages or say which pages changed, and,
+// for a process running as root, its owner (ownSide).
+type sideAttrs struct {
+	perm     fs.FileMode
+	uid, gid int
+	owned    bool // uid and gid are known
+}
+
+// sidePerm returns the database file's permissions, read at the first
+// call (a read-only pager of a rollback-journal file creates nothing),
+// 0o644 when the file cannot be read.
+func (p *Pager) sidePerm() fs.FileMode { return p.sideAttrs().perm }
+
+func (p *Pager) sideAttrs() *sideAttrs {
+	p.sideOnce.Do(func() {
+		p.side.perm = 0o644
+		if st, err := p.fs.Stat(p.path); err == nil {
+			if perm := st.Mode().Perm(); perm != 0 {
+				p.side.perm = perm
+			}
+			p.side.uid, p.side.gid, p.side.owned = fileOwner(st)
+		}
+	})
+	return &p.side
+}
+
+// ownSide gives path, a file the pager just made beside the database, the
+// database file's owner when the process runs as root and the file
+// belongs to another user, as sqlite3 does (robustFchown): root reading
+// or writing a user's database then leaves no file the user cannot open.
+// A failure is ignored, as sqlite3 ignores it: the file serves this
+// process either way.
+func (p *Pager) ownSide(path string) {
+	if !runsAsRoot {
+		return
 	}
-	perm := fs.FileMode(0o644)
-	if st, err := p.fs.Stat(p.path); err == nil && st.Mode().Perm() != 0 {
-		perm = st.Mode().Perm()
+	if a := p.sideAttrs(); a.owned && a.uid != 0 {
+		_ = chown(path, a.uid, a.gid)
 	}
-	p.perm.Store(uint32(perm))
-	return perm
 }
 
 // PageSize returns the database page size.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/pagodadb/pagoda/internal/format"
@@ -303,4 +304,48 @@ func TestSideFilesTakeDatabasePerm(t *testing.T) {
 			t.Errorf("%s created with %v, want the database's -rw-------", name, perm)
 		}
 	}
+}
+
+// TestSideFilesTakeDatabaseOwner: run as root, a pager gives the files it
+// makes beside a user's database that user, as sqlite3 does, so that the
+// user can open them afterwards. Only root can give a file away, so the
+// test needs root (CI runs as root).
+func TestSideFilesTakeDatabaseOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root can give files away: run as root to test ownSide")
+	}
+	const uid, gid = 65534, 65534 // nobody, nogroup
+	path := filepath.Join(t.TempDir(), "w.db")
+	p := mustOpen(t, path, Options{JournalMode: JournalWAL})
+	setUserVersion(t, p, 1)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(path, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+	owner := func(name string) (int, int) {
+		t.Helper()
+		st, err := os.Stat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sys := st.Sys().(*syscall.Stat_t)
+		return int(sys.Uid), int(sys.Gid)
+	}
+	p = mustOpen(t, path, Options{})
+	setUserVersion(t, p, 2)
+	for _, name := range []string{path + "-wal", path + "-shm"} {
+		if u, g := owner(name); u != uid || g != gid {
+			t.Errorf("%s owned by %d:%d, want the database's %d:%d", filepath.Base(name), u, g, uid, gid)
+		}
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p = mustOpen(t, path, Options{ReadOnly: true})
+	if u, g := owner(path + "-shm"); u != uid || g != gid {
+		t.Errorf("the -shm file of a read-only pager owned by %d:%d, want %d:%d", u, g, uid, gid)
+	}
+	p.Close()
 }

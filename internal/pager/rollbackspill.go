@@ -64,6 +64,7 @@ func (w *WriteTx) openJournal() (*journalWriter, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.ownSide(JournalPath(p.path))
 	jw := &journalWriter{f: f, orig: w.base.nPages}
 	p.rb.jw = jw
 	return jw, p.journalHeaderAt(jw, 0)

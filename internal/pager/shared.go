@@ -107,6 +107,7 @@ func (p *Pager) openShared() error {
 		time.Sleep(pause)
 		pause = min(2*pause, busyRetryMax)
 	}
+	p.ownSide(x.path)
 	p.sh = &shared{x: x}
 	p.mu.Lock()
 	defer p.mu.Unlock()

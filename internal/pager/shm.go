@@ -56,6 +56,9 @@ func (p *Pager) joinShm() error {
 	path := shmPath(p.path)
 	f, err := p.fs.OpenFile(path, os.O_RDWR|os.O_CREATE, p.sidePerm())
 	writable := err == nil
+	if writable {
+		p.ownSide(path)
+	}
 	if err != nil && vfs.WriteDenied(err) {
 		f, err = p.fs.OpenFile(path, os.O_RDONLY, 0)
 	}

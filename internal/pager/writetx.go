@@ -721,6 +721,7 @@ func (w *WriteTx) prepareWAL() error {
 		if err != nil {
 			return err
 		}
+		p.ownSide(WALPath(p.path))
 		p.mu.Lock()
 		p.wal = f
 		p.restarts++
