@@ -375,7 +375,7 @@ func (p *Pager) load() error {
 
 // walOptions are the options of the pager's WAL.
 func (p *Pager) walOptions() wal.Options {
-	return wal.Options{ReadOnly: p.readOnly, PageSize: p.pageSize, NoSync: p.opts.Sync == SyncOff, Lock: &p.mu, Perm: p.sidePerm()}
+	return wal.Options{ReadOnly: p.readOnly, PageSize: p.pageSize, NoSync: p.opts.Sync == SyncOff, Lock: &p.mu}
 }
 
 // sideAttrs are what the files the pager creates beside the database

@@ -717,7 +717,9 @@ func (w *WriteTx) prepareWAL() error {
 	}
 	p := w.p
 	if p.wal == nil {
-		f, err := wal.Create(p.fs, WALPath(p.path), p.walOptions())
+		opts := p.walOptions()
+		opts.Perm = p.sidePerm()
+		f, err := wal.Create(p.fs, WALPath(p.path), opts)
 		if err != nil {
 			return err
 		}
