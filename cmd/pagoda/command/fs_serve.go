@@ -7,8 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
-	"syscall"
 
 	"github.com/pagodadb/pagoda/cmd/pagoda/internal/cli"
 
@@ -76,21 +76,26 @@ var Serve func(ctx context.Context, out, logOut io.Writer, f *fsys.FS, name, add
 // serveCommand is the name of the command that serves archives.
 const serveCommand = "pagoda-fs-serve"
 
-// execServe replaces the process with pagoda-fs-serve's, found beside
-// the running executable or else in the PATH, serving file.
+// execServe runs pagoda-fs-serve, found beside the running executable or
+// else in the PATH, serving file: in place of this process where the
+// system can (runServe).
 func execServe(file, addr string, maxRequests int) error {
 	path, err := servePath()
 	if err != nil {
 		return err
 	}
 	argv := []string{serveCommand, "--addr", addr, "--max-requests", strconv.Itoa(maxRequests), "--", file}
-	return fmt.Errorf("run %s: %w", path, syscall.Exec(path, argv, os.Environ()))
+	return runServe(path, argv)
 }
 
 // servePath finds pagoda-fs-serve.
 func servePath() (string, error) {
 	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), serveCommand)
+		name := serveCommand
+		if runtime.GOOS == "windows" {
+			name += ".exe"
+		}
+		p := filepath.Join(filepath.Dir(exe), name)
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
 			return p, nil
 		}
