@@ -97,7 +97,7 @@ func (p *Pager) openShared() error {
 	var x *walIndex
 	for {
 		var err error
-		x, _, err = openWalIndex(p.fs, p.path)
+		x, _, err = openWalIndex(p.fs, p.path, p.sidePerm())
 		if err == nil {
 			break
 		}

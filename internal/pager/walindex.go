@@ -386,7 +386,7 @@ type walIndex struct {
 }
 
 // openWalIndex opens the -shm file of the database at dbPath, creating it
-// with the database file's permissions as sqlite3 does, and takes the
+// with perm (the pager passes sidePerm, the database file's), and takes the
 // dead-man switch as os_unix.c's unixLockSharedMemory does: when DMS can
 // be locked exclusively no other connection has the file open, and this
 // one, the first, empties it (first is then true: nothing in the file is
@@ -394,11 +394,7 @@ type walIndex struct {
 // held shared until close, so that no connection arriving later empties it
 // again. While a first connection elsewhere empties the file, openWalIndex
 // fails with an error wrapping ErrLocked: retry.
-func openWalIndex(fsys vfs.FS, dbPath string) (x *walIndex, first bool, err error) {
-	perm := fs.FileMode(0o644)
-	if st, err := fsys.Stat(dbPath); err == nil {
-		perm = st.Mode().Perm()
-	}
+func openWalIndex(fsys vfs.FS, dbPath string, perm fs.FileMode) (x *walIndex, first bool, err error) {
 	path := shmPath(dbPath)
 	f, err := fsys.OpenFile(path, os.O_RDWR|os.O_CREATE, perm)
 	if err != nil {

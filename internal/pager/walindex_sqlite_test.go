@@ -139,7 +139,7 @@ func holdShared(t *testing.T, path string) {
 // open, holding DMS shared, until the test ends.
 func recoverIndex(t *testing.T, path string, log *wal.Log, keepWrite bool) (*walIndex, walIndexHdr) {
 	t.Helper()
-	x, first, err := openWalIndex(vfs.OS, path)
+	x, first, err := openWalIndex(vfs.OS, path, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 func openTestIndex(t *testing.T) (x *walIndex, dbPath string) {
 	t.Helper()
 	dbPath = filepath.Join(t.TempDir(), "x.db")
-	x, first, err := openWalIndex(vfs.OS, dbPath)
+	x, first, err := openWalIndex(vfs.OS, dbPath, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestWalIndexFirstEmpties(t *testing.T) {
 	if err := os.WriteFile(shmPath(dbPath), make([]byte, 2*shmRegionSize), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	x, first, err := openWalIndex(vfs.OS, dbPath)
+	x, first, err := openWalIndex(vfs.OS, dbPath, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestWalIndexFirstEmpties(t *testing.T) {
 // It is closed when the test ends.
 func joinTestIndex(t *testing.T, dbPath string) *walIndex {
 	t.Helper()
-	x, first, err := openWalIndex(vfs.OS, dbPath)
+	x, first, err := openWalIndex(vfs.OS, dbPath, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,9 +61,9 @@ reads and checkpoints.`,
 	for _, c := range extraCommands {
 		root.AddCommand(c())
 	}
-	root.Flags().BoolP("version", "v", false, "print pagoda's version (as pagoda version does)")
+	version := root.Flags().BoolP("version", "v", false, "print pagoda's version (as pagoda version does)")
 	root.RunE = func(cmd *cli.Command, args []string) error {
-		if v, _ := cmd.Flags().GetBool("version"); v {
+		if *version {
 			_, err := fmt.Fprintln(cmd.OutOrStdout(), versionText())
 			return err
 		}

@@ -122,19 +122,6 @@ func (s *FlagSet) Changed(name string) bool {
 	return f != nil && f.Changed
 }
 
-// GetBool returns the value of the bool flag called name.
-func (s *FlagSet) GetBool(name string) (bool, error) {
-	f := s.Lookup(name)
-	if f == nil {
-		return false, fmt.Errorf("flag accessed but not defined: %s", name)
-	}
-	b, ok := f.Value.(*boolValue)
-	if !ok {
-		return false, fmt.Errorf("flag %s is a %s, not a bool", name, f.Value.Type())
-	}
-	return bool(*b), nil
-}
-
 // usages formats flags for the help, one a line, sorted by name, the texts
 // aligned: "  -l, --long     usage".
 func usages(flags []*Flag) string {
