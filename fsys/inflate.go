@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/pagodadb/pagoda"
+	"github.com/pagodadb/pagoda/internal/inflate"
 )
 
 // Compressed data.
@@ -24,7 +25,9 @@ import (
 //     at most maxInflate times) and a negative sz are ErrCorrupt before
 //     anything is inflated.
 //  2. An open file of up to wholeMax bytes inflates whole at its first
-//     read, once, into a pooled buffer that Close gives back: its reads,
+//     read, once, into a pooled buffer that Close gives back, in one call
+//     of internal/inflate, which reads the stored bytes in place (or a
+//     pooled copy of them when they spill onto overflow pages): its reads,
 //     at any offset and in any order, copy from it. A larger file
 //     inflates as it is read, through an inflater (a zlib reader and its
 //     input buffer, about 50 KiB, pooled) that it holds only while it is
@@ -40,8 +43,9 @@ import (
 //     only once the stream is known to end at sz.
 //  4. ReadFile (readAll) allocates sz at once when sz is at most
 //     max(trustedSize, trustedRatio times the stored bytes): small files,
-//     and large ones that deflate shrank no more than text usually is.
-//     Beyond that it starts there and doubles, capped at sz, as the stream
+//     and large ones that deflate shrank no more than text usually is;
+//     internal/inflate fills it in one call, as in rule 2. Beyond that it
+//     starts there and doubles, capped at sz, as the stream
 //     delivers; the copies cost little beside the inflating. A claim the
 //     data does not back thus costs at most that start, or about four
 //     times what the stream does inflate to (in all; the last buffer is at
@@ -179,6 +183,13 @@ func readAll(b *pagoda.Blob, e *entry) ([]byte, error) {
 	if err := checkClaim(e, stored); err != nil {
 		return nil, err
 	}
+	if e.sz <= max(trustedSize, trustedRatio*stored) && inPlace(b) {
+		out := make([]byte, e.sz)
+		if err := inflateInto(out, b, e); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
 	z, err := start(b)
 	if err != nil {
 		return nil, streamErr(e, notZlib, err)
@@ -203,6 +214,40 @@ func readAll(b *pagoda.Blob, e *entry) ([]byte, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// inflateInto inflates e's compressed data b into out, which it must fill
+// exactly (rules 2 to 4), in one call of internal/inflate: on the bytes in
+// place when they lie whole on the row's page, else on a pooled copy (b
+// is at most wholeMax bytes: see inPlace).
+func inflateInto(out []byte, b *pagoda.Blob, e *entry) error {
+	starts.Add(1)
+	src := b.Bytes()
+	if src == nil {
+		in := wholeBuf(b.Len())
+		defer freeWholeBuf(in)
+		src = (*in)[:b.Len()]
+		if _, err := b.ReadAt(src, 0); err != nil {
+			return err
+		}
+	}
+	switch err := inflate.Zlib(out, src); {
+	case err == nil:
+		return nil
+	case errors.Is(err, inflate.ErrHeader):
+		return corrupt(e, notZlib, nil)
+	case errors.Is(err, inflate.ErrLong):
+		return corrupt(e, "inflates past its size", nil)
+	default:
+		return corrupt(e, notSize, err)
+	}
+}
+
+// inPlace reports whether inflateInto takes b: stored bytes on the row's
+// page, or few enough to copy into a pooled buffer. Larger ones stream
+// through compress/zlib, which holds 50 KiB of them at a time.
+func inPlace(b *pagoda.Blob) bool {
+	return b.Len() <= wholeMax || b.Bytes() != nil
 }
 
 // wholeMax is the largest file an open file inflates whole (rule 2): as
@@ -256,23 +301,34 @@ func (s *stream) inflateWhole() error {
 	if s.whole != nil {
 		return nil
 	}
-	z, err := start(s.blob)
-	if err != nil {
-		return s.fail(streamErr(s.e, notZlib, err))
-	}
 	b := wholeBuf(s.e.sz)
-	if _, err = io.ReadFull(z.zr, (*b)[:s.e.sz]); err != nil {
-		err = streamErr(s.e, notSize, err)
+	var err error
+	if inPlace(s.blob) {
+		err = inflateInto((*b)[:s.e.sz], s.blob, s.e)
 	} else {
-		err = z.ends(s.e) // rule 3: nothing is read of a damaged file
+		err = s.inflateStream((*b)[:s.e.sz])
 	}
-	z.free()
 	if err != nil {
 		freeWholeBuf(b)
 		return s.fail(err)
 	}
 	s.whole, s.ended = b, true
 	return nil
+}
+
+// inflateStream inflates a file whose stored bytes are too many to copy
+// whole (inPlace) into out, through compress/zlib, and checks that its
+// stream ends there.
+func (s *stream) inflateStream(out []byte) error {
+	z, err := start(s.blob)
+	if err != nil {
+		return streamErr(s.e, notZlib, err)
+	}
+	defer z.free()
+	if _, err = io.ReadFull(z.zr, out); err != nil {
+		return streamErr(s.e, notSize, err)
+	}
+	return z.ends(s.e) // rule 3: nothing is read of a damaged file
 }
 
 // close gives back what s holds.

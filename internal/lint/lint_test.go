@@ -29,6 +29,7 @@ var layers = []string{
 	"internal/expr",
 	"internal/check",
 	".",
+	"internal/inflate",
 	"fsys",
 }
 
@@ -129,10 +130,12 @@ func TestForbiddenInEngine(t *testing.T) {
 // byteOrderAllowed lists the engine's files above internal/format that may
 // decode fields with encoding/binary's byte orders: internal/wal decodes the
 // WAL's layout, which it draws, and pager/walindex.go the -shm file's, which
-// it draws (shm.go reads its read marks through it); fsys/read.go tests
-// eight bytes at a time for ASCII in file names, no layout.
+// it draws (shm.go reads its read marks through it); internal/inflate
+// decodes zlib streams, no page of the database; fsys/read.go tests eight
+// bytes at a time for ASCII in file names, no layout.
 var byteOrderAllowed = map[string]bool{
 	"internal/wal":               true,
+	"internal/inflate":           true,
 	"internal/pager/walindex.go": true,
 	"fsys/read.go":               true,
 }
