@@ -436,3 +436,85 @@ func TestSequentialIndexLoadPacksPages(t *testing.T) {
 	}
 	checkIndex(t, m, root, im)
 }
+
+// TestWriterAppends: one Writer's appends take the last descent's path
+// (Writer.appended) only while nothing else has run since: a larger
+// rowid after an append, with appends that split the leaf, inserts
+// behind the end, replacements, deletes, another tree's appends and
+// overflowing rows in between. The trees must match their models and
+// validate after each phase.
+func TestWriterAppends(t *testing.T) {
+	for _, ps := range []int{512, 4096} {
+		t.Run(fmt.Sprint(ps), func(t *testing.T) {
+			m := newMemPager(ps, true)
+			wr := NewWriter(m)
+			a, b := must(wr.CreateTree(true)), must(wr.CreateTree(true))
+			ma, mb := tableModel{}, tableModel{}
+			r := rand.New(rand.NewPCG(uint64(ps), 7))
+			insert := func(root uint32, model tableModel, rowid int64, n int) {
+				t.Helper()
+				rec := payloadFor(rowid, len(model), n)
+				if _, err := wr.TableInsert(root, rowid, rec); err != nil {
+					t.Fatalf("insert %d into %d: %v", rowid, root, err)
+				}
+				model[rowid] = rec
+			}
+			hinted := 0
+			next := int64(1)
+			for phase := range 6 {
+				for range 2000 {
+					switch op := r.IntN(20); {
+					case op < 12: // an append, now and then overflowing
+						n := 1 + r.IntN(ps/8)
+						if r.IntN(50) == 0 {
+							n = 3 * ps
+						}
+						if wr.appended.ok && wr.appended.root == a {
+							hinted++
+						}
+						insert(a, ma, next, n)
+						next += 1 + int64(r.IntN(3))
+					case op < 14: // behind the end
+						insert(a, ma, 1+r.Int64N(next), 1+r.IntN(ps/4))
+					case op < 16: // the other tree
+						insert(b, mb, int64(len(mb)+1), 1+r.IntN(ps/8))
+					case op < 18: // a delete, the last row at times
+						k := next - 1
+						if r.IntN(2) == 0 {
+							k = 1 + r.Int64N(next)
+						}
+						if _, err := wr.TableDelete(a, k); err != nil {
+							t.Fatal(err)
+						}
+						delete(ma, k)
+					default: // a row replaced by one as long or not
+						k := 1 + r.Int64N(next)
+						if _, ok := ma[k]; ok {
+							insert(a, ma, k, 1+r.IntN(ps/4))
+						}
+					}
+				}
+				v := newValidator(m)
+				for _, tr := range []struct {
+					root  uint32
+					model tableModel
+				}{{a, ma}, {b, mb}} {
+					if n, err := v.tree(tr.root, true, nil, 0); err != nil || n != len(tr.model) {
+						t.Fatalf("tree %d: %d rows, %v; the model has %d", tr.root, n, err, len(tr.model))
+					}
+					compareTableScan(t, m, tr.root, tr.model)
+				}
+				if err := v.accounting(m, 1); err != nil {
+					t.Fatal(err)
+				}
+				if err := m.commit(); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("phase %d: %d rows, %d appends on the last path", phase, len(ma), hinted)
+			}
+			if hinted == 0 {
+				t.Fatal("no append took the last descent's path")
+			}
+		})
+	}
+}

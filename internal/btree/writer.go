@@ -57,6 +57,17 @@ type Writer struct {
 	payload []byte                 // an overflowing key assembled for a comparison
 	pred    []byte                 // index delete: the predecessor cell moving up
 	predKey []byte                 // and its whole key
+
+	// appended is set by a table insert that added its row at the end of
+	// the tree's right-most leaf with no balance, and cleared by the
+	// next operation (begin): the path of that descent still leads to
+	// the leaf where a larger rowid belongs, so the next insert of one
+	// into the same tree loads that leaf alone (tableInsert).
+	appended struct {
+		root  uint32
+		rowid int64
+		ok    bool
+	}
 }
 
 type step struct {
@@ -132,6 +143,7 @@ func (wr *Writer) Reset(w Writable) {
 	}
 	wr.depth = 0
 	wr.kinfo = nil
+	wr.appended.ok = false
 	wr.cur.src = nil // nothing of the last transaction's
 	if w != nil {
 		wr.cur.Init(w, 0, true, nil)
@@ -147,6 +159,7 @@ func (wr *Writer) Reset(w Writable) {
 func (wr *Writer) begin(root uint32, table bool, k *format.KeyInfo, nKey int) {
 	wr.root, wr.table, wr.kinfo, wr.nKey = root, table, k, nKey
 	wr.depth = 0
+	wr.appended.ok = false
 }
 
 // readPage returns page pgno of the current tree for reading.
@@ -450,10 +463,18 @@ func (wr *Writer) tableInsert(root uint32, rowid int64, record []byte, replace b
 	if len(record) > format.MaxPayload {
 		return false, fmt.Errorf("%w: row of %d bytes", format.ErrUnsupported, len(record))
 	}
+	last, depth := wr.appended, wr.depth
 	wr.begin(root, true, nil, 0)
 	var pg format.Page
-	found, err = wr.seekTable(rowid, &pg)
-	if err != nil || (found && !replace) {
+	if last.ok && last.root == root && rowid > last.rowid {
+		// An append after an append: the last descent's path stands.
+		wr.depth = depth
+		lv := depth - 1
+		if err := wr.loadPage(&pg, wr.path[lv].pgno); err != nil {
+			return false, err
+		}
+		wr.path[lv].idx, wr.path[lv].nCells = pg.NCells, pg.NCells
+	} else if found, err = wr.seekTable(rowid, &pg); err != nil || (found && !replace) {
 		return found, err
 	}
 	lv := wr.depth - 1
@@ -493,12 +514,16 @@ func (wr *Writer) tableInsert(root uint32, rowid int64, record []byte, replace b
 			return false, err
 		}
 	}
+	atEnd := !found && i == pg.NCells
 	off, ok, err := pg.AllocCell(i, cellLen, wr.scratchPage())
 	if err != nil {
 		return false, err
 	}
 	if ok {
 		format.PutTableLeafCell(pg.Data[off:], rowid, plen, record[:local], ovfl)
+		if atEnd && wr.rightEdge(lv) {
+			wr.appended.root, wr.appended.rowid, wr.appended.ok = root, rowid, true
+		}
 		return found, nil
 	}
 	cell := wr.cellBuf(cellLen)
