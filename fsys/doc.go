@@ -45,8 +45,8 @@
 // except into the caller's buffer. Close every file: DB.Close waits for
 // the snapshots they hold. A compressed file of up to 1 MiB is inflated
 // once, at its first read, into a pooled buffer that Close gives back, in
-// one pass over its stored bytes (internal/inflate, about three times as
-// fast as compress/zlib); ReadFile inflates the same way straight into
+// one pass over its stored bytes (internal/inflate, which takes about
+// 0.6x compress/zlib's time); ReadFile inflates the same way straight into
 // the slice it returns. A larger file is inflated as it is read, through
 // a pooled inflater of
 // about 50 KiB: reading a 1 GiB file stored in 1 MB costs that much

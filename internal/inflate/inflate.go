@@ -5,8 +5,9 @@
 // what compress/flate, a streaming reader, cannot: read its input 8 bytes
 // at a time with no io.ByteReader between, copy matches straight within
 // the output rather than through a 32 KiB window, and build each block's
-// Huffman tables once as flat arrays. It is 3 to 4 times as fast on source
-// text (BenchmarkZlib).
+// Huffman tables once as flat arrays. On Go source text it takes 0.57x
+// compress/zlib's time for a file of a few KiB as a stream of its own,
+// 0.64x for one long stream (BenchmarkZlib, medians of 5 paired runs).
 //
 // The rules, those of compress/zlib (FuzzZlib holds the two to the same
 // outcome on any input):

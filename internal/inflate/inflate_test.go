@@ -329,41 +329,72 @@ func FuzzZlib(f *testing.F) {
 	})
 }
 
-// BenchmarkZlib inflates Go's compress/flate sources (deflated at zlib's
-// default level, as sqlite3 -Ac does), against compress/zlib reading the
-// same stream into the same buffer: go test -bench Zlib ./internal/inflate
+// BenchmarkZlib inflates Go's compress/flate sources, deflated at zlib's
+// default level as sqlite3 -Ac does: each file as a stream of its own (an
+// archive's shape) and all of them as one stream, against compress/zlib
+// reading the same streams into the same buffers (its reader reused with
+// Reset, as fsys did): go test -bench Zlib ./internal/inflate
 func BenchmarkZlib(b *testing.B) {
-	text := samples(b)["gosrc"]
-	z := compress(b, text, 6)
-	dst := make([]byte, len(text))
-	b.Run("pagoda", func(b *testing.B) {
-		b.SetBytes(int64(len(text)))
-		b.ReportAllocs()
-		for b.Loop() {
-			if err := Zlib(dst, z); err != nil {
-				b.Fatal(err)
-			}
+	files, _ := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", "compress", "flate", "*.go"))
+	var texts, zs [][]byte
+	var all []byte
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
 		}
-	})
-	b.Run("compress-zlib", func(b *testing.B) {
-		b.SetBytes(int64(len(text)))
-		b.ReportAllocs()
-		var zr io.ReadCloser
-		br := bytes.NewReader(z)
-		for b.Loop() {
-			br.Reset(z)
-			var err error
-			if zr == nil {
-				zr, err = zlib.NewReader(br)
-			} else {
-				err = zr.(zlib.Resetter).Reset(br, nil)
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := io.ReadFull(zr, dst); err != nil {
-				b.Fatal(err)
-			}
+		texts = append(texts, text)
+		zs = append(zs, compress(b, text, 6))
+		all = append(all, text...)
+	}
+	shapes := []struct {
+		name  string
+		texts [][]byte
+		zs    [][]byte
+	}{
+		{"files", texts, zs},
+		{"stream", [][]byte{all}, [][]byte{compress(b, all, 6)}},
+	}
+	for _, sh := range shapes {
+		dsts := make([][]byte, len(sh.texts))
+		n := 0
+		for i, t := range sh.texts {
+			dsts[i] = make([]byte, len(t))
+			n += len(t)
 		}
-	})
+		b.Run(sh.name+"/pagoda", func(b *testing.B) {
+			b.SetBytes(int64(n))
+			b.ReportAllocs()
+			for b.Loop() {
+				for i, z := range sh.zs {
+					if err := Zlib(dsts[i], z); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+		b.Run(sh.name+"/compress-zlib", func(b *testing.B) {
+			b.SetBytes(int64(n))
+			b.ReportAllocs()
+			var zr io.ReadCloser
+			br := new(bytes.Reader)
+			for b.Loop() {
+				for i, z := range sh.zs {
+					br.Reset(z)
+					var err error
+					if zr == nil {
+						zr, err = zlib.NewReader(br)
+					} else {
+						err = zr.(zlib.Resetter).Reset(br, nil)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := io.ReadFull(zr, dsts[i]); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
 }
