@@ -172,87 +172,8 @@ func (d *decoder) inflate(dst, src []byte, in int) (int, error) {
 		default:
 			return 0, damaged(in, nbits, src)
 		}
-		litPrim := (*[1 << litBits]uint32)(lit.e[:1<<litBits])
-		distPrim := (*[1 << distBits]uint32)(dist.e[:1<<distBits])
-	symbols:
-		for {
-			if nbits < symbolBits {
-				if in+8 <= len(src) {
-					bits |= binary.LittleEndian.Uint64(src[in:]) << nbits
-					in += int((63 - nbits) >> 3)
-					nbits |= 56
-				} else if bits, nbits, in, err = refill(bits, nbits, in, src); err != nil {
-					return 0, err
-				}
-			}
-			e := litPrim[bits&(1<<litBits-1)]
-			if e&kindMask == kindSub {
-				bits >>= litBits
-				nbits -= litBits
-				e = lit.e[e>>valueShift+uint32(bits)&(1<<(e>>extraShift&15)-1)]
-			}
-			n := uint(e & lenMask)
-			bits >>= n
-			nbits -= n
-			switch e & kindMask {
-			case kindLit:
-				if uint(out) >= uint(len(dst)) {
-					return 0, past(in, nbits, src, ErrLong)
-				}
-				dst[out] = byte(e >> valueShift)
-				out++
-				continue
-			case kindLen:
-			case kindEOB:
-				break symbols
-			default:
-				return 0, damaged(in, nbits, src)
-			}
-			x := uint(e >> extraShift & 15)
-			length := int(e>>valueShift) + int(bits&(1<<x-1))
-			bits >>= x
-			nbits -= x
-			e = distPrim[bits&(1<<distBits-1)]
-			if e&kindMask == kindSub {
-				bits >>= distBits
-				nbits -= distBits
-				e = dist.e[e>>valueShift+uint32(bits)&(1<<(e>>extraShift&15)-1)]
-			}
-			if e&kindMask != kindDist {
-				return 0, damaged(in, nbits, src)
-			}
-			n = uint(e & lenMask)
-			bits >>= n
-			nbits -= n
-			x = uint(e >> extraShift & 15)
-			back := int(e>>valueShift) + int(bits&(1<<x-1))
-			bits >>= x
-			nbits -= x
-			if back > out {
-				return 0, damaged(in, nbits, src)
-			}
-			if out+fastOut <= len(dst) {
-				// Room for whole words past the match: copied as words
-				// where the source is a word behind or more (each word
-				// read is written before), a byte's run as words, other
-				// short periods byte by byte.
-				if back >= 8 {
-					for i := 0; i < length; i += 8 {
-						binary.LittleEndian.PutUint64(dst[out+i:], binary.LittleEndian.Uint64(dst[out-back+i:]))
-					}
-				} else {
-					copyShort(dst, out, back, length)
-				}
-				out += length
-				continue
-			}
-			if out+length > len(dst) {
-				return 0, past(in, nbits, src, ErrLong)
-			}
-			for i := range length {
-				dst[out+i] = dst[out-back+i]
-			}
-			out += length
+		if out, in, bits, nbits, err = symbols(dst, src, out, in, bits, nbits, lit, dist); err != nil {
+			return 0, err
 		}
 		if err := past(in, nbits, src, nil); err != nil {
 			return 0, err // the block's symbols ran past the input
@@ -278,6 +199,97 @@ func past(in int, nbits uint, src []byte, err error) error {
 		return ErrEnds
 	}
 	return err
+}
+
+// symbols decodes a block's symbols, from the bit reader's state (in,
+// bits, nbits) and out, up to its end-of-block symbol, and returns the
+// state after it. It is a function of its own so that that state stays in
+// registers.
+func symbols(dst, src []byte, out, in int, bits uint64, nbits uint, lit, dist *table) (int, int, uint64, uint, error) {
+	litPrim := (*[1 << litBits]uint32)(lit.e[:1<<litBits])
+	distPrim := (*[1 << distBits]uint32)(dist.e[:1<<distBits])
+	for {
+		if nbits < symbolBits {
+			if in+8 <= len(src) {
+				bits |= binary.LittleEndian.Uint64(src[in:]) << nbits
+				in += int((63 - nbits) >> 3)
+				nbits |= 56
+			} else {
+				var err error
+				if bits, nbits, in, err = refill(bits, nbits, in, src); err != nil {
+					return 0, 0, 0, 0, err
+				}
+			}
+		}
+		e := litPrim[bits&(1<<litBits-1)]
+		if e&kindMask == kindSub {
+			bits >>= litBits
+			nbits -= litBits
+			e = lit.e[e>>valueShift+uint32(bits)&(1<<(e>>extraShift&15)-1)]
+		}
+		n := uint(e & lenMask)
+		bits >>= n
+		nbits -= n
+		switch e & kindMask {
+		case kindLit:
+			if uint(out) >= uint(len(dst)) {
+				return 0, 0, 0, 0, past(in, nbits, src, ErrLong)
+			}
+			dst[out] = byte(e >> valueShift)
+			out++
+			continue
+		case kindLen:
+		case kindEOB:
+			return out, in, bits, nbits, nil
+		default:
+			return 0, 0, 0, 0, damaged(in, nbits, src)
+		}
+		x := uint(e >> extraShift & 15)
+		length := int(e>>valueShift) + int(bits&(1<<x-1))
+		bits >>= x
+		nbits -= x
+		e = distPrim[bits&(1<<distBits-1)]
+		if e&kindMask == kindSub {
+			bits >>= distBits
+			nbits -= distBits
+			e = dist.e[e>>valueShift+uint32(bits)&(1<<(e>>extraShift&15)-1)]
+		}
+		if e&kindMask != kindDist {
+			return 0, 0, 0, 0, damaged(in, nbits, src)
+		}
+		n = uint(e & lenMask)
+		bits >>= n
+		nbits -= n
+		x = uint(e >> extraShift & 15)
+		back := int(e>>valueShift) + int(bits&(1<<x-1))
+		bits >>= x
+		nbits -= x
+		if back > out {
+			return 0, 0, 0, 0, damaged(in, nbits, src)
+		}
+		if out+fastOut <= len(dst) {
+			// Room for whole words past the match: copied as words
+			// where the source is a word behind or more (each word
+			// read is written before), a byte's run as words, other
+			// short periods byte by byte.
+			if back >= 8 {
+				for i := 0; i < length; i += 8 {
+					binary.LittleEndian.PutUint64(dst[out+i:], binary.LittleEndian.Uint64(dst[out-back+i:]))
+				}
+			} else {
+				copyShort(dst, out, back, length)
+			}
+			out += length
+			continue
+		}
+		if out+length > len(dst) {
+			return 0, 0, 0, 0, past(in, nbits, src, ErrLong)
+		}
+		for i := range length {
+			dst[out+i] = dst[out-back+i]
+		}
+		out += length
+	}
 }
 
 // refill tops bits up to at least 56 bits: 8 bytes at a time, and byte by
