@@ -26,8 +26,10 @@ import (
 //     anything is inflated.
 //  2. An open file of up to wholeMax bytes inflates whole at its first
 //     read, once, into a pooled buffer that Close gives back, in one call
-//     of internal/inflate, which reads the stored bytes in place (or a
-//     pooled copy of them when they spill onto overflow pages): its reads,
+//     of internal/inflate over its stored bytes: in place on the row's
+//     page, or a pooled copy when they spill onto overflow pages (through
+//     compress/zlib's reader instead when they are more than wholeMax
+//     bytes): its reads,
 //     at any offset and in any order, copy from it. A larger file
 //     inflates as it is read, through an inflater (a zlib reader and its
 //     input buffer, about 50 KiB, pooled) that it holds only while it is

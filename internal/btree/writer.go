@@ -466,16 +466,10 @@ func (wr *Writer) tableInsert(root uint32, rowid int64, record []byte, replace b
 	last, depth := wr.appended, wr.depth
 	wr.begin(root, true, nil, 0)
 	var pg format.Page
-	if last.ok && last.root == root && rowid > last.rowid {
-		// An append after an append: the last descent's path stands.
-		wr.depth = depth
-		lv := depth - 1
-		if err := wr.loadPage(&pg, wr.path[lv].pgno); err != nil {
-			return false, err
+	if !(last.ok && last.root == root && rowid > last.rowid && wr.appendLeaf(depth, rowid, &pg)) {
+		if found, err = wr.seekTable(rowid, &pg); err != nil || (found && !replace) {
+			return found, err
 		}
-		wr.path[lv].idx, wr.path[lv].nCells = pg.NCells, pg.NCells
-	} else if found, err = wr.seekTable(rowid, &pg); err != nil || (found && !replace) {
-		return found, err
 	}
 	lv := wr.depth - 1
 	i := wr.path[lv].idx
@@ -533,6 +527,27 @@ func (wr *Writer) tableInsert(root uint32, rowid int64, record []byte, replace b
 	}
 	wr.one[0] = cell
 	return found, wr.rebalance(lv, pending{pos: i, cells: wr.one[:]}, false)
+}
+
+// appendLeaf takes up the last descent's path, depth levels deep, for an
+// append after an append (Writer.appended): it loads the right-most leaf
+// into *pg and places the path at its end. It reports false, for a full
+// descent, unless the leaf is a table leaf whose last rowid is below
+// rowid, as the append left it.
+func (wr *Writer) appendLeaf(depth int, rowid int64, pg *format.Page) bool {
+	if depth < 1 {
+		return false
+	}
+	lv := depth - 1
+	if wr.loadPage(pg, wr.path[lv].pgno) != nil || pg.Type != format.PageTableLeaf || pg.NCells == 0 {
+		return false
+	}
+	if k, err := pg.TableLeafRowid(pg.NCells - 1); err != nil || k >= rowid {
+		return false
+	}
+	wr.depth = depth
+	wr.path[lv].idx, wr.path[lv].nCells = pg.NCells, pg.NCells
+	return true
 }
 
 // TableDelete deletes a row; see the package-level TableDelete.
