@@ -93,12 +93,11 @@ func (p *Pager) lockFile() error {
 		if p.shareWAL {
 			// Without the right to write the -shm file, a reader takes a
 			// read slot the old way (shm.go).
-			f, err := p.fs.OpenFile(shmPath(p.path), os.O_RDWR|os.O_CREATE, p.sidePerm())
+			f, err := p.openSide(shmPath(p.path), os.O_RDWR)
 			if err != nil {
 				p.shareWAL = false
 			} else {
 				f.Close()
-				p.ownSide(shmPath(p.path))
 			}
 		}
 		return nil

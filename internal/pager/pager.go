@@ -406,6 +406,17 @@ func (p *Pager) sideAttrs() *sideAttrs {
 	return &p.side
 }
 
+// openSide opens (creating) path, a file beside the database, with the
+// database file's permissions and, for a process running as root, its
+// owner (ownSide).
+func (p *Pager) openSide(path string, flag int) (vfs.File, error) {
+	f, err := p.fs.OpenFile(path, flag|os.O_CREATE, p.sidePerm())
+	if err == nil {
+		p.ownSide(path)
+	}
+	return f, err
+}
+
 // ownSide gives path, a file the pager just made beside the database, the
 // database file's owner when the process runs as root and the file
 // belongs to another user, as sqlite3 does (robustFchown): root reading

@@ -60,11 +60,10 @@ func (p *Pager) journalHeaderAt(jw *journalWriter, off int64) error {
 // openJournal creates the transaction's journal with its first header.
 func (w *WriteTx) openJournal() (*journalWriter, error) {
 	p := w.p
-	f, err := p.fs.OpenFile(JournalPath(p.path), os.O_RDWR|os.O_CREATE|os.O_TRUNC, p.sidePerm())
+	f, err := p.openSide(JournalPath(p.path), os.O_RDWR|os.O_TRUNC)
 	if err != nil {
 		return nil, err
 	}
-	p.ownSide(JournalPath(p.path))
 	jw := &journalWriter{f: f, orig: w.base.nPages}
 	p.rb.jw = jw
 	return jw, p.journalHeaderAt(jw, 0)

@@ -54,11 +54,8 @@ func shmPath(path string) string { return path + "-shm" }
 // then change what the pager reads.
 func (p *Pager) joinShm() error {
 	path := shmPath(p.path)
-	f, err := p.fs.OpenFile(path, os.O_RDWR|os.O_CREATE, p.sidePerm())
+	f, err := p.openSide(path, os.O_RDWR)
 	writable := err == nil
-	if writable {
-		p.ownSide(path)
-	}
 	if err != nil && vfs.WriteDenied(err) {
 		f, err = p.fs.OpenFile(path, os.O_RDONLY, 0)
 	}

@@ -150,42 +150,34 @@ func (c *Command) SetIn(r io.Reader)  { c.in = r }
 
 // OutOrStdout returns the output stream.
 func (c *Command) OutOrStdout() io.Writer {
-	for ; c != nil; c = c.parent {
-		if c.out != nil {
-			return c.out
-		}
-	}
-	return os.Stdout
+	return inherited(c, func(c *Command) io.Writer { return c.out }, io.Writer(os.Stdout))
 }
 
 // ErrOrStderr returns the error stream.
 func (c *Command) ErrOrStderr() io.Writer {
-	for ; c != nil; c = c.parent {
-		if c.errOut != nil {
-			return c.errOut
-		}
-	}
-	return os.Stderr
+	return inherited(c, func(c *Command) io.Writer { return c.errOut }, io.Writer(os.Stderr))
 }
 
 // InOrStdin returns the input stream.
 func (c *Command) InOrStdin() io.Reader {
-	for ; c != nil; c = c.parent {
-		if c.in != nil {
-			return c.in
-		}
-	}
-	return os.Stdin
+	return inherited(c, func(c *Command) io.Reader { return c.in }, io.Reader(os.Stdin))
 }
 
 // Context returns the context Execute ran the command with.
 func (c *Command) Context() context.Context {
+	return inherited(c, func(c *Command) context.Context { return c.ctx }, context.Background())
+}
+
+// inherited returns field (an interface, nil when unset) of c or, unset
+// there, of its nearest ancestor that sets it, else def.
+func inherited[T comparable](c *Command, field func(*Command) T, def T) T {
+	var unset T
 	for ; c != nil; c = c.parent {
-		if c.ctx != nil {
-			return c.ctx
+		if v := field(c); v != unset {
+			return v
 		}
 	}
-	return context.Background()
+	return def
 }
 
 // SetFlagErrorFunc sets what a flag error of c or of a command below it
