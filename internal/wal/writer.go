@@ -1,9 +1,9 @@
 package wal
 
 import (
-	"crypto/rand"
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 
 	"github.com/pagodadb/pagoda/internal/vfs"
@@ -43,15 +43,13 @@ func (w *File) Pending() int { return len(w.pending) }
 // pending, when the log is not valid (a new WAL) or when every frame is in
 // the database file and no reader reads the WAL.
 func (w *File) Restart() error {
-	var salt [4]byte
-	if _, err := rand.Read(salt[:]); err != nil {
-		return err
-	}
 	var prev *Header
 	if w.log.Valid {
 		prev = &w.log.Header
 	}
-	h := nextHeader(prev, w.pageSize, binary.LittleEndian.Uint32(salt[:]))
+	// The salts need only differ from the last log's (SQLite draws them
+	// from its PRNG); math/rand/v2's generator is seeded from the OS.
+	h := nextHeader(prev, w.pageSize, rand.Uint32())
 	var b [HeaderSize]byte
 	h.Encode(b[:])
 	if _, err := w.f.WriteAt(b[:], 0); err != nil {
