@@ -518,3 +518,53 @@ func TestWriterAppends(t *testing.T) {
 		})
 	}
 }
+
+// TestWriterAppendSplitLeavesLeaf checks that an append which splits the
+// right-most leaf, each in a transaction of its own, writes the new leaf
+// and the interior pages above it, not the full leaf it leaves as it was.
+func TestWriterAppendSplitLeavesLeaf(t *testing.T) {
+	for _, ps := range []int{512, 4096} {
+		t.Run(fmt.Sprint(ps), func(t *testing.T) {
+			m := newMemPager(ps, true)
+			wr := NewWriter(m)
+			root := must(wr.CreateTree(true))
+			if err := m.commit(); err != nil {
+				t.Fatal(err)
+			}
+			model := tableModel{}
+			splits := 0
+			for rowid := int64(1); rowid <= 3000; rowid++ {
+				before := m.n
+				rec := payloadFor(rowid, 0, 1+int(rowid%int64(ps/6)))
+				if _, err := wr.TableInsert(root, rowid, rec); err != nil {
+					t.Fatalf("insert %d: %v", rowid, err)
+				}
+				model[rowid] = rec
+				if m.n > before {
+					splits++
+					for pgno, b := range m.dirty {
+						// Page 1 (the header's page count; the schema's
+						// leaf) is not the tree's.
+						if pgno != 1 && pgno <= before && format.PageType(b[0]) == format.PageTableLeaf {
+							t.Fatalf("append of %d: the split wrote leaf %d, which it leaves as it was", rowid, pgno)
+						}
+					}
+				}
+				if err := m.commit(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if splits < 10 {
+				t.Fatalf("%d splits: the test did not split the right-most leaf", splits)
+			}
+			v := newValidator(m)
+			if n, err := v.tree(root, true, nil, 0); err != nil || n != len(model) {
+				t.Fatalf("%d rows, %v; the model has %d", n, err, len(model))
+			}
+			compareTableScan(t, m, root, model)
+			if err := v.accounting(m, 1); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

@@ -473,11 +473,17 @@ func (wr *Writer) tableInsert(root uint32, rowid int64, record []byte, replace b
 	}
 	lv := wr.depth - 1
 	i := wr.path[lv].idx
-	if err := wr.makeWritable(&pg); err != nil {
-		return false, err
-	}
 	plen := int64(len(record))
 	cellLen, local := format.TableLeafCellLen(rowid, plen, wr.usable)
+	// An append that a full right-most leaf cannot take leaves that leaf
+	// as it is (splitRightEdge), so it is not made writable: the commit
+	// does not write it again.
+	edgeSplit := !found && lv > 0 && i == pg.NCells && wr.rightEdge(lv) && !fits(&pg, cellLen)
+	if !edgeSplit {
+		if err := wr.makeWritable(&pg); err != nil {
+			return false, err
+		}
+	}
 	oldSpace := -1
 	if found {
 		old, err := pg.Cell(i)
@@ -494,6 +500,11 @@ func (wr *Writer) tableInsert(root uint32, rowid int64, record []byte, replace b
 		if ovfl, err = wr.writeOverflow(record[local:]); err != nil {
 			return false, err
 		}
+	}
+	if edgeSplit {
+		cell := wr.cellBuf(cellLen)
+		format.PutTableLeafCell(cell, rowid, plen, record[:local], ovfl)
+		return false, wr.splitRightEdge(lv, &pg, cell)
 	}
 	if found {
 		if oldSpace == format.CellSpace(cellLen) { // overwrite in place
@@ -527,6 +538,14 @@ func (wr *Writer) tableInsert(root uint32, rowid int64, record []byte, replace b
 	}
 	wr.one[0] = cell
 	return found, wr.rebalance(lv, pending{pos: i, cells: wr.one[:]}, false)
+}
+
+// fits reports whether a cell of n bytes fits pg as AllocCell finds room
+// for it; a page whose free space does not add up is said to fit, for the
+// caller's writes to report it.
+func fits(pg *format.Page, n int) bool {
+	free, err := pg.FreeSpace()
+	return err != nil || free >= format.CellSpace(n)+2
 }
 
 // appendLeaf takes up the last descent's path, depth levels deep, for an
