@@ -34,9 +34,6 @@ func (t *Table) OpenBlob(rowid int64, column int) (*Blob, error) {
 	if err := t.check(); err != nil {
 		return nil, err
 	}
-	if err := t.refresh(); err != nil {
-		return nil, err
-	}
 	if t.WithoutRowID() {
 		return nil, fmt.Errorf("pagoda: table %q is WITHOUT ROWID: OpenBlob needs a rowid: %w", t.Name(), ErrUnsupported)
 	}

@@ -122,7 +122,12 @@ func (b *Bucket) find(key []byte) ([]byte, bool) {
 }
 
 // check reports whether b may be used (see Table.check).
-func (b *Bucket) check() error { return b.tx.checkEpoch(b.epoch) }
+func (b *Bucket) check() error {
+	if err := b.tx.checkEpoch(b.epoch); err != nil {
+		return err
+	}
+	return b.current()
+}
 
 // Name returns the bucket's name.
 func (b *Bucket) Name() string { return b.name }
@@ -135,9 +140,6 @@ func (b *Bucket) Get(key []byte) ([]byte, error) {
 		return v, nil
 	}
 	if err := b.check(); err != nil {
-		return nil, err
-	}
-	if err := b.current(); err != nil {
 		return nil, err
 	}
 	if !b.seek(key) {

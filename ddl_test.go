@@ -215,3 +215,105 @@ func TestSchemaTable(t *testing.T) {
 		t.Errorf("integrity_check: %s", ic)
 	}
 }
+
+// TestHandlesAfterDrop checks that a table, bucket or index taken before
+// its transaction dropped it reads nothing afterwards, even once a new
+// tree has taken its root page: every read says it is gone (ErrNotFound),
+// and iterators and cursors stop with that error.
+func TestHandlesAfterDrop(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d.db")
+	db := openChecked(t, path, nil)
+	mustUpdate(t, db, func(tx *Tx) error {
+		tb, err := tx.CreateTable("CREATE TABLE t(a TEXT, b TEXT)")
+		if err != nil {
+			return err
+		}
+		if _, err := tx.CreateIndex("CREATE INDEX tb ON t(b)"); err != nil {
+			return err
+		}
+		if _, err := tb.Insert("row of t", "b of t"); err != nil {
+			return err
+		}
+		bk, err := tx.CreateBucket("k")
+		if err != nil {
+			return err
+		}
+		return bk.Put([]byte("key"), []byte("value of k"))
+	})
+	gone := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, ErrNotFound) {
+			t.Errorf("%s after the drop: %v, want ErrNotFound", what, err)
+		}
+	}
+	err := db.Update(func(tx *Tx) error {
+		tb, err := tx.Table("t")
+		if err != nil {
+			return err
+		}
+		ix, err := tx.Index("tb")
+		if err != nil {
+			return err
+		}
+		bk, err := tx.Bucket("k")
+		if err != nil {
+			return err
+		}
+		if err := tx.DropTable("t"); err != nil {
+			return err
+		}
+		if err := tx.DeleteBucket("k"); err != nil {
+			return err
+		}
+		// New trees take the freed root pages.
+		u, err := tx.CreateTable("CREATE TABLE u(a TEXT, b TEXT)")
+		if err != nil {
+			return err
+		}
+		if _, err := tx.CreateIndex("CREATE INDEX ub ON u(b)"); err != nil {
+			return err
+		}
+		if _, err := u.Insert("row of u", "b of u"); err != nil {
+			return err
+		}
+		v, err := tx.CreateBucket("v")
+		if err != nil {
+			return err
+		}
+		if err := v.Put([]byte("key"), []byte("value of v")); err != nil {
+			return err
+		}
+
+		_, err = tb.Get(1)
+		gone("Table.Get", err)
+		_, err = tb.Count()
+		gone("Table.Count", err)
+		c := tb.Cursor()
+		if c.First() {
+			t.Errorf("Table.Cursor after the drop reads %q", c.Record().Column(0).Text())
+		}
+		gone("Table.Cursor", c.Err())
+		for _, r := range tb.All() {
+			t.Errorf("Table.All after the drop reads %q", r.Column(0).Text())
+		}
+		gone("Table.All", tx.Err())
+
+		ic := ix.Cursor()
+		if ic.First() {
+			t.Errorf("Index.Cursor after the drop reads % x", ic.Raw())
+		}
+		gone("Index.Cursor", ic.Err())
+
+		_, err = bk.Get([]byte("key"))
+		gone("Bucket.Get", err)
+		bc := bk.Cursor()
+		if bc.First() {
+			t.Errorf("Bucket.Cursor after the drop reads %q", bc.Value())
+		}
+		gone("Bucket.Cursor", bc.Err())
+		return errors.New("roll back")
+	})
+	if err == nil || err.Error() != "roll back" {
+		t.Fatalf("Update: %v", err)
+	}
+}

@@ -16,7 +16,8 @@ import (
 // (collations and DESC columns included).
 type Index struct {
 	tx    *Tx
-	epoch uint64 // tx.epoch when ix was taken
+	epoch uint64          // tx.epoch when ix was taken
+	cat   *schema.Catalog // the catalog info comes from
 	info  *schema.IndexInfo
 	meta  *indexMeta
 	root  uint32
@@ -41,13 +42,29 @@ func (tx *Tx) Index(name string) (*Index, error) {
 	if err := tx.rootOK("index", name, ii.Entry.RootPage); err != nil {
 		return nil, err
 	}
-	ix := &Index{tx: tx, epoch: tx.epoch, info: ii, meta: tx.db.indexMeta(tx.cat, ii), root: ii.Entry.RootPage}
+	ix := &Index{tx: tx, epoch: tx.epoch, cat: tx.cat, info: ii, meta: tx.db.indexMeta(tx.cat, ii), root: ii.Entry.RootPage}
 	ix.rc = recordCtx{meta: &ix.meta.rec, tx: tx}
 	return ix, nil
 }
 
 // check reports whether ix may be used (see Table.check).
-func (ix *Index) check() error { return ix.tx.checkEpoch(ix.epoch) }
+func (ix *Index) check() error {
+	if err := ix.tx.checkEpoch(ix.epoch); err != nil {
+		return err
+	}
+	if ix.cat != ix.tx.cat {
+		nx, err := ix.tx.Index(ix.info.Entry.Name)
+		if err != nil {
+			return err
+		}
+		if nx.root != ix.root {
+			return fmt.Errorf("pagoda: index %q was dropped: %w", ix.info.Entry.Name, ErrNotFound)
+		}
+		ix.cat, ix.info, ix.meta = nx.cat, nx.info, nx.meta
+		ix.rc.meta = &ix.meta.rec
+	}
+	return nil
+}
 
 // Name returns the index's name.
 func (ix *Index) Name() string { return ix.info.Entry.Name }

@@ -84,8 +84,17 @@ func (t *Table) bind() {
 }
 
 // check reports whether t may be used: its transaction is open and has not
-// been renewed onto another commit since t was taken.
-func (t *Table) check() error { return t.tx.checkEpoch(t.epoch) }
+// been renewed onto another commit since t was taken, and the table still
+// exists if the transaction has changed the schema since (refresh).
+func (t *Table) check() error {
+	if err := t.tx.checkEpoch(t.epoch); err != nil {
+		return err
+	}
+	if t.cat != t.tx.cat {
+		return t.refresh()
+	}
+	return nil
+}
 
 // Name returns the table's name as stored in the schema.
 func (t *Table) Name() string { return t.info.Entry.Name }
@@ -151,9 +160,6 @@ func (t *Table) Get(rowid int64) (Record, error) {
 		return t.get(rowid, payload, pgno, st)
 	}
 	if err := t.check(); err != nil {
-		return Record{}, err
-	}
-	if err := t.refresh(); err != nil {
 		return Record{}, err
 	}
 	if t.WithoutRowID() {

@@ -23,9 +23,6 @@ func (t *Table) Head(rowid int64, buf []byte) (head []byte, size int64, err erro
 	if err := t.check(); err != nil {
 		return nil, 0, err
 	}
-	if err := t.refresh(); err != nil {
-		return nil, 0, err
-	}
 	if t.WithoutRowID() {
 		return nil, 0, fmt.Errorf("pagoda: table %q is WITHOUT ROWID: Head needs a rowid: %w", t.Name(), ErrUnsupported)
 	}

@@ -260,9 +260,11 @@ func (p *writePlan) rowValues(dst []format.Value, values []any) ([]format.Value,
 }
 
 // realSameAsInt reports whether SQLite stores the REAL f as an integer:
-// zero, or a whole number within ±2^51 (sqlite3RealSameAsInt).
+// zero, or a whole number in [-2^47, 2^47). sqlite3RealSameAsInt makes
+// one within ±2^51 an integer, but OP_MakeRecord turns an integer of a
+// REAL column back into a float unless it fits six bytes.
 func realSameAsInt(f float64) bool {
-	const limit = 1 << 51
+	const limit = 1 << 47
 	return f == 0 || (f == math.Trunc(f) && f >= -limit && f < limit)
 }
 

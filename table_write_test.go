@@ -585,6 +585,75 @@ func TestAffinityLikeSQLite(t *testing.T) {
 	}
 }
 
+// TestRealRecordBytesLikeSQLite compares the records pagoda and SQLite
+// store for whole numbers in a REAL column around the bounds of the
+// integer encoding (an integer within [-2^47, 2^47), a float past it):
+// byte for byte, not only as typeof and quote show them.
+func TestRealRecordBytesLikeSQLite(t *testing.T) {
+	values := []any{0.0, math.Copysign(0, -1), 1.0, -1.0, 0.5, float64(1<<47 - 1), float64(1 << 47), -float64(1 << 47),
+		-float64(1<<47) - 1, float64(1 << 48), float64(1<<51 - 1), float64(1 << 51), float64(1 << 53),
+		int64(1<<47 - 1), int64(1 << 47), int64(-1 << 47), int64(1 << 48), int64(math.MaxInt64),
+		"140737488355328", "140737488355327", "2251799813685247.0"}
+	dir := t.TempDir()
+	create := "CREATE TABLE t(n INTEGER PRIMARY KEY, r REAL)"
+	ours, theirs := filepath.Join(dir, "pagoda.db"), filepath.Join(dir, "sqlite.db")
+	sqltest.Exec(t, ours, create)
+	sdb := sqltest.Open(t, theirs)
+	if _, err := sdb.Exec(create); err != nil {
+		t.Fatal(err)
+	}
+	for n, v := range values {
+		if _, err := sdb.Exec("INSERT INTO t VALUES (?, ?)", n, v); err != nil {
+			t.Fatalf("sqlite: %v: %v", v, err)
+		}
+	}
+	sdb.Close()
+	db := openChecked(t, ours, nil)
+	mustUpdate(t, db, func(tx *Tx) error {
+		tb, err := tx.Table("t")
+		if err != nil {
+			return err
+		}
+		for n, v := range values {
+			if _, err := tb.Insert(n, v); err != nil {
+				return fmt.Errorf("%v: %w", v, err)
+			}
+		}
+		return nil
+	})
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	records := func(path string) [][]byte {
+		db := openChecked(t, path, &Options{ReadOnly: true})
+		defer db.Close()
+		var out [][]byte
+		err := db.View(func(tx *Tx) error {
+			tb, err := tx.Table("t")
+			if err != nil {
+				return err
+			}
+			for _, r := range tb.All() {
+				out = append(out, slices.Clone(r.Raw()))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	got, want := records(ours), records(theirs)
+	if len(got) != len(values) || len(want) != len(values) {
+		t.Fatalf("%d and %d rows, want %d", len(got), len(want), len(values))
+	}
+	for i, v := range values {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Errorf("%T %v: pagoda stored % x, SQLite % x", v, v, got[i], want[i])
+		}
+	}
+}
+
 // TestGetInWriteTxSeesItsWrites checks that Get in a write transaction
 // reads the transaction's own pages, on a file whose every page is in its
 // mapping (no WAL frame: the read snapshot's flat pages, which a write
