@@ -64,6 +64,9 @@ type shared struct {
 	hdr   walIndexHdr      // the header as this pager last read or wrote it
 	raw   [hdrWords]uint32 // hdr's words (hdrWordsEqual)
 	fresh bool             // hdr has been read or written since Open
+	// sizeCheck: the size adopted is a commit frame's, which page 1 may
+	// bound (boundSize).
+	sizeCheck bool
 	// backfill is nBackfill as this pager last saw it: when it moves,
 	// another connection's checkpoint may have grown or cut the file.
 	backfill uint32
@@ -307,6 +310,7 @@ func (p *Pager) adopt(h walIndexHdr) error {
 	}
 	if h.mxFrame > 0 {
 		p.nPages = h.nPage
+		sh.sizeCheck = true // tryShared, once it holds a slot
 	} else if pg1 := p.db.Bytes(); len(pg1) >= format.HeaderSize && format.Header(pg1).SizeIsValid() {
 		p.nPages = min(format.Header(pg1).DatabaseSize(), p.dbPages)
 	} else {
@@ -418,9 +422,30 @@ func (p *Pager) tryShared(s *Snapshot, wait time.Duration, writer bool) error {
 		s.mark = h.mxFrame
 		p.walReaders++
 	}
+	if sh.sizeCheck {
+		p.boundSize(s)
+		sh.sizeCheck = false
+	}
 	p.marks.add(s.mark)
 	s.live = true
 	return nil
+}
+
+// boundSize makes the size page 1 gives, when valid, bound the size of
+// the commit just adopted, as SQLite's b-tree layer takes it (lockBtree;
+// Open does the same): pages past it in the file, which a transaction
+// that spilled (spillDirect) and then rolled back or crashed leaves, are
+// not the database's, though sqlite3's commit frames count them when they
+// follow an empty WAL (it then takes the file's size). s holds its slot,
+// so page 1 reads safely; p.mu is held.
+func (p *Pager) boundSize(s *Snapshot) {
+	pg1, err := s.Page(1)
+	if err != nil || len(pg1) < format.HeaderSize || !format.Header(pg1).SizeIsValid() {
+		return
+	}
+	if n := format.Header(pg1).DatabaseSize(); n < s.nPages {
+		s.nPages, p.nPages = n, n
+	}
 }
 
 // The slot of a write transaction's snapshot, taken while its pager holds
