@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pagodadb/pagoda/internal/btree"
+	"github.com/pagodadb/pagoda/internal/expr"
 	"github.com/pagodadb/pagoda/internal/format"
 	"github.com/pagodadb/pagoda/internal/schema"
 )
@@ -175,6 +176,13 @@ func bucketKV(payload []byte, pgno uint32) (k, v []byte, err error) {
 	}
 	kv, _ := format.Field(payload, bucketFieldKey)
 	vv, _ := format.Field(payload, bucketFieldValue)
+	// A table of a bucket's shape that is not STRICT may hold keys and
+	// values of other types (sqlite3 wrote them): their bytes would not
+	// be the entry's, nor sort as keys.
+	if kv.Kind != format.KindBlob || (vv.Kind != format.KindBlob && vv.Kind != format.KindText) {
+		return nil, nil, fmt.Errorf("pagoda: bucket entry on page %d: a %s key and a %s value, where a bucket holds BLOB keys and BLOB or TEXT values: %w",
+			pgno, expr.KindName(kv.Kind), expr.KindName(vv.Kind), ErrUnsupported)
+	}
 	return kv.Bytes, vv.Bytes, nil
 }
 
@@ -215,6 +223,9 @@ func (c *Cursor) load(ok bool) bool {
 		return false
 	}
 	if c.tx.writable {
+		if c.kbuf == nil {
+			c.kbuf = make([]byte, 0, 64) // never nil: the empty key is a key (stale)
+		}
 		c.kbuf = append(c.kbuf[:0], k...)
 		k = c.kbuf
 		c.gen = c.tx.gen
@@ -242,7 +253,7 @@ func (c *Cursor) reseek() bool {
 
 func (c *Cursor) ready() bool {
 	if err := c.b.check(); err != nil {
-		c.err = err
+		c.err, c.k, c.v = err, nil, nil
 		return false
 	}
 	return c.err == nil

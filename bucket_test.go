@@ -425,3 +425,104 @@ func TestCursorReadRuns(t *testing.T) {
 		t.Fatalf("cursors across a Renew onto a later commit: %v, %v; want ErrTxClosed", tc.Err(), bc.Err())
 	}
 }
+
+// TestCursorOnEmptyKey checks that a write transaction's cursor on the
+// empty key is on a key like any other: Cursor.Delete deletes it, and
+// after changes to the bucket it finds its place again before it moves.
+func TestCursorOnEmptyKey(t *testing.T) {
+	db := openChecked(t, filepath.Join(t.TempDir(), "e.db"), nil)
+	mustUpdate(t, db, func(tx *Tx) error {
+		b, err := tx.CreateBucket("b")
+		if err != nil {
+			return err
+		}
+		for _, k := range []string{"", "c"} {
+			if err := b.Put([]byte(k), []byte("v"+k)); err != nil {
+				return err
+			}
+		}
+		c := b.Cursor()
+		if !c.First() || c.Key() == nil || len(c.Key()) != 0 {
+			t.Fatalf("First: key %q (nil %v), %v", c.Key(), c.Key() == nil, c.Err())
+		}
+		// Keys before and after it, enough to split pages, then Next.
+		for i := range 200 {
+			if err := b.Put([]byte(fmt.Sprintf("k%03d", i)), make([]byte, 100)); err != nil {
+				return err
+			}
+		}
+		if err := b.Put([]byte("0"), []byte("v0")); err != nil {
+			return err
+		}
+		if !c.Next() || string(c.Key()) != "0" {
+			t.Fatalf("Next after the puts: %q, %v; want \"0\"", c.Key(), c.Err())
+		}
+		if !c.First() || len(c.Key()) != 0 {
+			t.Fatalf("First: %q, %v", c.Key(), c.Err())
+		}
+		if err := b.Delete([]byte("")); err != nil {
+			return err
+		}
+		if !c.Next() || string(c.Key()) != "0" {
+			t.Fatalf("Next after deleting the empty key: %q, %v; want \"0\"", c.Key(), c.Err())
+		}
+		if err := b.Put(nil, []byte("again")); err != nil {
+			return err
+		}
+		if !c.First() || len(c.Key()) != 0 {
+			t.Fatalf("First: %q, %v", c.Key(), c.Err())
+		}
+		if err := c.Delete(); err != nil {
+			t.Fatalf("Cursor.Delete on the empty key: %v", err)
+		}
+		if _, err := b.Get(nil); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("Get of the deleted empty key: %v", err)
+		}
+		return c.Err()
+	})
+}
+
+// TestBucketForeignKeyTypes: a table of a bucket's shape that is not
+// STRICT, where sqlite3 stored keys of other types than BLOB. The bucket
+// API reads its BLOB keys and says ErrUnsupported for the others, never
+// handing out a number or a TEXT as a key's bytes.
+func TestBucketForeignKeyTypes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "k.db")
+	sqltest.Exec(t, path,
+		"CREATE TABLE kv(key BLOB PRIMARY KEY, value BLOB) WITHOUT ROWID",
+		"INSERT INTO kv VALUES (1, x'01'), (2.5, x'02'), ('k', x'03'), (x'6b', x'04'), (x'6c', 'text value'), (x'6d', 7)",
+	)
+	db := openChecked(t, path, &Options{ReadOnly: true})
+	err := db.View(func(tx *Tx) error {
+		b, err := tx.Bucket("kv")
+		if err != nil {
+			return err
+		}
+		if v, err := b.Get([]byte("k")); err != nil || string(v) != "\x04" {
+			t.Errorf("Get(k): %q, %v; want the BLOB key's value", v, err)
+		}
+		if v, err := b.Get([]byte("l")); err != nil || string(v) != "text value" {
+			t.Errorf("Get(l): %q, %v; want the TEXT value's bytes", v, err)
+		}
+		if v, err := b.Get([]byte("m")); !errors.Is(err, ErrUnsupported) {
+			t.Errorf("Get(m), an INTEGER value: %q, %v; want ErrUnsupported", v, err)
+		}
+		c := b.Cursor()
+		if c.First() {
+			t.Errorf("First: key %q, on the INTEGER key", c.Key())
+		}
+		if !errors.Is(c.Err(), ErrUnsupported) {
+			t.Errorf("First: %v, want ErrUnsupported", c.Err())
+		}
+		for k := range b.All() {
+			t.Errorf("All: key %q, from the INTEGER key", k)
+		}
+		if !errors.Is(tx.Err(), ErrUnsupported) {
+			t.Errorf("All: %v, want ErrUnsupported", tx.Err())
+		}
+		return nil
+	})
+	if !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("View: %v", err)
+	}
+}

@@ -145,14 +145,15 @@ func Field(rec []byte, i int) (v Value, ok bool) {
 	return DecodeValue(t, body), true
 }
 
-// BytesPair is the fast path for a record of exactly two TEXT or BLOB
-// fields whose serial types take one or two bytes each (values under
-// 8 KiB), such as a bucket's entry: it returns the two fields' bytes. ok
-// is false for every other record, which Field and CheckRecord decode and
-// check; a record BytesPair accepts, they accept too.
+// BytesPair is the fast path for a record of exactly two fields, a BLOB
+// then a TEXT or BLOB, whose serial types take one or two bytes each
+// (values under 8 KiB), such as a bucket's entry: it returns the two
+// fields' bytes. ok is false for every other record, which Field and
+// CheckRecord decode and check; a record BytesPair accepts, they accept
+// too.
 //
 //	rec[0]        header length h (3 to 5)
-//	rec[1:h]      two serial types, 12 and up (BLOB even, TEXT odd)
+//	rec[1:h]      two serial types, 12 and up (BLOB even, TEXT odd), the first even
 //	rec[h:]       the first field's bytes, then the second's
 func BytesPair(rec []byte) (a, b []byte, ok bool) {
 	// Written out, each serial type read straight into its variable: the
@@ -184,7 +185,7 @@ func BytesPair(rec []byte) (a, b []byte, ok bool) {
 		}
 		tb, pos = (tb&0x7f)<<7|uint(hdr[pos]), pos+1
 	}
-	if pos != len(hdr) || ta < 12 || tb < 12 {
+	if pos != len(hdr) || ta < 12 || ta&1 != 0 || tb < 12 {
 		return nil, nil, false
 	}
 	sa, sb := int(ta-12)>>1, int(tb-12)>>1

@@ -368,10 +368,10 @@ func FuzzRecord(f *testing.F) {
 			t.Fatalf("RecordFits(% x) = true; CheckRecord: %v", data, checkErr)
 		}
 		count, countErr := RecordFieldCount(data)
-		// BytesPair accepts only what the general path reads as two TEXT
-		// or BLOB fields, and returns their bytes.
+		// BytesPair accepts only what the general path reads as a BLOB
+		// and a TEXT or BLOB field, and returns their bytes.
 		if a, b, ok := BytesPair(data); ok {
-			if checkErr != nil || fields != 2 || vals[0].Kind < KindText || vals[1].Kind < KindText ||
+			if checkErr != nil || fields != 2 || vals[0].Kind != KindBlob || vals[1].Kind < KindText ||
 				!bytes.Equal(a, vals[0].Bytes) || !bytes.Equal(b, vals[1].Bytes) {
 				t.Fatalf("BytesPair(% x) = % x, % x; general path %d fields %v, %v", data, a, b, fields, vals, checkErr)
 			}
