@@ -271,9 +271,9 @@ func (tc *TableCursor) Reset(t *Table) {
 // either end or on error; Err says which.
 //
 // In a write transaction a record is valid until the transaction's next
-// change. A cursor over a rowid table survives changes made by its
-// transaction (it finds its row again before it moves); one over a WITHOUT
-// ROWID table must be positioned again (First, SeekKey) after a change.
+// change. A cursor survives changes made by its transaction: it finds its
+// row again (by rowid, or by primary key on a WITHOUT ROWID table) before
+// it moves, and moves on from the row after it if that row is gone.
 type TableCursor struct {
 	t   *Table
 	c   btree.Cursor
@@ -281,6 +281,10 @@ type TableCursor struct {
 	err error
 	gen uint64                         // tx.gen when the cursor was positioned
 	run [btree.RunLen]format.TableCell // the cursor's runs in a read transaction
+	// A WITHOUT ROWID table's cursor in a write transaction: the current
+	// entry, copied (its key finds it again: reseek), and the key decoded.
+	ent []byte
+	key []format.Value
 }
 
 func (tc *TableCursor) load(ok bool) bool {
@@ -296,22 +300,60 @@ func (tc *TableCursor) load(ok bool) bool {
 	// The record is checked as its columns are read.
 	tc.rec = Record{data: pager.AsString(payload), rowid: rowid, ctx: &tc.t.rc}
 	tc.gen = tc.t.tx.gen
+	if tc.t.tx.writable && tc.t.WithoutRowID() {
+		tc.ent = append(tc.ent[:0], payload...)
+	}
 	return true
 }
 
 // stale reports whether the transaction changed the trees since the cursor
 // was positioned on its row.
 func (tc *TableCursor) stale() bool {
-	return tc.rec.ctx != nil && tc.gen != tc.t.tx.gen && !tc.t.WithoutRowID()
+	return tc.rec.ctx != nil && tc.gen != tc.t.tx.gen
 }
 
 // reseek finds the cursor's row again after a change, and reports whether
 // it is still there; if not, the cursor sits on the next row (or is past
-// the end).
+// the end). A WITHOUT ROWID table's row is found by the primary key of
+// the entry load copied.
 func (tc *TableCursor) reseek() bool {
-	rowid := tc.rec.rowid
-	tc.c.Init(tc.t.tx.pages(), tc.t.root, true, nil)
-	return tc.c.SeekRowid(rowid) && tc.c.Rowid() == rowid
+	t := tc.t
+	if !t.WithoutRowID() {
+		rowid := tc.rec.rowid
+		tc.c.Init(t.tx.pages(), t.root, true, nil)
+		return tc.c.SeekRowid(rowid) && tc.c.Rowid() == rowid
+	}
+	n := t.meta.nKey
+	tc.key = tc.key[:0]
+	for i := range n {
+		v, ok := format.Field(tc.ent, i)
+		if !ok {
+			tc.err = format.Corruptf(0, "table %s: the entry the cursor was on has no key column %d", t.Name(), i)
+			return false
+		}
+		tc.key = append(tc.key, v)
+	}
+	tc.c.Init(t.tx.pages(), t.root, false, &t.meta.kinfo)
+	tc.c.SeekKey(tc.key)
+	if !tc.c.Valid() {
+		return false
+	}
+
+	_, payload, _, err := tc.c.Entry()
+	if err != nil {
+		tc.err = err
+		return false
+	}
+	// The same row if its key columns are the ones left, type and bytes
+	// (serial types 8 and 9 have no bytes).
+	for i := range n {
+		ta, a, okA := format.FieldBody(tc.ent, i)
+		tb, b, okB := format.FieldBody(payload, i)
+		if !okA || !okB || ta != tb || string(a) != string(b) {
+			return false
+		}
+	}
+	return true
 }
 
 func (tc *TableCursor) ready() bool {

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -990,4 +991,90 @@ func TestLeafDirAfterRenewSame(t *testing.T) {
 	if ta.dir == nil || ta.dir == tb.dir {
 		t.Fatal("a's handle has no directory of its own")
 	}
+}
+
+// TestWithoutRowIDCursorSurvivesChanges: a write transaction's cursor over
+// a WITHOUT ROWID table (a composite key, the first column NOCASE) finds
+// its row again by its key after rows are inserted before and after it and
+// deleted, its own among them: it moves on in key order, and yields every
+// row that was there before the loop and stayed, once.
+func TestWithoutRowIDCursorSurvivesChanges(t *testing.T) {
+	db := openChecked(t, filepath.Join(t.TempDir(), "w.db"), &Options{PageSize: 512})
+	r := rand.New(rand.NewPCG(3, 9))
+	type key struct {
+		s string
+		n int64
+	}
+	less := func(a, b key) bool {
+		if x, y := strings.ToLower(a.s), strings.ToLower(b.s); x != y {
+			return x < y
+		}
+		return a.n < b.n
+	}
+	mustUpdate(t, db, func(tx *Tx) error {
+		w, err := tx.CreateTable("CREATE TABLE w(s TEXT COLLATE NOCASE, n INTEGER, v BLOB, PRIMARY KEY(s, n)) WITHOUT ROWID")
+		if err != nil {
+			return err
+		}
+		live := map[key]bool{}
+		randKey := func() key { return key{fmt.Sprintf("K%03d", r.IntN(400)), int64(r.IntN(3))} }
+		for range 300 {
+			k := randKey()
+			if _, err := w.Insert(k.s, k.n, make([]byte, r.IntN(60))); err == nil {
+				live[k] = true
+			} else if !errors.Is(err, ErrExists) {
+				return err
+			}
+		}
+		stayed := map[key]bool{}
+		for k := range live {
+			stayed[k] = true
+		}
+		seen := map[key]int{}
+		var last *key
+		c := w.Cursor()
+		for ok := c.First(); ok; ok = c.Next() {
+			k := key{c.Record().Column(0).Text(), c.Record().Column(1).Int()}
+			if last != nil && !less(*last, k) {
+				t.Fatalf("cursor went from %v to %v", *last, k)
+			}
+			last = &k
+			seen[k]++
+
+			for range 3 {
+				switch k2 := randKey(); r.IntN(3) {
+				case 0, 1:
+					if _, err := w.Insert(k2.s, k2.n, make([]byte, r.IntN(60))); err == nil {
+						live[k2] = true
+					} else if !errors.Is(err, ErrExists) {
+						return err
+					}
+				default:
+					if r.IntN(4) == 0 {
+						k2 = k // the cursor's own row
+					}
+					if err := w.DeleteKey(k2.s, k2.n); err == nil {
+
+						delete(live, k2)
+						delete(stayed, k2)
+					} else if !errors.Is(err, ErrNotFound) {
+						return err
+					}
+				}
+			}
+		}
+		if err := c.Err(); err != nil {
+			return err
+		}
+		for k := range stayed {
+			if seen[k] != 1 {
+				t.Errorf("row %v, there all along: yielded %d times", k, seen[k])
+			}
+		}
+		n, err := w.Count()
+		if err != nil || n != int64(len(live)) {
+			t.Fatalf("Count %d, %v; the model has %d", n, err, len(live))
+		}
+		return nil
+	})
 }
