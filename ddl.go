@@ -38,9 +38,9 @@ func (tx *Tx) CreateTable(sql string) (*Table, error) {
 	if err := tx.checkNewName("table", t.Name); err != nil {
 		return nil, err
 	}
-	stored, err := schema.NormalizeCreate(sql)
+	stored, err := normalizeCreate(sql)
 	if err != nil {
-		return nil, ddlErr(err)
+		return nil, err
 	}
 	root, err := tx.btree().CreateTree(!t.WithoutRowID)
 	if err != nil {
@@ -69,10 +69,30 @@ func (tx *Tx) CreateTable(sql string) (*Table, error) {
 	return tx.Table(t.Name)
 }
 
+// normalizeCreate returns the text sqlite3 stores for a CREATE statement
+// of the main schema, the one the file holds: a temporary object lives in
+// a sqlite3 connection (ErrUnsupported), and no other schema is attached.
+func normalizeCreate(sql string) (string, error) {
+	switch s, err := schema.CreateSchema(sql); {
+	case err != nil:
+		return "", ddlErr(err)
+	case strings.EqualFold(s, "temp") || strings.EqualFold(s, "temporary"):
+		return "", fmt.Errorf("pagoda: a temporary table or index lives in a sqlite3 connection, not in the file: %w", ErrUnsupported)
+	case s != "" && !strings.EqualFold(s, "main"):
+		return "", fmt.Errorf("pagoda: unknown database %s", s)
+	}
+	stored, err := schema.NormalizeCreate(sql)
+	if err != nil {
+		return "", ddlErr(err)
+	}
+	return stored, nil
+}
+
 // ddlErr wraps a schema parsing error in the contract's terms.
 func ddlErr(err error) error {
 	if errors.Is(err, schema.ErrUnsupported) {
-		return fmt.Errorf("pagoda: %w: %v", ErrUnsupported, err)
+		// err's text starts with "unsupported", ErrUnsupported's.
+		return &format.Wrapped{Msg: "pagoda: " + err.Error(), Err: ErrUnsupported}
 	}
 	return fmt.Errorf("pagoda: %v", err)
 }
@@ -80,8 +100,9 @@ func ddlErr(err error) error {
 // CreateIndex creates an index from a SQLite CREATE [UNIQUE] INDEX
 // statement on plain columns (BINARY, NOCASE or RTRIM, ASC or DESC) and
 // fills it from the table's rows. A UNIQUE index over rows that are not
-// unique fails with ErrExists and changes nothing. Expression and partial
-// indexes are refused with ErrUnsupported.
+// unique fails with ErrExists and changes nothing. Expression indexes are
+// refused with ErrUnsupported, and so are partial indexes whose WHERE is
+// outside the subset of SQL pagoda evaluates (see the README).
 func (tx *Tx) CreateIndex(sql string) (*Index, error) {
 	if err := tx.writeCheck(); err != nil {
 		return nil, err
@@ -117,9 +138,9 @@ func (tx *Tx) CreateIndex(sql string) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pagoda: %v: %w", err, ErrUnsupported)
 	}
-	stored, err := schema.NormalizeCreate(sql)
+	stored, err := normalizeCreate(sql)
 	if err != nil {
-		return nil, ddlErr(err)
+		return nil, err
 	}
 	root, err := tx.btree().CreateTree(false)
 	if err != nil {

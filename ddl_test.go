@@ -317,3 +317,42 @@ func TestHandlesAfterDrop(t *testing.T) {
 		t.Fatalf("Update: %v", err)
 	}
 }
+
+// TestCreateOtherSchemas: the file holds the main schema. CREATE TEMP
+// TABLE (or INDEX) and temp.name are refused with ErrUnsupported (sqlite3
+// keeps such an object in its connection, never in the file), another
+// schema's name is unknown, and main.name creates name.
+func TestCreateOtherSchemas(t *testing.T) {
+	db := openChecked(t, filepath.Join(t.TempDir(), "s.db"), nil)
+	mustUpdate(t, db, func(tx *Tx) error {
+		for _, sql := range []string{
+			"CREATE TEMP TABLE a(x)", "CREATE TEMPORARY TABLE a(x)", "CREATE TABLE temp.a(x)", "CREATE TABLE TEMP.a(x)",
+		} {
+			if _, err := tx.CreateTable(sql); !errors.Is(err, ErrUnsupported) {
+				t.Errorf("%s: %v, want ErrUnsupported", sql, err)
+			}
+		}
+		if _, err := tx.CreateTable("CREATE TABLE foo.a(x)"); err == nil || !strings.Contains(err.Error(), "unknown database foo") {
+			t.Errorf("CREATE TABLE foo.a: %v, want unknown database foo", err)
+		}
+		m, err := tx.CreateTable("CREATE TABLE main.m(x)")
+		if err != nil {
+			return err
+		}
+		if m.Name() != "m" {
+			t.Errorf("CREATE TABLE main.m made %q", m.Name())
+		}
+		for _, sql := range []string{"CREATE INDEX temp.i ON m(x)"} {
+			if _, err := tx.CreateIndex(sql); !errors.Is(err, ErrUnsupported) {
+				t.Errorf("%s: %v, want ErrUnsupported", sql, err)
+			}
+		}
+		if _, err := tx.CreateIndex("CREATE INDEX main.i ON m(x)"); err != nil {
+			return err
+		}
+		if _, err := tx.Table("a"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("table a: %v, want ErrNotFound", err)
+		}
+		return nil
+	})
+}

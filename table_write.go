@@ -58,6 +58,12 @@ func (ip *indexPlan) includes(vals []format.Value) bool {
 	return in
 }
 
+// conflictDiffers reports whether an ON CONFLICT resolution makes a
+// violated constraint do other than fail the write (ABORT, FAIL, or none).
+func conflictDiffers(r string) bool {
+	return r == "REPLACE" || r == "IGNORE" || r == "ROLLBACK"
+}
+
 // unsupportedIndex explains why a table's index cannot be maintained, if
 // it cannot.
 func unsupportedIndex(ii *schema.IndexInfo) error {
@@ -105,6 +111,27 @@ func makePlan(ti *schema.TableInfo, tm *tableMeta) *writePlan {
 	}
 	if len(ti.Triggers) > 0 {
 		return refuse("trigger %q would not run (pagoda does not evaluate SQL)", ti.Triggers[0])
+	}
+	// pagoda resolves a violated constraint as ABORT does (FAIL is the
+	// same for one row): the write fails, the transaction goes on.
+	// Constraints that ask SQLite to replace, ignore or roll back would
+	// have their writes turn out otherwise than in sqlite3.
+	for _, c := range t.Constraints {
+		if conflictDiffers(c.OnConflict) {
+			what := "UNIQUE"
+			if c.PrimaryKey {
+				what = "PRIMARY KEY"
+			}
+			return refuse("its %s constraint resolves conflicts with ON CONFLICT %s", what, c.OnConflict)
+		}
+	}
+	if conflictDiffers(t.AliasConflict) {
+		return refuse("its INTEGER PRIMARY KEY resolves conflicts with ON CONFLICT %s", t.AliasConflict)
+	}
+	for _, col := range t.Columns {
+		if conflictDiffers(col.NotNullConflict) {
+			return refuse("column %q is NOT NULL ON CONFLICT %s", col.Name, col.NotNullConflict)
+		}
 	}
 	if ti.ShadowOf != "" {
 		return refuse("it is a shadow table of virtual table %q, which its module keeps", ti.ShadowOf)

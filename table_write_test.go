@@ -1376,3 +1376,46 @@ func TestSpillWritesFramesOnce(t *testing.T) {
 	lite.Close()
 	openChecked(t, cp, nil) // DB.Check and SQLite's integrity_check at cleanup
 }
+
+// TestOnConflictClauses: constraints whose ON CONFLICT clause makes
+// sqlite3 replace, ignore or roll back refuse pagoda's writes
+// (ErrUnsupported), whose violated constraints fail as ABORT; ABORT and
+// FAIL, which fail the one row the same way, leave the table writable.
+func TestOnConflictClauses(t *testing.T) {
+	for i, tc := range []struct {
+		create   string
+		writable bool
+	}{
+		{"CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT UNIQUE ON CONFLICT REPLACE)", false},
+		{"CREATE TABLE t(a INTEGER PRIMARY KEY ON CONFLICT REPLACE, b TEXT)", false},
+		{"CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, UNIQUE(b) ON CONFLICT IGNORE)", false},
+		{"CREATE TABLE t(a TEXT PRIMARY KEY ON CONFLICT ROLLBACK, b) WITHOUT ROWID", false},
+		{"CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT NOT NULL ON CONFLICT REPLACE DEFAULT 'x')", false},
+		{"CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT NOT NULL ON CONFLICT IGNORE)", false},
+		{"CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT UNIQUE ON CONFLICT ABORT NOT NULL ON CONFLICT FAIL)", true},
+		{"CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, UNIQUE(b) ON CONFLICT FAIL)", true},
+	} {
+		path := filepath.Join(t.TempDir(), fmt.Sprintf("c%d.db", i))
+		sqltest.Exec(t, path, tc.create)
+		db := openChecked(t, path, nil)
+		err := db.Update(func(tx *Tx) error {
+			tb, err := tx.Table("t")
+			if err != nil {
+				return err
+			}
+			if _, err := tb.Insert(1, "v"); err != nil {
+				return err
+			}
+			if _, err := tb.Insert(2, "v"); !errors.Is(err, ErrExists) {
+				return fmt.Errorf("a duplicate of UNIQUE b: %v, want ErrExists", err)
+			}
+			return nil
+		})
+		switch {
+		case tc.writable && err != nil:
+			t.Errorf("%s: %v", tc.create, err)
+		case !tc.writable && !errors.Is(err, ErrUnsupported):
+			t.Errorf("%s: %v, want ErrUnsupported", tc.create, err)
+		}
+	}
+}

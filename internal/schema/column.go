@@ -132,7 +132,8 @@ func (b *tableBuilder) columnConstraint() error {
 	case t.is("NOT"):
 		if p.accept("NULL") {
 			col.NotNull = true
-			_, err := p.onConflict()
+			var err error
+			col.NotNullConflict, err = p.onConflict()
 			return err
 		}
 		if p.accept("DEFERRABLE") {

@@ -83,7 +83,7 @@ func (b *tableBuilder) finish() error {
 			k.cols = []IndexedColumn{c}
 			order = append(order, k)
 		} else {
-			t.RowidAlias = c.Column
+			t.RowidAlias, t.AliasConflict = c.Column, k.conflict
 			c.Collation, c.CollName, c.CollationSet, c.Desc = t.Columns[c.Column].Collation, t.Columns[c.Column].CollName, false, false
 			t.PrimaryKey = []IndexedColumn{c}
 		}

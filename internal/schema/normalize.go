@@ -93,3 +93,28 @@ func IfNotExists(sql string) bool {
 	}
 	return p.accept("IF") && p.accept("NOT") && p.accept("EXISTS")
 }
+
+// CreateSchema returns the schema a CREATE TABLE or CREATE INDEX statement
+// creates its object in: "temp" after TEMP or TEMPORARY, else the name's
+// qualifier as written ("main", "temp", "aux"...), "" for none.
+func CreateSchema(sql string) (string, error) {
+	p, err := newParser(sql)
+	if err != nil {
+		return "", err
+	}
+	if err := p.expect("CREATE"); err != nil {
+		return "", err
+	}
+	if p.accept("TEMP") || p.accept("TEMPORARY") {
+		return "temp", nil
+	}
+	p.accept("UNIQUE")
+	if !p.accept("TABLE") && !p.accept("INDEX") {
+		return "", p.syntaxf("expected TABLE or INDEX")
+	}
+	if err := p.ifNotExists(); err != nil {
+		return "", err
+	}
+	_, _, schema, err := p.qualifiedName("object")
+	return schema, err
+}

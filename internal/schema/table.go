@@ -22,10 +22,13 @@ type Column struct {
 	// NotNull is true when the column rejects NULL: declared NOT NULL, or a
 	// PRIMARY KEY column of a WITHOUT ROWID or STRICT table (but never the
 	// rowid alias), as sqlite3 enforces.
-	NotNull    bool
-	PrimaryKey bool // column is (part of) the primary key
-	Hidden     bool // VIRTUAL generated column: NOT stored in the record
-	Generated  bool // generated column (stored or virtual)
+	NotNull bool
+	// NotNullConflict is the ON CONFLICT resolution of the column's NOT
+	// NULL constraint in upper case, "" if not given.
+	NotNullConflict string
+	PrimaryKey      bool // column is (part of) the primary key
+	Hidden          bool // VIRTUAL generated column: NOT stored in the record
+	Generated       bool // generated column (stored or virtual)
 	// Expr is a generated column's expression: the source text inside
 	// AS (...), without the parentheses.
 	Expr string
@@ -77,7 +80,11 @@ type Table struct {
 	WithoutRowID  bool
 	Strict        bool
 	AutoIncrement bool
-	RowidAlias    int             // index of the INTEGER PRIMARY KEY alias column, -1 if none
+	RowidAlias    int // index of the INTEGER PRIMARY KEY alias column, -1 if none
+	// AliasConflict is the ON CONFLICT resolution of the rowid alias's
+	// PRIMARY KEY in upper case, "" if not given (the alias has no
+	// Constraint).
+	AliasConflict string
 	PrimaryKey    []IndexedColumn // PK columns in PK order (empty if none)
 	// Constraints lists the UNIQUE and PRIMARY KEY constraints in the order
 	// that numbers sqlite_autoindex_<table>_<N> (N = position+1): column and
