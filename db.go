@@ -203,6 +203,7 @@ func (db *DB) pooled(writable bool) (*Tx, error) {
 		db.recycle(tx)
 		return nil, err
 	}
+	tx.managed = true
 	return tx, nil
 }
 
@@ -218,7 +219,7 @@ func (db *DB) recycle(tx *Tx) {
 	tx.w, tx.bw, tx.rs = nil, nil, nil
 	clear(tx.onCommit)
 	tx.onCommit = tx.onCommit[:0]
-	tx.err, tx.werr = nil, nil
+	tx.err, tx.werr, tx.managed = nil, nil, false
 	db.txPool.Put(tx)
 }
 
@@ -235,8 +236,10 @@ func (db *DB) holdOpen() error {
 
 // Update runs fn in a write transaction and commits it if fn returns nil;
 // otherwise, or if fn panics, the transaction is rolled back and leaves no
-// trace. As with View, the Tx is reused once Update returns: fn must not
-// keep it, nor anything taken from it.
+// trace. Update ends the transaction itself: tx.Commit and tx.Rollback
+// inside fn fail (ErrUnsupported) and change nothing. As with View, the Tx
+// is reused once Update returns: fn must not keep it, nor anything taken
+// from it.
 func (db *DB) Update(fn func(*Tx) error) (err error) {
 	tx, err := db.pooled(true)
 	if err != nil {
@@ -249,7 +252,7 @@ func (db *DB) Update(fn func(*Tx) error) (err error) {
 	if tx.err != nil {
 		return tx.err
 	}
-	return tx.Commit()
+	return tx.commit()
 }
 
 // CheckpointMode says how far DB.Checkpoint goes, as sqlite3's
@@ -284,6 +287,10 @@ func (db *DB) Checkpoint(mode CheckpointMode) (remaining int, err error) {
 	if db.readOnly {
 		return 0, ErrReadOnly
 	}
+	if err := db.holdOpen(); err != nil {
+		return 0, err
+	}
+	defer db.txs.RUnlock()
 	res, err := db.pager.Checkpoint(pager.CheckpointMode(mode))
 	if err != nil {
 		err = fmt.Errorf("pagoda: checkpoint: %w", inner(err))

@@ -22,6 +22,7 @@ type Tx struct {
 	cat      *schema.Catalog
 	writable bool
 	closed   bool
+	managed  bool     // begun by Update or View, which end it
 	onCommit []func() // OnCommit's functions
 	err      error    // first error that stopped an iterator
 	// werr poisons a write transaction: a change failed half-way, so the
@@ -129,8 +130,19 @@ func (tx *Tx) Rollback() error {
 	if tx.closed {
 		return ErrTxClosed
 	}
+	if tx.managed {
+		return errManaged
+	}
 	tx.end()
 	return nil
+}
+
+// errManaged refuses Commit and Rollback inside Update, View and Batch,
+// which end the transaction themselves: Update would report a commit
+// made inside it as failed.
+var errManaged error = &format.Wrapped{
+	Msg: "pagoda: Update, View and Batch end their transaction themselves: return nil to commit, an error to roll back: " + ErrUnsupported.Error(),
+	Err: ErrUnsupported,
 }
 
 // Commit ends a write transaction durably: with the default SyncFull, its
@@ -141,6 +153,14 @@ func (tx *Tx) Commit() error {
 	if tx.closed {
 		return ErrTxClosed
 	}
+	if tx.managed {
+		return errManaged
+	}
+	return tx.commit()
+}
+
+// commit is Commit on an open transaction, managed or not.
+func (tx *Tx) commit() error {
 	if !tx.writable {
 		return ErrTxNotWritable
 	}

@@ -982,3 +982,89 @@ func TestHandlesAcrossSchemaChanges(t *testing.T) {
 		t.Fatalf("the Tx keeps %d handles, at most %d", len(tx.tabs), txHandles)
 	}
 }
+
+// TestManagedCommit: Commit and Rollback inside Update and View fail with
+// ErrUnsupported and change nothing: Update then commits what fn did if
+// fn returns nil, so that its result tells the truth about the commit.
+func TestManagedCommit(t *testing.T) {
+	db := openChecked(t, filepath.Join(t.TempDir(), "m.db"), nil)
+	mustUpdate(t, db, func(tx *Tx) error {
+		_, err := tx.CreateTable("CREATE TABLE t(a)")
+		return err
+	})
+	count := func() int64 {
+		var n int64
+		if err := db.View(func(tx *Tx) error {
+			tb, err := tx.Table("t")
+			if err != nil {
+				return err
+			}
+			n, err = tb.Count()
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	err := db.Update(func(tx *Tx) error {
+		tb, err := tx.Table("t")
+		if err != nil {
+			return err
+		}
+		if _, err := tb.Insert(1); err != nil {
+			return err
+		}
+		if err := tx.Commit(); !errors.Is(err, ErrUnsupported) {
+			t.Errorf("Commit inside Update: %v, want ErrUnsupported", err)
+		}
+		if err := tx.Rollback(); !errors.Is(err, ErrUnsupported) {
+			t.Errorf("Rollback inside Update: %v, want ErrUnsupported", err)
+		}
+		_, err = tb.Insert(2) // the transaction goes on
+		return err
+	})
+	if err != nil || count() != 2 {
+		t.Fatalf("Update: %v, %d rows; want nil and 2", err, count())
+	}
+	err = db.Update(func(tx *Tx) error {
+		tb, err := tx.Table("t")
+		if err != nil {
+			return err
+		}
+		if _, err := tb.Insert(3); err != nil {
+			return err
+		}
+		_ = tx.Commit()
+		return errors.New("changed my mind")
+	})
+	if err == nil || count() != 2 {
+		t.Fatalf("Update that failed: %v, %d rows; want its error and 2", err, count())
+	}
+	if err := db.View(func(tx *Tx) error { return tx.Rollback() }); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("Rollback inside View: %v, want ErrUnsupported", err)
+	}
+	tx, err := db.Begin(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatalf("Rollback of a Begin's transaction: %v", err)
+	}
+}
+
+// TestCheckpointAfterClose: DB.Checkpoint after Close says the database
+// is closed, as Begin does.
+func TestCheckpointAfterClose(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "c.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Checkpoint(CheckpointTruncate)
+	_, berr := db.Begin(false)
+	if err == nil || berr == nil || err.Error() != berr.Error() {
+		t.Fatalf("Checkpoint after Close: %v; Begin: %v", err, berr)
+	}
+}
