@@ -536,7 +536,12 @@ func (p *Pager) RenewSnapshot(s *Snapshot) (same bool, err error) {
 	p.mu.Lock()
 	if s.p == p && p.sh != nil && !p.closed {
 		// Another connection's commit shows in the wal-index's header.
-		if h, ok, _ := p.sh.x.readHdr(); !ok || h != p.sh.hdr {
+		// A snapshot on a read mark starts over, on READ(0), once a
+		// checkpoint has copied every frame, as a new one would: it
+		// would otherwise keep a writer from starting the WAL over
+		// (rule 25).
+		h, ok, _ := p.sh.x.readHdr()
+		if !ok || h != p.sh.hdr || (s.slot > 0 && h.mxFrame > 0 && p.sh.info.blk != nil && p.sh.info.nBackfill() == h.mxFrame) {
 			p.mu.Unlock()
 			s.Release()
 			return false, p.InitSnapshot(s)

@@ -53,12 +53,10 @@ func TestRenewSnapshot(t *testing.T) {
 	if !renew(t, p, &s) {
 		t.Fatal("a live snapshot with nothing committed was renewed as a new one")
 	}
-	// Released, checkpointed in full, nothing committed: the same, and it
-	// reads the WAL again, so the next commit must not restart it.
+	// Released, nothing committed, the WAL only partly copied: the same
+	// snapshot, and it reads the WAL again, so the next commit must not
+	// restart it.
 	s.Release()
-	if _, err := p.Checkpoint(CheckpointPassive); err != nil {
-		t.Fatal(err)
-	}
 	if !renew(t, p, &s) {
 		t.Fatal("a released snapshot with nothing committed was renewed as a new one")
 	}
@@ -76,6 +74,23 @@ func TestRenewSnapshot(t *testing.T) {
 	}
 	if v, _ := uv(&s); v != 2 {
 		t.Fatalf("renewed snapshot reads user version %d, want 2", v)
+	}
+	// Every frame copied since, nothing committed: a new snapshot of the
+	// same commit, on READ(0) as a new one takes it, so that the next
+	// commit starts the WAL over (a snapshot kept on its read mark would
+	// keep every writer from doing so, and the WAL would only grow).
+	if _, err := p.Checkpoint(CheckpointPassive); err != nil {
+		t.Fatal(err)
+	}
+	if renew(t, p, &s) {
+		t.Fatal("a snapshot on a read mark was renewed as the same once every frame was copied")
+	}
+	if v, _ := uv(&s); v != 2 {
+		t.Fatalf("renewed snapshot reads user version %d, want 2", v)
+	}
+	setUserVersion(t, p, 2)
+	if got := p.WALFrames(); got > 1 {
+		t.Fatalf("the WAL did not start over beneath a snapshot of a copied WAL: %d frames", got)
 	}
 
 	// A WAL that starts over beneath a released snapshot, with no commit:
