@@ -124,6 +124,19 @@ func (b *Bucket) find(key []byte) ([]byte, bool) {
 
 // check reports whether b may be used (see Table.check).
 func (b *Bucket) check() error {
+	if b.ok() {
+		return nil
+	}
+	return b.recheck()
+}
+
+// ok is check's fast path, with no call: b was taken in the transaction's
+// epoch and catalog, and the transaction is open.
+func (b *Bucket) ok() bool {
+	return b.epoch == b.tx.epoch && !b.tx.closed && b.cat == b.tx.cat
+}
+
+func (b *Bucket) recheck() error {
 	if err := b.tx.checkEpoch(b.epoch); err != nil {
 		return err
 	}
@@ -252,12 +265,19 @@ func (c *Cursor) reseek() bool {
 }
 
 func (c *Cursor) ready() bool {
+	return (c.b.ok() && c.err == nil) || c.readySlow()
+}
+
+func (c *Cursor) readySlow() bool {
 	if err := c.b.check(); err != nil {
-		c.err, c.k, c.v = err, nil, nil
+		c.fail(err)
 		return false
 	}
 	return c.err == nil
 }
+
+// fail takes the cursor off its entry with err.
+func (c *Cursor) fail(err error) { c.err, c.k, c.v = err, nil, nil }
 
 // First moves to the first key.
 func (c *Cursor) First() bool { return c.ready() && c.load(c.c.First()) }
@@ -267,7 +287,7 @@ func (c *Cursor) Last() bool { return c.ready() && c.load(c.c.Last()) }
 
 // Next moves to the next key.
 func (c *Cursor) Next() bool {
-	if !c.ready() {
+	if !(c.b.ok() && c.err == nil) && !c.readySlow() { // ready, inlined
 		return false
 	}
 	if c.stale() && !c.reseek() {
@@ -287,7 +307,7 @@ func (c *Cursor) Next() bool {
 
 // Prev moves to the previous key.
 func (c *Cursor) Prev() bool {
-	if !c.ready() {
+	if !(c.b.ok() && c.err == nil) && !c.readySlow() { // ready, inlined
 		return false
 	}
 	if c.stale() {

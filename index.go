@@ -49,6 +49,19 @@ func (tx *Tx) Index(name string) (*Index, error) {
 
 // check reports whether ix may be used (see Table.check).
 func (ix *Index) check() error {
+	if ix.ok() {
+		return nil
+	}
+	return ix.recheck()
+}
+
+// ok is check's fast path, with no call: ix was taken in the transaction's
+// epoch and catalog, and the transaction is open.
+func (ix *Index) ok() bool {
+	return ix.epoch == ix.tx.epoch && !ix.tx.closed && ix.cat == ix.tx.cat
+}
+
+func (ix *Index) recheck() error {
 	if err := ix.tx.checkEpoch(ix.epoch); err != nil {
 		return err
 	}
@@ -124,6 +137,10 @@ type IndexCursor struct {
 }
 
 func (c *IndexCursor) ready() bool {
+	return (c.ix.ok() && c.err == nil) || c.readySlow()
+}
+
+func (c *IndexCursor) readySlow() bool {
 	if err := c.ix.check(); err != nil {
 		c.err = err
 	}
@@ -151,11 +168,15 @@ func (c *IndexCursor) First() bool { return c.ready() && c.load(c.c.First()) }
 // Last moves to the last entry.
 func (c *IndexCursor) Last() bool { return c.ready() && c.load(c.c.Last()) }
 
-// Next moves to the next entry.
-func (c *IndexCursor) Next() bool { return c.ready() && c.load(c.c.Next()) }
+// Next moves to the next entry (ready, inlined).
+func (c *IndexCursor) Next() bool {
+	return ((c.ix.ok() && c.err == nil) || c.readySlow()) && c.load(c.c.Next())
+}
 
-// Prev moves to the previous entry.
-func (c *IndexCursor) Prev() bool { return c.ready() && c.load(c.c.Prev()) }
+// Prev moves to the previous entry (ready, inlined).
+func (c *IndexCursor) Prev() bool {
+	return ((c.ix.ok() && c.err == nil) || c.readySlow()) && c.load(c.c.Prev())
+}
 
 // Seek moves to the first entry that is >= prefix in index order, where
 // prefix gives values for the first len(prefix) key columns (converted by

@@ -87,13 +87,23 @@ func (t *Table) bind() {
 // been renewed onto another commit since t was taken, and the table still
 // exists if the transaction has changed the schema since (refresh).
 func (t *Table) check() error {
+	if t.ok() {
+		return nil
+	}
+	return t.recheck()
+}
+
+// ok is check's fast path, with no call: t was taken in the transaction's
+// epoch and catalog, and the transaction is open.
+func (t *Table) ok() bool {
+	return t.epoch == t.tx.epoch && !t.tx.closed && t.cat == t.tx.cat
+}
+
+func (t *Table) recheck() error {
 	if err := t.tx.checkEpoch(t.epoch); err != nil {
 		return err
 	}
-	if t.cat != t.tx.cat {
-		return t.refresh()
-	}
-	return nil
+	return t.refresh()
 }
 
 // Name returns the table's name as stored in the schema.
@@ -357,6 +367,10 @@ func (tc *TableCursor) reseek() bool {
 }
 
 func (tc *TableCursor) ready() bool {
+	return (tc.t.ok() && tc.err == nil) || tc.readySlow()
+}
+
+func (tc *TableCursor) readySlow() bool {
 	if tc.err == nil {
 		tc.err = tc.t.check()
 	}
@@ -371,7 +385,7 @@ func (tc *TableCursor) Last() bool { return tc.ready() && tc.load(tc.c.Last()) }
 
 // Next moves to the next row.
 func (tc *TableCursor) Next() bool {
-	if !tc.ready() {
+	if !(tc.t.ok() && tc.err == nil) && !tc.readySlow() { // ready, inlined
 		return false
 	}
 	if tc.stale() && !tc.reseek() {
@@ -388,7 +402,7 @@ func (tc *TableCursor) Next() bool {
 
 // Prev moves to the previous row.
 func (tc *TableCursor) Prev() bool {
-	if !tc.ready() {
+	if !(tc.t.ok() && tc.err == nil) && !tc.readySlow() { // ready, inlined
 		return false
 	}
 	if tc.stale() {

@@ -61,9 +61,9 @@
 // and every read after the error fails the same way. ReadFile allocates sz
 // at once only when the stored bytes make it plausible (up to 1 MiB, or up
 // to 4 times the stored length), and otherwise grows as the data inflates.
-// Stat reports sz as it is stored; a directory's sz is ignored, and a
-// symbolic link's must be -1 (as sqlite3 stores it) or its target's
-// length.
+// Stat reports sz as it is stored (a negative one as 0); a directory's sz
+// is ignored, and a symbolic link's must be -1 (as sqlite3 stores it) or
+// its target's length.
 //
 // Symbolic links are stored as sqlite3 stores them (mode 0120777, sz -1,
 // the target as TEXT) and followed by Open, Stat, ReadFile and ReadDir,
