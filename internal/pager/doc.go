@@ -161,7 +161,12 @@
 //     rebuilt from the WAL (rule 26). The WAL file itself is not scanned
 //     (another connection may cut it meanwhile): only its header is read,
 //     and a header that does not match, with the index changed since,
-//     starts the attempt over.
+//     starts the attempt over. The database size adopted is the last
+//     commit frame's, bounded by page 1's when that is valid, as SQLite's
+//     b-tree layer takes it (lockBtree): pages past it, which a spill
+//     rolled back leaves in the file and which sqlite3's commit frame
+//     counts after an empty WAL, are not the database's. Page 1 is read
+//     once the snapshot holds its slot (boundSize).
 //  25. Every read snapshot holds a read slot for its life (walTryBeginRead):
 //     READ(0) when nBackfill equals mxFrame (it reads the database file
 //     alone, and no checkpoint runs meanwhile), else a READ(i) whose mark
@@ -175,6 +180,11 @@
 //     every aloneProbe, and once in aloneDrops read transactions or by the
 //     idle timer) keeps it idleSlotHold, to take it up again with no
 //     system call; one that arrives meanwhile waits at most twice that.
+//     A snapshot renewed with nothing committed keeps its slot, unless it
+//     reads by a mark past READ(0) and a checkpoint has copied every
+//     frame since: it then starts over on READ(0), as a new one would,
+//     for a reader that kept its mark would keep every writer from
+//     starting the WAL over (RenewSnapshot).
 //  26. Recovery holds WRITE (unless this pager's writer does), CKPT and
 //     RECOVER, reads the WAL file as it is, and leaves the marks of the
 //     pager's own slots alone.
