@@ -31,8 +31,10 @@ type Blob struct {
 // columns are an error wrapping ErrUnsupported. A missing row is
 // ErrNotFound.
 func (t *Table) OpenBlob(rowid int64, column int) (*Blob, error) {
-	if err := t.check(); err != nil {
-		return nil, err
+	if !t.ok() { // check, inlined
+		if err := t.recheck(); err != nil {
+			return nil, err
+		}
 	}
 	if t.WithoutRowID() {
 		return nil, fmt.Errorf("pagoda: table %q is WITHOUT ROWID: OpenBlob needs a rowid: %w", t.Name(), ErrUnsupported)

@@ -321,7 +321,7 @@ func (c *Cursor) Prev() bool {
 
 // Seek moves to the first key >= key.
 func (c *Cursor) Seek(key []byte) bool {
-	if !c.ready() {
+	if !(c.b.ok() && c.err == nil) && !c.readySlow() { // ready, inlined
 		return false
 	}
 	c.c.SeekKey([]format.Value{format.BlobValue(key)})

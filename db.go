@@ -229,10 +229,14 @@ func (db *DB) holdOpen() error {
 	db.txs.RLock()
 	if db.closed.Load() {
 		db.txs.RUnlock()
-		return fmt.Errorf("pagoda: database is closed: %w", ErrTxClosed)
+		return errDBClosed
 	}
 	return nil
 }
+
+// errDBClosed is what a transaction, or a checkpoint, asked for after
+// Close (or while it runs) returns.
+var errDBClosed error = &format.Wrapped{Msg: "pagoda: database is closed: " + ErrTxClosed.Error(), Err: ErrTxClosed}
 
 // Update runs fn in a write transaction and commits it if fn returns nil;
 // otherwise, or if fn panics, the transaction is rolled back and leaves no
@@ -287,10 +291,15 @@ func (db *DB) Checkpoint(mode CheckpointMode) (remaining int, err error) {
 	if db.readOnly {
 		return 0, ErrReadOnly
 	}
-	if err := db.holdOpen(); err != nil {
-		return 0, err
+	// Not holdOpen: a caller may hold a transaction while Close waits
+	// for it, and a read lock asked for then would wait behind Close.
+	if !db.txs.TryRLock() {
+		return 0, errDBClosed
 	}
 	defer db.txs.RUnlock()
+	if db.closed.Load() {
+		return 0, errDBClosed
+	}
 	res, err := db.pager.Checkpoint(pager.CheckpointMode(mode))
 	if err != nil {
 		err = fmt.Errorf("pagoda: checkpoint: %w", inner(err))

@@ -29,6 +29,10 @@ func (tx *Tx) CreateTable(sql string) (*Table, error) {
 	if err != nil {
 		return nil, ddlErr(err)
 	}
+	stored, err := normalizeCreate(sql) // before the names: temp.t is not t
+	if err != nil {
+		return nil, err
+	}
 	if name := t.OtherCollation(); name != "" { // sqlite3 refuses it too
 		return nil, fmt.Errorf("pagoda: table %q: no such collation sequence: %s: %w", t.Name, name, ErrUnsupported)
 	}
@@ -36,10 +40,6 @@ func (tx *Tx) CreateTable(sql string) (*Table, error) {
 		return tx.Table(t.Name)
 	}
 	if err := tx.checkNewName("table", t.Name); err != nil {
-		return nil, err
-	}
-	stored, err := normalizeCreate(sql)
-	if err != nil {
 		return nil, err
 	}
 	root, err := tx.btree().CreateTree(!t.WithoutRowID)
@@ -79,7 +79,7 @@ func normalizeCreate(sql string) (string, error) {
 	case strings.EqualFold(s, "temp") || strings.EqualFold(s, "temporary"):
 		return "", fmt.Errorf("pagoda: a temporary table or index lives in a sqlite3 connection, not in the file: %w", ErrUnsupported)
 	case s != "" && !strings.EqualFold(s, "main"):
-		return "", fmt.Errorf("pagoda: unknown database %s", s)
+		return "", fmt.Errorf("pagoda: unknown database %s: %w", s, ErrNotFound)
 	}
 	stored, err := schema.NormalizeCreate(sql)
 	if err != nil {
@@ -111,6 +111,10 @@ func (tx *Tx) CreateIndex(sql string) (*Index, error) {
 	if err != nil {
 		return nil, ddlErr(err)
 	}
+	stored, err := normalizeCreate(sql) // before the names: temp.i is not i
+	if err != nil {
+		return nil, err
+	}
 	if name := ix.OtherCollation(); name != "" { // sqlite3 refuses it too
 		return nil, fmt.Errorf("pagoda: index %q: no such collation sequence: %s: %w", ix.Name, name, ErrUnsupported)
 	}
@@ -137,10 +141,6 @@ func (tx *Tx) CreateIndex(sql string) (*Index, error) {
 	where, err := expr.CompileWhere(ix, tbl.info.Table, format.TextEncodingUTF8)
 	if err != nil {
 		return nil, fmt.Errorf("pagoda: %v: %w", err, ErrUnsupported)
-	}
-	stored, err := normalizeCreate(sql)
-	if err != nil {
-		return nil, err
 	}
 	root, err := tx.btree().CreateTree(false)
 	if err != nil {

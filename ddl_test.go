@@ -332,8 +332,8 @@ func TestCreateOtherSchemas(t *testing.T) {
 				t.Errorf("%s: %v, want ErrUnsupported", sql, err)
 			}
 		}
-		if _, err := tx.CreateTable("CREATE TABLE foo.a(x)"); err == nil || !strings.Contains(err.Error(), "unknown database foo") {
-			t.Errorf("CREATE TABLE foo.a: %v, want unknown database foo", err)
+		if _, err := tx.CreateTable("CREATE TABLE foo.a(x)"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "unknown database foo") {
+			t.Errorf("CREATE TABLE foo.a: %v, want unknown database foo (ErrNotFound)", err)
 		}
 		m, err := tx.CreateTable("CREATE TABLE main.m(x)")
 		if err != nil {
@@ -349,6 +349,20 @@ func TestCreateOtherSchemas(t *testing.T) {
 		}
 		if _, err := tx.CreateIndex("CREATE INDEX main.i ON m(x)"); err != nil {
 			return err
+		}
+		// Names in use in main are no answer for another schema.
+		for _, sql := range []string{"CREATE TEMP TABLE m(x)", "CREATE TEMP TABLE IF NOT EXISTS m(x)"} {
+			if _, err := tx.CreateTable(sql); !errors.Is(err, ErrUnsupported) {
+				t.Errorf("%s, with main.m: %v, want ErrUnsupported", sql, err)
+			}
+		}
+		if _, err := tx.CreateTable("CREATE TABLE IF NOT EXISTS aux.m(x)"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("CREATE TABLE IF NOT EXISTS aux.m, with main.m: %v, want unknown database", err)
+		}
+		for _, sql := range []string{"CREATE INDEX temp.i ON m(x)", "CREATE INDEX IF NOT EXISTS temp.i ON m(x)"} {
+			if _, err := tx.CreateIndex(sql); !errors.Is(err, ErrUnsupported) {
+				t.Errorf("%s, with main.i: %v, want ErrUnsupported", sql, err)
+			}
 		}
 		if _, err := tx.Table("a"); !errors.Is(err, ErrNotFound) {
 			t.Errorf("table a: %v, want ErrNotFound", err)

@@ -183,7 +183,7 @@ func (c *IndexCursor) Prev() bool {
 // the columns' affinities, as SQLite converts them). Use Match to tell
 // whether the entry starts with the prefix.
 func (c *IndexCursor) Seek(prefix ...any) bool {
-	if !c.ready() {
+	if !(c.ix.ok() && c.err == nil) && !c.readySlow() { // ready, inlined
 		return false
 	}
 	if !c.setKey(prefix) {
@@ -198,7 +198,7 @@ func (c *IndexCursor) Seek(prefix ...any) bool {
 // when the target is on the current leaf page it searches that page alone.
 // Anywhere else it is Seek.
 func (c *IndexCursor) SeekNear(prefix ...any) bool {
-	if !c.ready() {
+	if !(c.ix.ok() && c.err == nil) && !c.readySlow() { // ready, inlined
 		return false
 	}
 	if !c.setKey(prefix) {
@@ -213,7 +213,7 @@ func (c *IndexCursor) SeekNear(prefix ...any) bool {
 // SeekNear(string(text)) does, without converting or allocating (but in a
 // UTF-16 database, where it is SeekNear(string(text))).
 func (c *IndexCursor) SeekText(text []byte) bool {
-	if !c.ready() {
+	if !(c.ix.ok() && c.err == nil) && !c.readySlow() { // ready, inlined
 		return false
 	}
 	if len(c.ix.meta.aff) == 0 || (c.ix.meta.aff[0] != schema.AffinityText && c.ix.meta.aff[0] != schema.AffinityBlob) ||

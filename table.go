@@ -202,8 +202,10 @@ func (t *Table) get(rowid int64, payload []byte, pgno uint32, st btree.FindStatu
 // GetKey returns the row of a WITHOUT ROWID table whose primary key equals
 // pk (one value per key column), or ErrNotFound.
 func (t *Table) GetKey(pk ...any) (Record, error) {
-	if err := t.check(); err != nil {
-		return Record{}, err
+	if !t.ok() { // check, inlined
+		if err := t.recheck(); err != nil {
+			return Record{}, err
+		}
 	}
 	if !t.WithoutRowID() {
 		return Record{}, fmt.Errorf("pagoda: table %q has rowids: use Get: %w", t.Name(), ErrUnsupported)
@@ -335,35 +337,35 @@ func (tc *TableCursor) reseek() bool {
 	}
 	n := t.meta.nKey
 	tc.key = tc.key[:0]
+	tc.c.Init(t.tx.pages(), t.root, false, &t.meta.kinfo)
+	fail := func(err error) bool {
+		tc.err = err
+		tc.c.Init(t.tx.pages(), t.root, false, &t.meta.kinfo) // on no row
+		return false
+	}
 	for i := range n {
 		v, ok := format.Field(tc.ent, i)
 		if !ok {
-			tc.err = format.Corruptf(0, "table %s: the entry the cursor was on has no key column %d", t.Name(), i)
-			return false
+			return fail(format.Corruptf(0, "table %s: the entry the cursor was on has no key column %d", t.Name(), i))
 		}
 		tc.key = append(tc.key, v)
 	}
-	tc.c.Init(t.tx.pages(), t.root, false, &t.meta.kinfo)
 	tc.c.SeekKey(tc.key)
 	if !tc.c.Valid() {
 		return false
 	}
-
 	_, payload, _, err := tc.c.Entry()
 	if err != nil {
-		tc.err = err
-		return false
+		return fail(err)
 	}
-	// The same row if its key columns are the ones left, type and bytes
-	// (serial types 8 and 9 have no bytes).
-	for i := range n {
-		ta, a, okA := format.FieldBody(tc.ent, i)
-		tb, b, okB := format.FieldBody(payload, i)
-		if !okA || !okB || ta != tb || string(a) != string(b) {
-			return false
-		}
+	// The same row if its primary key is equal, as the b-tree writer
+	// finds a row (NOCASE 'a' is 'A'): a row replaced by one of an equal
+	// key is not visited again.
+	c, err := format.CompareRecordPrefix(tc.ent, payload, &t.meta.kinfo, n)
+	if err != nil {
+		return fail(err)
 	}
-	return true
+	return c == 0
 }
 
 func (tc *TableCursor) ready() bool {
@@ -416,7 +418,7 @@ func (tc *TableCursor) Prev() bool {
 
 // SeekRowid moves to the first row whose rowid is >= rowid (rowid tables).
 func (tc *TableCursor) SeekRowid(rowid int64) bool {
-	if !tc.ready() {
+	if !(tc.t.ok() && tc.err == nil) && !tc.readySlow() { // ready, inlined
 		return false
 	}
 	if tc.t.WithoutRowID() {
@@ -430,7 +432,7 @@ func (tc *TableCursor) SeekRowid(rowid int64) bool {
 // SeekKey moves to the first row whose primary key is >= pk, a full key or
 // a prefix of it (WITHOUT ROWID tables).
 func (tc *TableCursor) SeekKey(pk ...any) bool {
-	if !tc.ready() {
+	if !(tc.t.ok() && tc.err == nil) && !tc.readySlow() { // ready, inlined
 		return false
 	}
 	if !tc.t.WithoutRowID() {

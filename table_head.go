@@ -20,8 +20,10 @@ import (
 // until its next change) and must not be written. A missing row is
 // ErrNotFound; a WITHOUT ROWID table is ErrUnsupported.
 func (t *Table) Head(rowid int64, buf []byte) (head []byte, size int64, err error) {
-	if err := t.check(); err != nil {
-		return nil, 0, err
+	if !t.ok() { // check, inlined
+		if err := t.recheck(); err != nil {
+			return nil, 0, err
+		}
 	}
 	if t.WithoutRowID() {
 		return nil, 0, fmt.Errorf("pagoda: table %q is WITHOUT ROWID: Head needs a rowid: %w", t.Name(), ErrUnsupported)

@@ -1078,3 +1078,41 @@ func TestWithoutRowIDCursorSurvivesChanges(t *testing.T) {
 		return nil
 	})
 }
+
+// TestWithoutRowIDCursorEqualKey: a row replaced during a write
+// transaction's scan by one whose primary key is equal under its collation
+// (NOCASE: 'alpha' is 'ALPHA') is the same row: the cursor moves on from it
+// and visits each row once.
+func TestWithoutRowIDCursorEqualKey(t *testing.T) {
+	db := openChecked(t, filepath.Join(t.TempDir(), "e.db"), nil)
+	mustUpdate(t, db, func(tx *Tx) error {
+		w, err := tx.CreateTable("CREATE TABLE w(k TEXT COLLATE NOCASE PRIMARY KEY, v) WITHOUT ROWID")
+		if err != nil {
+			return err
+		}
+		for _, k := range []string{"alpha", "beta", "gamma"} {
+			if _, err := w.Insert(k, 0); err != nil {
+				return err
+			}
+		}
+		var seen []string
+		c := w.Cursor()
+		for ok := c.First(); ok && len(seen) < 20; ok = c.Next() {
+			k := c.Record().Column(0).Text()
+			seen = append(seen, k)
+			if err := w.DeleteKey(k); err != nil {
+				return err
+			}
+			if _, err := w.Insert(strings.ToUpper(k), 1); err != nil {
+				return err
+			}
+		}
+		if err := c.Err(); err != nil {
+			return err
+		}
+		if strings.Join(seen, " ") != "alpha beta gamma" {
+			t.Errorf("visited %q, want each row once", seen)
+		}
+		return nil
+	})
+}

@@ -234,13 +234,19 @@ func (tx *Tx) Epoch() uint64 { return tx.epoch }
 // It may be called on a read transaction that is open, or that Rollback
 // ended (it is then open again, and must be ended again).
 //
-// same reports that nothing has been committed since the transaction's
-// previous snapshot was taken. Then the snapshot is the same one, and
-// everything taken from the transaction (tables, indexes, buckets, cursors,
-// records, slices) is valid as before: cursors are where they were.
-// Otherwise tables, indexes and buckets taken before, and their cursors,
-// are stale: they fail with an error wrapping ErrTxClosed and must be taken
-// again, and records and slices from before must not be used.
+// same reports that the transaction goes on with its previous snapshot:
+// nothing has been committed since it was taken, and (a file shared with
+// other connections) no checkpoint has copied the whole WAL meanwhile.
+// Then everything taken from the transaction (tables, indexes, buckets,
+// cursors, records, slices) is valid as before: cursors are where they
+// were. Otherwise the transaction has a new snapshot, of a later commit or
+// of the same one read from the database file: a reader that kept reading
+// the WAL by its read mark would keep every writer, sqlite3's too, from
+// starting the WAL over. Tables, indexes and buckets taken before, and
+// their cursors, are then stale: they fail with an error wrapping
+// ErrTxClosed and must be taken again, and records and slices from before
+// must not be used. Taking a new snapshot may wait for a read slot of the
+// wal-index as Begin does (ErrBusy past Options.Timeout).
 //
 // Renewing a write transaction is an error wrapping ErrUnsupported.
 func (tx *Tx) Renew() (same bool, err error) {

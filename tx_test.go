@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/pagodadb/pagoda/internal/sqltest"
 )
@@ -1066,5 +1068,44 @@ func TestCheckpointAfterClose(t *testing.T) {
 	_, berr := db.Begin(false)
 	if err == nil || berr == nil || err.Error() != berr.Error() {
 		t.Fatalf("Checkpoint after Close: %v; Begin: %v", err, berr)
+	}
+}
+
+// TestCheckpointWhileClosing: a goroutine that holds a transaction and
+// calls DB.Checkpoint while Close waits for that transaction gets the
+// closed database's error at once, instead of waiting behind Close, which
+// waits for it.
+func TestCheckpointWhileClosing(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "c.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.Begin(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan error)
+	go func() { closed <- db.Close() }()
+	for !db.closed.Load() {
+		runtime.Gosched()
+	}
+	done := make(chan error)
+	go func() {
+		_, err := db.Checkpoint(CheckpointPassive)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrTxClosed) {
+			t.Errorf("Checkpoint while closing: %v, want ErrTxClosed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Checkpoint waits behind Close, which waits for the transaction")
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
 	}
 }
