@@ -193,7 +193,7 @@ func bucketKV(payload []byte, pgno uint32) (k, v []byte, err error) {
 	// values of other types (sqlite3 wrote them): their bytes would not
 	// be the entry's, nor sort as keys.
 	if kv.Kind != format.KindBlob || (vv.Kind != format.KindBlob && vv.Kind != format.KindText) {
-		return nil, nil, fmt.Errorf("pagoda: bucket entry on page %d: a %s key and a %s value, where a bucket holds BLOB keys and BLOB or TEXT values: %w",
+		return nil, nil, fmt.Errorf("pagoda: bucket entry on page %d: key of type %s, value of type %s, where a bucket holds BLOB keys and BLOB or TEXT values: %w",
 			pgno, expr.KindName(kv.Kind), expr.KindName(vv.Kind), ErrUnsupported)
 	}
 	return kv.Bytes, vv.Bytes, nil

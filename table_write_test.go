@@ -514,6 +514,52 @@ func TestNewRowidLikeSQLite(t *testing.T) {
 	}
 }
 
+// storeBoth makes table t (create: n INTEGER PRIMARY KEY, then cols
+// columns) in two files, one written by pagoda and one by SQLite (values
+// bound as parameters), with row n holding values[n] in every column, and
+// returns their paths, each closed.
+func storeBoth(t *testing.T, create string, cols int, values []any) (ours, theirs string) {
+	t.Helper()
+	dir := t.TempDir()
+	ours, theirs = filepath.Join(dir, "pagoda.db"), filepath.Join(dir, "sqlite.db")
+	row := func(n int, v any) []any {
+		r := []any{n}
+		for range cols {
+			r = append(r, v)
+		}
+		return r
+	}
+	sqltest.Exec(t, ours, create)
+	sdb := sqltest.Open(t, theirs)
+	if _, err := sdb.Exec(create); err != nil {
+		t.Fatal(err)
+	}
+	insert := "INSERT INTO t VALUES (?" + strings.Repeat(", ?", cols) + ")"
+	for n, v := range values {
+		if _, err := sdb.Exec(insert, row(n, v)...); err != nil {
+			t.Fatalf("sqlite: %v: %v", v, err)
+		}
+	}
+	sdb.Close()
+	db := openChecked(t, ours, nil)
+	mustUpdate(t, db, func(tx *Tx) error {
+		tb, err := tx.Table("t")
+		if err != nil {
+			return err
+		}
+		for n, v := range values {
+			if _, err := tb.Insert(row(n, v)...); err != nil {
+				return fmt.Errorf("%v: %w", v, err)
+			}
+		}
+		return nil
+	})
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return ours, theirs
+}
+
 // TestAffinityLikeSQLite stores the same values through pagoda and through
 // SQLite (bound as parameters) into columns of every affinity, and compares
 // what each stored: type and value, as SQLite's typeof and quote show them.
@@ -531,36 +577,7 @@ func TestAffinityLikeSQLite(t *testing.T) {
 		int64(0), int64(-1), int64(math.MaxInt64), int64(math.MinInt64), int64(1 << 53),
 		[]byte("12"), []byte{},
 	}
-	dir := t.TempDir()
-	create := "CREATE TABLE t(n INTEGER PRIMARY KEY, i INTEGER, r REAL, num NUMERIC, s TEXT, b BLOB, x)"
-	ours, theirs := filepath.Join(dir, "pagoda.db"), filepath.Join(dir, "sqlite.db")
-	sqltest.Exec(t, ours, create)
-	sdb := sqltest.Open(t, theirs)
-	if _, err := sdb.Exec(create); err != nil {
-		t.Fatal(err)
-	}
-	for n, v := range values {
-		if _, err := sdb.Exec("INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?)", n, v, v, v, v, v, v); err != nil {
-			t.Fatalf("sqlite: %v: %v", v, err)
-		}
-	}
-	sdb.Close()
-	db := openChecked(t, ours, nil)
-	mustUpdate(t, db, func(tx *Tx) error {
-		tb, err := tx.Table("t")
-		if err != nil {
-			return err
-		}
-		for n, v := range values {
-			if _, err := tb.Insert(n, v, v, v, v, v, v); err != nil {
-				return fmt.Errorf("%v: %w", v, err)
-			}
-		}
-		return nil
-	})
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	ours, theirs := storeBoth(t, "CREATE TABLE t(n INTEGER PRIMARY KEY, i INTEGER, r REAL, num NUMERIC, s TEXT, b BLOB, x)", 6, values)
 	q := "SELECT group_concat(n || ': ' || concat_ws(' | ', typeof(i) || ' ' || quote(i), typeof(r) || ' ' || quote(r), " +
 		"typeof(num) || ' ' || quote(num), typeof(s) || ' ' || quote(s), typeof(b) || ' ' || quote(b), typeof(x) || ' ' || quote(x)), char(30)) FROM t"
 	got, want := strings.Split(sqlOne(t, ours, q), "\x1e"), strings.Split(sqlOne(t, theirs, q), "\x1e")
@@ -594,36 +611,7 @@ func TestRealRecordBytesLikeSQLite(t *testing.T) {
 		-float64(1<<47) - 1, float64(1 << 48), float64(1<<51 - 1), float64(1 << 51), float64(1 << 53),
 		int64(1<<47 - 1), int64(1 << 47), int64(-1 << 47), int64(1 << 48), int64(math.MaxInt64),
 		"140737488355328", "140737488355327", "2251799813685247.0"}
-	dir := t.TempDir()
-	create := "CREATE TABLE t(n INTEGER PRIMARY KEY, r REAL)"
-	ours, theirs := filepath.Join(dir, "pagoda.db"), filepath.Join(dir, "sqlite.db")
-	sqltest.Exec(t, ours, create)
-	sdb := sqltest.Open(t, theirs)
-	if _, err := sdb.Exec(create); err != nil {
-		t.Fatal(err)
-	}
-	for n, v := range values {
-		if _, err := sdb.Exec("INSERT INTO t VALUES (?, ?)", n, v); err != nil {
-			t.Fatalf("sqlite: %v: %v", v, err)
-		}
-	}
-	sdb.Close()
-	db := openChecked(t, ours, nil)
-	mustUpdate(t, db, func(tx *Tx) error {
-		tb, err := tx.Table("t")
-		if err != nil {
-			return err
-		}
-		for n, v := range values {
-			if _, err := tb.Insert(n, v); err != nil {
-				return fmt.Errorf("%v: %w", v, err)
-			}
-		}
-		return nil
-	})
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	ours, theirs := storeBoth(t, "CREATE TABLE t(n INTEGER PRIMARY KEY, r REAL)", 1, values)
 	records := func(path string) [][]byte {
 		db := openChecked(t, path, &Options{ReadOnly: true})
 		defer db.Close()
